@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gateModule creates a throwaway git repository holding a tiny module whose
+// benchmark cost is set by a const, and commits one revision per variant.
+// It returns the repository directory.
+func gateModule(t *testing.T, variants map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=gate", "-c", "user.email=gate@example.invalid",
+			"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	write("go.mod", "module example.com/gatetest\n\ngo 1.22\n")
+	write("work_test.go", `package gatetest
+
+import "testing"
+
+var sink uint64
+var sinkBuf []byte
+
+func BenchmarkWork(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		sink = work()
+	}
+}
+`)
+	for _, tag := range []string{"fast", "slow", "alloc"} {
+		body, ok := variants[tag]
+		if !ok {
+			continue
+		}
+		write("work.go", "package gatetest\n\n"+body)
+		git("add", ".")
+		git("commit", "-q", "-m", tag)
+		git("tag", tag)
+	}
+	return dir
+}
+
+// workBody returns a work function of `rounds` FNV steps, optionally
+// allocating once per call.
+func workBody(rounds string, alloc bool) string {
+	a := ""
+	if alloc {
+		a = "\tsinkBuf = make([]byte, 64)\n"
+	}
+	return "const rounds = " + rounds + "\n\nfunc work() uint64 {\n" + a +
+		"\th := uint64(14695981039346656037)\n\tfor i := 0; i < rounds; i++ {\n\t\th ^= uint64(i)\n\t\th *= 1099511628211\n\t}\n\treturn h\n}\n"
+}
+
+func TestBenchGateAAandInjectedSlowdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a throwaway module")
+	}
+	dir := gateModule(t, map[string]string{
+		"fast":  workBody("2000", false),
+		"slow":  workBody("4000", false), // twice the work: a 100% slowdown
+		"alloc": workBody("2000", true),
+	})
+	gate := func(base, head string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		args := []string{"bench", "--repo", dir, "--base", base, "--bench", "Work", "--count", "10", "--benchtime", "5ms", "--pkg", "./..."}
+		if head != "" {
+			args = append(args, "--head", head)
+		}
+		code := mainArgs(args, &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+
+	t.Run("A/A", func(t *testing.T) {
+		code, out, errOut := gate("fast", "fast")
+		if code != 0 || !strings.Contains(out, "gate: PASS") {
+			t.Fatalf("A/A exit %d\n%s\n%s", code, out, errOut)
+		}
+		if !strings.Contains(errOut, "round 10/10") {
+			t.Fatalf("no progress on stderr:\n%s", errOut)
+		}
+	})
+	t.Run("slowdown", func(t *testing.T) {
+		code, out, errOut := gate("fast", "slow")
+		if code != 1 || !strings.Contains(out, "gate: FAIL") || !strings.Contains(out, "slower (p=") {
+			t.Fatalf("injected slowdown exit %d\n%s\n%s", code, out, errOut)
+		}
+	})
+	t.Run("alloc", func(t *testing.T) {
+		code, out, errOut := gate("fast", "alloc")
+		if code != 1 || !strings.Contains(out, "allocs/op rose from 0 to 1") {
+			t.Fatalf("injected allocation exit %d\n%s\n%s", code, out, errOut)
+		}
+	})
+	t.Run("working tree head and --out", func(t *testing.T) {
+		// The checkout is at tag "alloc"; head defaults to the working tree.
+		out := filepath.Join(t.TempDir(), "gate")
+		var stdout, stderr bytes.Buffer
+		code := mainArgs([]string{"bench", "--repo", dir, "--base", "alloc", "--bench", "Work", "--count", "10",
+			"--benchtime", "5ms", "--out", out}, &stdout, &stderr)
+		if code != 0 {
+			t.Fatalf("working tree vs its own commit: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+		}
+		for _, f := range []string{"base.txt", "head.txt", "gate.txt", "gate.csv"} {
+			b, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil || len(b) == 0 {
+				t.Errorf("%s: %v (%d bytes)", f, err, len(b))
+			}
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "base.txt"))
+		if n := strings.Count(string(b), "BenchmarkWork"); n != 10 {
+			t.Errorf("base.txt holds %d results, want 10", n)
+		}
+	})
+	// Every worktree was removed.
+	cmd := exec.Command("git", "worktree", "list")
+	cmd.Dir = dir
+	wt, _ := cmd.Output()
+	if n := strings.Count(strings.TrimSpace(string(wt)), "\n"); n != 0 {
+		t.Errorf("worktrees left behind:\n%s", wt)
+	}
+}
+
+func TestBenchArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"bench", "-h"}, 0, "-threshold PCT"},
+		{[]string{"bench"}, 2, "--base is required"},
+		{[]string{"bench", "--base", "x", "--count", "0"}, 2, "--count must be at least 1"},
+		{[]string{"bench", "--base", "x", "--alpha", "2"}, 2, "--alpha in (0,1)"},
+		{[]string{"bench", "--nope"}, 2, "flag provided but not defined"},
+		{[]string{"bench", "--base", "x", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"bench", "--base", "no-such-ref-xyz", "--repo", t.TempDir()}, 1, "not in a git repository"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := mainArgs(tc.args, &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
+		}
+	}
+}
