@@ -57,9 +57,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 
 	g := gateRun{
 		repo: *repo, base: *base, head: *head, patterns: splitList(*pkg),
-		cfg:  benchgate.RunConfig{Bench: *bench, BenchTime: *benchtime, Rounds: *count, Progress: stderr},
-		opt:  benchgate.Options{Alpha: *alpha, Threshold: *threshold / 100},
-		out:  *out,
+		cfg: benchgate.RunConfig{Bench: *bench, BenchTime: *benchtime, Rounds: *count, Progress: stderr},
+		opt: benchgate.Options{Alpha: *alpha, Threshold: *threshold / 100},
+		out: *out,
 	}
 	res, err := g.do(ctx, stderr)
 	if err != nil {
