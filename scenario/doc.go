@@ -1,0 +1,35 @@
+// Package scenario runs scenario files (spec/scenarios.md): small scripts that
+// build clusters, producers and mirrors, drive them through failovers, and ask
+// an oracle whether any producer was silently conflated.
+//
+// # Design
+//
+// A file is parsed once ([Parse]) into a [Script]: one [Command] per line,
+// with every syntax and reference error reported as `file:line: message`
+// before anything runs. The same Script then runs once per strategy of
+// mirroring.md §3 on a fresh world.
+//
+// The world is clusters of partitions, each partition a set of replicas. A
+// replica is one appendpath.Partition: the real log, producer-state manager
+// and PID strategy of the project, reached through the narrow replica
+// interface in world.go, so that the simulator has no second model of the
+// broker. What is not the broker lives here: the PID allocator of each
+// cluster, the transaction coordinator (transactional.id → PID and epoch,
+// InitProducerId fencing, markers), the group coordinator (KIP-447
+// TxnOffsetCommit checks), clients and zombies, mirror and replica fetchers,
+// and the oracle.
+//
+// # Knowing the true producer
+//
+// Every data record carries the header mp.producer = the name of the client
+// instance that sent it (a zombie has its own name), and every transaction
+// marker the coordinator writes carries a unique timestamp registered with
+// the oracle. Byte-level mirroring moves both unchanged, so on any cluster
+// the oracle can tell which true producer a batch belongs to, whatever PID
+// the header says.
+//
+// # Determinism
+//
+// Nothing depends on wall-clock time, map order or randomness: a file and its
+// options give the same output on every run.
+package scenario

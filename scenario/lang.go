@@ -1,0 +1,262 @@
+package scenario
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Op is the command of one scenario line.
+type Op uint8
+
+// The commands of scenarios.md §1, in the order the spec lists them.
+const (
+	OpCluster Op = iota + 1
+	OpTopic
+	OpMirror
+	OpProducer
+	OpInit
+	OpZombie
+	OpSend
+	OpBegin
+	OpCommit
+	OpAbort
+	OpGroup
+	OpJoin
+	OpLeave
+	OpRebalance
+	OpOffsets
+	OpSync
+	OpFail
+	OpRecover
+	OpFault
+	OpStop
+	OpRestart
+	OpElect
+	OpSet
+	OpExpect
+	opCount
+)
+
+var opNames = [opCount]string{"", "cluster", "topic", "mirror", "producer", "init", "zombie", "send", "begin",
+	"commit", "abort", "group", "join", "leave", "rebalance", "offsets", "sync", "fail", "recover", "fault", "stop",
+	"restart", "elect", "set", "expect"}
+
+// String returns the command word as written in a file.
+func (o Op) String() string {
+	if o > 0 && o < opCount {
+		return opNames[o]
+	}
+	return "op(" + strconv.Itoa(int(o)) + ")"
+}
+
+// KV is one key=value argument.
+type KV struct {
+	Key, Value string
+}
+
+// Command is one parsed line. Args are the positional words without the
+// literal keywords of the syntax ("from", "on", "of"); Flags are the bare words
+// allowed after them ("idempotent", "ok"); KV keeps the key=value arguments in
+// file order. A Command owns its slices.
+type Command struct {
+	Line  int // 1-based line in the file
+	Step  int // 1-based step number: comments and blank lines are not steps
+	Op    Op
+	Args  []string
+	Flags []string
+	KV    []KV
+}
+
+// Get returns the value of key and whether it was given.
+func (c *Command) Get(key string) (string, bool) {
+	for _, kv := range c.KV {
+		if kv.Key == key {
+			return kv.Value, true
+		}
+	}
+	return "", false
+}
+
+// Has reports whether the bare word flag was given.
+func (c *Command) Has(flag string) bool {
+	for _, f := range c.Flags {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// Script is a parsed scenario file: every command in file order. Set and
+// expect lines are commands (and steps) too; Sets and Expects index them.
+type Script struct {
+	File     string
+	Commands []Command
+}
+
+// Expect is one expect line: under Strategy the set of codes seen is exactly
+// Codes (empty for "ok").
+type Expect struct {
+	Line     int
+	Strategy string
+	Codes    []string // sorted, deduplicated
+}
+
+// Expects returns the expect lines of s in file order.
+func (s *Script) Expects() []Expect {
+	var out []Expect
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if c.Op != OpExpect {
+			continue
+		}
+		st, _ := c.Get("strategy")
+		e := Expect{Line: c.Line, Strategy: st}
+		if m, ok := c.Get("modes"); ok {
+			e.Codes = sortedCodes(strings.Split(m, ","))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// Settings returns the set lines of s merged in file order (later wins).
+func (s *Script) Settings() map[string]string {
+	out := map[string]string{}
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if c.Op == OpSet {
+			for _, kv := range c.KV {
+				out[kv.Key] = kv.Value
+			}
+		}
+	}
+	return out
+}
+
+// word kinds of the positional grammar.
+const (
+	wName      = "NAME"      // a new name being declared
+	wCluster   = "CLUSTER"   // a declared cluster
+	wTopic     = "TOPIC"     // a declared topic
+	wProducer  = "PRODUCER"  // a declared producer or zombie
+	wGroup     = "GROUP"     // a declared group
+	wMember    = "MEMBER"    // a member id, or "-" for none
+	wPartition = "PARTITION" // TOPIC/N of a declared topic
+)
+
+// value kinds of key=value arguments.
+type valueKind uint8
+
+const (
+	vCount  valueKind = iota + 1 // integer ≥ 1
+	vNat                         // integer ≥ 0
+	vInt64                       // any int64
+	vInt32                       // any int32
+	vInt16                       // any int16
+	vName                        // [A-Za-z0-9_.-]+
+	vTopic                       // a declared topic
+	vUUID                        // RFC 4122 text or Kafka base64
+	vAt                          // abort|persist|barrier
+	vVariant                     // abort|truncate
+	vStrategy                    // a strategy name
+	vCodes                       // CODE,CODE...
+)
+
+// syntax describes one command: words is the positional pattern, where an
+// upper-case entry is a word of that kind, a lower-case entry a literal
+// keyword, and a leading '?' marks the optional last word. flags are the
+// allowed bare words after the positional part; keys the allowed arguments.
+type syntax struct {
+	words    []string
+	flags    []string
+	keys     map[string]valueKind
+	required []string
+}
+
+var grammar = [opCount]syntax{
+	OpCluster: {words: []string{wName},
+		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat}},
+	OpTopic:  {words: []string{wName}, keys: map[string]valueKind{"partitions": vCount}},
+	OpMirror: {words: []string{wCluster, "from", wCluster}, keys: map[string]valueKind{"topic": vTopic}},
+	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent"},
+		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16}},
+	OpInit:   {words: []string{wProducer}},
+	OpZombie: {words: []string{wName, "of", wProducer}},
+	OpSend: {words: []string{wProducer, wPartition},
+		keys: map[string]valueKind{"records": vCount, "seq": vInt32, "epoch": vInt16, "bytes": vNat}},
+	OpBegin:     {words: []string{wProducer}},
+	OpCommit:    {words: []string{wProducer}},
+	OpAbort:     {words: []string{wProducer}},
+	OpGroup:     {words: []string{wName, "on", wCluster}},
+	OpJoin:      {words: []string{wGroup, wMember}, keys: map[string]valueKind{"instance": vName}},
+	OpLeave:     {words: []string{wGroup, wMember}},
+	OpRebalance: {words: []string{wGroup}},
+	OpOffsets: {words: []string{wProducer, wGroup, wMember},
+		keys: map[string]valueKind{"generation": vInt32, "instance": vName}},
+	OpSync:    {words: []string{"?" + wCluster}},
+	OpFail:    {words: []string{wCluster}},
+	OpRecover: {words: []string{wCluster}},
+	OpFault: {words: []string{wCluster}, keys: map[string]valueKind{"at": vAt, "times": vCount},
+		required: []string{"at"}},
+	OpStop:    {words: []string{wCluster}, keys: map[string]valueKind{"topic": vTopic, "variant": vVariant}},
+	OpRestart: {words: []string{wCluster}},
+	OpElect:   {words: []string{wCluster, wPartition}},
+	OpSet:     {},
+	OpExpect: {flags: []string{"ok"}, keys: map[string]valueKind{"strategy": vStrategy, "modes": vCodes},
+		required: []string{"strategy"}},
+}
+
+// Codes are the failure codes the oracle reports (mirroring.md §2) and the
+// invariants that have no code of their own (scenarios.md §3).
+var Codes = []string{"M1", "M2", "M3", "M4", "M5", "M6", "LAT", "ERR", "FAIL", "RPO", "I2", "I4", "I5", "I6"}
+
+func validCode(c string) bool {
+	for _, k := range Codes {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
+// codeRank orders codes as Codes lists them.
+func codeRank(c string) int {
+	for i, k := range Codes {
+		if k == c {
+			return i
+		}
+	}
+	return len(Codes)
+}
+
+func sortedCodes(in []string) []string {
+	out := make([]string, 0, len(in))
+	for _, c := range in {
+		dup := false
+		for _, o := range out {
+			dup = dup || o == c
+		}
+		if !dup && c != "" {
+			out = append(out, c)
+		}
+	}
+	for i := 1; i < len(out); i++ { // insertion sort: a handful of codes
+		for j := i; j > 0 && codeRank(out[j]) < codeRank(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// StrategyNames are the strategies of mirroring.md §3 in table order.
+var StrategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier"}
+
+func validStrategy(s string) bool {
+	for _, n := range StrategyNames {
+		if n == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,123 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrOption reports an unknown option or a value it does not take.
+var ErrOption = errors.New("scenario: bad option")
+
+// OptionSpec is one strategy or broker option: the same name is a `set` key in
+// a file and a flag of `mirrorpath scenario run`.
+type OptionSpec struct {
+	Name    string
+	Values  []string // allowed values; Values[0] is the default
+	Summary string
+}
+
+// OptionSpecs lists every option in output order.
+var OptionSpecs = []OptionSpec{
+	{"strategy", append([]string{"all"}, StrategyNames...), "strategies to run (a name or all)"},
+	{"crc-fix", []string{"full", "patch"}, "CRC fix of rewriting strategies"},
+	{"fold", []string{"xor", "mix"}, "bitfield: cluster-id fold to a 32-bit region"},
+	{"pid-policy", []string{"reject", "alias"}, "bitfield: PIDs >= 2^31 move the partition to FAILED (reject) or keep their low 31 bits (alias)"},
+	{"salt-records", []string{"on", "off"}, "bitfield: resolve region collisions with salts (off: mappings collide silently)"},
+	{"barrier-apply", []string{"exact", "prototype"}, "barrier: exact order, or the prototype hazard that resurrects pre-barrier entries"},
+	{"stop-variant", []string{"abort", "truncate"}, "STOPPING closes open transactions with ABORT markers or by truncating to the LSO"},
+	{"has-producer-id", []string{"not-minus-one", "stock"}, "PSM test for a producer: pid != -1, or Kafka's stock pid > -1"},
+}
+
+// Options holds one value per OptionSpec. The zero value is not valid; use
+// DefaultOptions.
+type Options struct {
+	vals []string
+}
+
+// DefaultOptions returns every option at its default.
+func DefaultOptions() Options {
+	o := Options{vals: make([]string, len(OptionSpecs))}
+	for i, s := range OptionSpecs {
+		o.vals[i] = s.Values[0]
+	}
+	return o
+}
+
+func optionIndex(name string) int {
+	for i, s := range OptionSpecs {
+		if s.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkOption reports whether name=value is a valid option setting.
+func checkOption(name, value string) error {
+	i := optionIndex(name)
+	if i < 0 {
+		return fmt.Errorf("%w: unknown option %q", ErrOption, name)
+	}
+	for _, v := range OptionSpecs[i].Values {
+		if v == value {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s=%q (want %s)", ErrOption, name, value, strings.Join(OptionSpecs[i].Values, "|"))
+}
+
+// Set changes one option; o must come from DefaultOptions or Clone.
+func (o *Options) Set(name, value string) error {
+	if err := checkOption(name, value); err != nil {
+		return err
+	}
+	o.vals[optionIndex(name)] = value
+	return nil
+}
+
+// Get returns an option's value ("" for an unknown name).
+func (o Options) Get(name string) string {
+	if i := optionIndex(name); i >= 0 && i < len(o.vals) {
+		return o.vals[i]
+	}
+	return ""
+}
+
+// Clone returns an independent copy.
+func (o Options) Clone() Options { return Options{vals: append([]string(nil), o.vals...)} }
+
+// Strategies returns the strategies the "strategy" option selects.
+func (o Options) Strategies() []string {
+	if s := o.Get("strategy"); s != "all" {
+		return []string{s}
+	}
+	return StrategyNames
+}
+
+// relevant reports whether option name changes anything under strategy st,
+// so that output names only the options in force.
+func relevant(name, st string) bool {
+	switch name {
+	case "strategy":
+		return false
+	case "crc-fix":
+		return st == "negate" || st == "negate-skip" || st == "bitfield"
+	case "fold", "pid-policy", "salt-records":
+		return st == "bitfield"
+	case "barrier-apply":
+		return st == "barrier"
+	}
+	return true
+}
+
+// For returns the options in force under strategy st as name → value.
+func (o Options) For(st string) map[string]string {
+	m := map[string]string{}
+	for i, s := range OptionSpecs {
+		if relevant(s.Name, st) {
+			m[s.Name] = o.vals[i]
+		}
+	}
+	return m
+}

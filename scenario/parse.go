@@ -1,0 +1,424 @@
+package scenario
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Sentinel errors of Parse, classified with errors.Is; the *Error that wraps
+// them says where.
+var (
+	ErrSyntax    = errors.New("scenario: syntax error")
+	ErrReference = errors.New("scenario: reference error")
+)
+
+// Error is a parse error at a line of a file; it prints as `file:line: message`.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+	Err  error // ErrSyntax or ErrReference
+}
+
+func (e *Error) Error() string { return e.File + ":" + strconv.Itoa(e.Line) + ": " + e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+// MaxLineBytes bounds one line; longer lines are a syntax error, so that hostile
+// input cannot make the parser hold more than the input.
+const MaxLineBytes = 4096
+
+// Parse reads a scenario file. It checks the syntax of every line and every
+// reference (declared before use, partitions in range, no name declared twice)
+// and returns the first error as an *Error. Cost O(len(src)); the Script does
+// not alias src. Safe for concurrent use.
+func Parse(file string, src []byte) (*Script, error) {
+	p := parser{file: file, s: &Script{File: file}, refs: newRefs()}
+	line, step := 0, 0
+	for rest := string(src); rest != ""; {
+		var text string
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			text, rest = rest[:i], rest[i+1:]
+		} else {
+			text, rest = rest, ""
+		}
+		line++
+		if len(text) > MaxLineBytes {
+			return nil, p.errf(line, ErrSyntax, "line longer than %d bytes", MaxLineBytes)
+		}
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		words := strings.Fields(text)
+		if len(words) == 0 {
+			continue
+		}
+		step++
+		c, err := p.command(line, words)
+		if err != nil {
+			return nil, err
+		}
+		c.Step = step
+		if err := p.resolve(&c); err != nil {
+			return nil, err
+		}
+		p.s.Commands = append(p.s.Commands, c)
+	}
+	return p.s, nil
+}
+
+type parser struct {
+	file string
+	s    *Script
+	refs *refs
+}
+
+func (p *parser) errf(line int, kind error, format string, args ...any) error {
+	return &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...), Err: kind}
+}
+
+// command checks one line against the grammar.
+func (p *parser) command(line int, words []string) (Command, error) {
+	c := Command{Line: line}
+	for o := Op(1); o < opCount; o++ {
+		if opNames[o] == words[0] {
+			c.Op = o
+		}
+	}
+	if c.Op == 0 {
+		return c, p.errf(line, ErrSyntax, "unknown command %q", words[0])
+	}
+	g := &grammar[c.Op]
+	rest := words[1:]
+	for _, w := range g.words {
+		optional := strings.HasPrefix(w, "?")
+		w = strings.TrimPrefix(w, "?")
+		if len(rest) == 0 || strings.Contains(rest[0], "=") {
+			if optional {
+				break
+			}
+			return c, p.errf(line, ErrSyntax, "%s: missing %s", c.Op, strings.ToLower(w))
+		}
+		if w == strings.ToLower(w) { // literal keyword
+			if rest[0] != w {
+				return c, p.errf(line, ErrSyntax, "%s: want %q, got %q", c.Op, w, rest[0])
+			}
+			rest = rest[1:]
+			continue
+		}
+		if err := checkWord(w, rest[0]); err != nil {
+			return c, p.errf(line, ErrSyntax, "%s: %v", c.Op, err)
+		}
+		c.Args = append(c.Args, rest[0])
+		rest = rest[1:]
+	}
+	for _, w := range rest {
+		k, v, isKV := strings.Cut(w, "=")
+		if !isKV {
+			if !contains(g.flags, w) {
+				return c, p.errf(line, ErrSyntax, "%s: unexpected word %q", c.Op, w)
+			}
+			if c.Has(w) {
+				return c, p.errf(line, ErrSyntax, "%s: %q given twice", c.Op, w)
+			}
+			c.Flags = append(c.Flags, w)
+			continue
+		}
+		if _, dup := c.Get(k); dup {
+			return c, p.errf(line, ErrSyntax, "%s: %s given twice", c.Op, k)
+		}
+		if c.Op == OpSet {
+			if err := checkOption(k, v); err != nil {
+				return c, p.errf(line, ErrSyntax, "set: %v", strings.TrimPrefix(err.Error(), ErrOption.Error()+": "))
+			}
+		} else {
+			kind, ok := g.keys[k]
+			if !ok {
+				return c, p.errf(line, ErrSyntax, "%s: unknown argument %q", c.Op, k)
+			}
+			if err := checkValue(kind, v); err != nil {
+				return c, p.errf(line, ErrSyntax, "%s: %s=%q: %v", c.Op, k, v, err)
+			}
+		}
+		c.KV = append(c.KV, KV{k, v})
+	}
+	for _, k := range g.required {
+		if _, ok := c.Get(k); !ok {
+			return c, p.errf(line, ErrSyntax, "%s: missing %s=", c.Op, k)
+		}
+	}
+	switch c.Op {
+	case OpSet:
+		if len(c.KV) == 0 {
+			return c, p.errf(line, ErrSyntax, "set: want KEY=VALUE")
+		}
+	case OpExpect:
+		_, modes := c.Get("modes")
+		if modes == c.Has("ok") {
+			return c, p.errf(line, ErrSyntax, "expect: want exactly one of ok and modes=")
+		}
+	case OpProducer:
+		if _, txn := c.Get("transactional"); txn && c.Has("idempotent") {
+			return c, p.errf(line, ErrSyntax, "producer: idempotent and transactional= exclude each other")
+		}
+	}
+	return c, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_' || b == '.' || b == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// splitPartition splits TOPIC/N.
+func splitPartition(s string) (topic string, n int, err error) {
+	t, num, ok := strings.Cut(s, "/")
+	if !ok || !validName(t) {
+		return "", 0, fmt.Errorf("want TOPIC/N, got %q", s)
+	}
+	n, err = strconv.Atoi(num)
+	if err != nil || n < 0 || num != strconv.Itoa(n) {
+		return "", 0, fmt.Errorf("bad partition number in %q", s)
+	}
+	return t, n, nil
+}
+
+func checkWord(kind, w string) error {
+	switch kind {
+	case wPartition:
+		_, _, err := splitPartition(w)
+		return err
+	case wMember:
+		if w == "-" {
+			return nil
+		}
+	}
+	if !validName(w) {
+		return fmt.Errorf("bad %s %q", strings.ToLower(kind), w)
+	}
+	return nil
+}
+
+func checkValue(kind valueKind, v string) error {
+	switch kind {
+	case vCount, vNat:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt32 {
+			return errors.New("want a number from 0 to 2^31-1")
+		}
+		if kind == vCount && n < 1 {
+			return errors.New("want a number from 1")
+		}
+	case vInt64:
+		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+			return errors.New("want an int64")
+		}
+	case vInt32:
+		if _, err := strconv.ParseInt(v, 10, 32); err != nil {
+			return errors.New("want an int32")
+		}
+	case vInt16:
+		if _, err := strconv.ParseInt(v, 10, 16); err != nil {
+			return errors.New("want an int16")
+		}
+	case vName, vTopic:
+		if !validName(v) {
+			return errors.New("want a name")
+		}
+	case vUUID:
+		if _, err := parseClusterID(v); err != nil {
+			return err
+		}
+	case vAt:
+		if v != "abort" && v != "persist" && v != "barrier" {
+			return errors.New("want abort|persist|barrier")
+		}
+	case vVariant:
+		if v != "abort" && v != "truncate" {
+			return errors.New("want abort|truncate")
+		}
+	case vStrategy:
+		if !validStrategy(v) {
+			return errors.New("want one of " + strings.Join(StrategyNames, ", "))
+		}
+	case vCodes:
+		for _, c := range strings.Split(v, ",") {
+			if !validCode(c) {
+				return fmt.Errorf("unknown code %q (want %s)", c, strings.Join(Codes, ","))
+			}
+		}
+	}
+	return nil
+}
+
+// parseClusterID accepts RFC 4122 text (36 characters) and Kafka's URL-safe
+// base64 without padding (22 characters), as mirroring.md §4 requires.
+func parseClusterID(s string) ([16]byte, error) {
+	var id [16]byte
+	switch len(s) {
+	case 36:
+		u, err := uuid.Parse(s)
+		if err != nil {
+			return id, errors.New("bad UUID")
+		}
+		return u, nil
+	case 22:
+		n, err := base64.RawURLEncoding.Decode(id[:], []byte(s))
+		if err != nil || n != 16 {
+			return id, errors.New("bad base64 cluster id")
+		}
+		return id, nil
+	}
+	return id, errors.New("want a UUID (36 characters) or a Kafka cluster id (22 characters of base64)")
+}
+
+// clusterNamespace derives default cluster ids: id(NAME) =
+// uuid.NewSHA1(clusterNamespace, "mirrorpath/cluster/"+NAME), a version 5 UUID.
+var clusterNamespace = uuid.NameSpaceURL
+
+// DefaultClusterID is the id of a cluster declared without id=: the version 5
+// UUID of "mirrorpath/cluster/NAME" in the URL namespace. Stable across runs.
+func DefaultClusterID(name string) [16]byte {
+	return uuid.NewSHA1(clusterNamespace, []byte("mirrorpath/cluster/"+name))
+}
+
+// refs holds what has been declared so far, for reference checks.
+type refs struct {
+	clusters  map[string]bool
+	topics    map[string]int  // partitions
+	producers map[string]bool // transactional
+	groups    map[string]bool
+}
+
+func newRefs() *refs {
+	return &refs{clusters: map[string]bool{}, topics: map[string]int{}, producers: map[string]bool{},
+		groups: map[string]bool{}}
+}
+
+// resolve checks c's references against earlier declarations and declares
+// what c declares.
+func (p *parser) resolve(c *Command) error {
+	r := p.refs
+	g := &grammar[c.Op]
+	ref := func(kind, w string) error {
+		switch kind {
+		case wCluster:
+			if !r.clusters[w] {
+				return p.errf(c.Line, ErrReference, "%s: unknown cluster %q", c.Op, w)
+			}
+		case wProducer:
+			if _, ok := r.producers[w]; !ok {
+				return p.errf(c.Line, ErrReference, "%s: unknown producer %q", c.Op, w)
+			}
+		case wGroup:
+			if !r.groups[w] {
+				return p.errf(c.Line, ErrReference, "%s: unknown group %q", c.Op, w)
+			}
+		case wTopic:
+			if _, ok := r.topics[w]; !ok {
+				return p.errf(c.Line, ErrReference, "%s: unknown topic %q", c.Op, w)
+			}
+		case wPartition:
+			t, n, _ := splitPartition(w)
+			parts, ok := r.topics[t]
+			if !ok {
+				return p.errf(c.Line, ErrReference, "%s: unknown topic %q", c.Op, t)
+			}
+			if n >= parts {
+				return p.errf(c.Line, ErrReference, "%s: topic %q has %d partitions, no %d", c.Op, t, parts, n)
+			}
+		}
+		return nil
+	}
+	i := 0
+	for _, w := range g.words {
+		w = strings.TrimPrefix(w, "?")
+		if w == strings.ToLower(w) {
+			continue
+		}
+		if i >= len(c.Args) {
+			break
+		}
+		if err := ref(w, c.Args[i]); err != nil {
+			return err
+		}
+		i++
+	}
+	for _, kv := range c.KV {
+		if c.Op != OpSet && g.keys[kv.Key] == vTopic {
+			if err := ref(wTopic, kv.Value); err != nil {
+				return err
+			}
+		}
+	}
+	name := ""
+	if len(c.Args) > 0 {
+		name = c.Args[0]
+	}
+	txnOf := func(prod string) error {
+		if !r.producers[prod] {
+			return p.errf(c.Line, ErrReference, "%s: producer %q is not transactional", c.Op, prod)
+		}
+		return nil
+	}
+	switch c.Op {
+	case OpCluster:
+		if r.clusters[name] {
+			return p.errf(c.Line, ErrReference, "cluster %q declared twice", name)
+		}
+		r.clusters[name] = true
+	case OpTopic:
+		if _, dup := r.topics[name]; dup {
+			return p.errf(c.Line, ErrReference, "topic %q declared twice", name)
+		}
+		n := 1
+		if v, ok := c.Get("partitions"); ok {
+			n, _ = strconv.Atoi(v)
+		}
+		r.topics[name] = n
+	case OpMirror:
+		if c.Args[0] == c.Args[1] {
+			return p.errf(c.Line, ErrReference, "mirror: cluster %q cannot mirror itself", name)
+		}
+	case OpProducer, OpZombie:
+		if _, dup := r.producers[name]; dup {
+			return p.errf(c.Line, ErrReference, "producer %q declared twice", name)
+		}
+		if c.Op == OpZombie {
+			r.producers[name] = r.producers[c.Args[1]]
+		} else {
+			_, txn := c.Get("transactional")
+			r.producers[name] = txn
+		}
+	case OpGroup:
+		if r.groups[name] {
+			return p.errf(c.Line, ErrReference, "group %q declared twice", name)
+		}
+		r.groups[name] = true
+	case OpBegin, OpCommit, OpAbort, OpOffsets:
+		return txnOf(name)
+	}
+	return nil
+}
