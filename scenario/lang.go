@@ -149,18 +149,18 @@ const (
 type valueKind uint8
 
 const (
-	vCount  valueKind = iota + 1 // integer ≥ 1
-	vNat                         // integer ≥ 0
-	vInt64                       // any int64
-	vInt32                       // any int32
-	vInt16                       // any int16
-	vName                        // [A-Za-z0-9_.-]+
-	vTopic                       // a declared topic
-	vUUID                        // RFC 4122 text or Kafka base64
-	vAt                          // abort|persist|barrier
-	vVariant                     // abort|truncate
-	vStrategy                    // a strategy name
-	vCodes                       // CODE,CODE...
+	vCount    valueKind = iota + 1 // integer ≥ 1
+	vNat                           // integer ≥ 0
+	vInt64                         // any int64
+	vInt32                         // any int32
+	vInt16                         // any int16
+	vName                          // [A-Za-z0-9_.-]+
+	vTopic                         // a declared topic
+	vUUID                          // RFC 4122 text or Kafka base64
+	vAt                            // abort|persist|barrier
+	vVariant                       // abort|truncate
+	vStrategy                      // a strategy name
+	vCodes                         // CODE,CODE...
 )
 
 // syntax describes one command: words is the positional pattern, where an
