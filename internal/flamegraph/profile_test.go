@@ -1,0 +1,338 @@
+package flamegraph
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/xml"
+	"errors"
+	"io"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pb is a minimal protobuf encoder for building test profiles.
+type pb []byte
+
+func (b pb) varint(v uint64) pb {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+func (b pb) uint(field, v uint64) pb { return b.varint(field << 3).varint(v) }
+func (b pb) msg(field uint64, m []byte) pb {
+	return append(b.varint(field<<3|2).varint(uint64(len(m))), m...)
+}
+func (b pb) packed(field uint64, vs ...uint64) pb {
+	var m pb
+	for _, v := range vs {
+		m = m.varint(v)
+	}
+	return b.msg(field, m)
+}
+
+// synthetic builds a profile with two sample types and an inlined frame:
+//
+//	main.main → example.com/p.Outer → [example.com/p.inner inlined] : 30
+//	main.main → runtime.mallocgc                                 : 12
+func synthetic() []byte {
+	var p pb
+	strs := []string{"", "samples", "count", "cpu", "nanoseconds", "main.main", "example.com/p.Outer", "example.com/p.inner", "runtime.mallocgc", "p.go"}
+	p = p.msg(1, pb{}.uint(1, 1).uint(2, 2))
+	p = p.msg(1, pb{}.uint(1, 3).uint(2, 4))
+	p = p.msg(2, pb{}.packed(1, 2, 1).packed(2, 3, 30))             // leaf first: loc 2 (Outer+inner), loc 1 (main)
+	p = p.msg(2, pb{}.uint(1, 3).uint(1, 1).uint(2, 1).uint(2, 12)) // unpacked
+	p = p.msg(4, pb{}.uint(1, 1).msg(4, pb{}.uint(1, 1).uint(2, 10)))
+	p = p.msg(4, pb{}.uint(1, 2).msg(4, pb{}.uint(1, 3).uint(2, 7)).msg(4, pb{}.uint(1, 2).uint(2, 20)))
+	p = p.msg(4, pb{}.uint(1, 3).uint(3, 0xdead).msg(4, pb{}.uint(1, 4)))
+	for i, n := range []uint64{5, 6, 7, 8} {
+		p = p.msg(5, pb{}.uint(1, uint64(i+1)).uint(2, n).uint(3, n).uint(4, 9))
+	}
+	p = p.msg(3, pb{}.uint(1, 1)) // a mapping: skipped
+	p = append(p.varint(7<<3|1), 1, 2, 3, 4, 5, 6, 7, 8)
+	p = p.uint(12, 10000000).uint(10, 1e9).uint(14, 3)
+	p = p.msg(11, pb{}.uint(1, 3).uint(2, 4))
+	for _, s := range strs { // string table last: references resolve afterwards
+		p = p.msg(6, []byte(s))
+	}
+	return []byte(p)
+}
+
+func TestParseSynthetic(t *testing.T) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(synthetic())
+	zw.Close()
+	for name, data := range map[string][]byte{"raw": synthetic(), "gzip": z.Bytes()} {
+		p, err := Parse(data, DefaultLimits)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(p.SampleTypes) != 2 || p.SampleTypes[1] != (ValueType{"cpu", "nanoseconds"}) || p.DefaultSampleType != "cpu" {
+			t.Fatalf("%s: sample types %v default %q", name, p.SampleTypes, p.DefaultSampleType)
+		}
+		if p.Period != 10000000 || p.DurationNanos != 1e9 || p.PeriodType.Unit != "nanoseconds" {
+			t.Fatalf("%s: period %d %v duration %d", name, p.Period, p.PeriodType, p.DurationNanos)
+		}
+		if len(p.Samples) != 2 || len(p.Samples[0].Locations) != 2 || p.Samples[1].Values[1] != 12 {
+			t.Fatalf("%s: samples %+v", name, p.Samples)
+		}
+		i, err := p.SampleIndex("")
+		if err != nil || i != 1 {
+			t.Fatalf("SampleIndex(\"\") = %d, %v", i, err)
+		}
+		root := Tree(p, i)
+		if root.Value != 42 || len(root.Children) != 1 {
+			t.Fatalf("root %d children %d", root.Value, len(root.Children))
+		}
+		m := root.Children[0]
+		if m.Name != "main.main" || m.Value != 42 || len(m.Children) != 2 {
+			t.Fatalf("main: %+v", m)
+		}
+		outer := m.Children[0]
+		if outer.Name != "example.com/p.Outer" || outer.Value != 30 ||
+			len(outer.Children) != 1 || outer.Children[0].Name != "example.com/p.inner" {
+			t.Fatalf("inlined frames not expanded caller-first: %+v", outer)
+		}
+		if m.Children[1].Name != "runtime.mallocgc" || m.Children[1].Value != 12 {
+			t.Fatalf("second child %+v", m.Children[1])
+		}
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	good := synthetic()
+	for _, tc := range []struct {
+		name string
+		data []byte
+		err  error
+	}{
+		{"truncated", good[:len(good)-3], ErrTruncated},
+		{"group wire type", pb{}.varint(1<<3 | 3), ErrWireType},
+		{"field zero", pb{}.varint(0), ErrCorrupt},
+		{"long varint", bytes.Repeat([]byte{0xff}, 11), ErrVarint},
+		{"string index", pb{}.msg(1, pb{}.uint(1, 7)).msg(6, nil), ErrReference},
+		{"location without function", pb{}.msg(4, pb{}.uint(1, 1).msg(4, pb{}.uint(1, 9))).msg(6, nil), ErrReference},
+		{"sample without location", pb{}.msg(2, pb{}.uint(1, 4)).msg(6, nil), ErrReference},
+		{"values vs types", pb{}.msg(2, pb{}.uint(2, 4)).msg(6, nil), ErrCorrupt},
+		{"huge length", pb{}.varint(6<<3 | 2).varint(1 << 40), ErrTruncated},
+		{"bad gzip", []byte{0x1f, 0x8b, 0, 0}, ErrCorrupt},
+	} {
+		_, err := Parse(tc.data, DefaultLimits)
+		if !errors.Is(err, tc.err) || !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.err)
+		}
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(make([]byte, 4096))
+	zw.Close()
+	if _, err := Parse(z.Bytes(), Limits{MaxDecompressed: 1000}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("gzip bomb: %v", err)
+	}
+}
+
+func TestPackage(t *testing.T) {
+	for sym, want := range map[string]string{
+		"runtime.mallocgc": "runtime",
+		"github.com/mirrorpath/mirrorpath/codec.(*B).CRC": "github.com/mirrorpath/mirrorpath/codec",
+		"github.com/a/b.F.func1":                          "github.com/a/b",
+		"example.com/p.G[go.shape.struct { a/b.c int }]":  "example.com/p",
+		"main.main": "main",
+		"nodot":     "nodot",
+	} {
+		if got := Package(sym); got != want {
+			t.Errorf("Package(%q) = %q, want %q", sym, got, want)
+		}
+	}
+}
+
+//go:noinline
+func burnCPU(n int) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < n; i++ {
+		h ^= uint64(i)
+		h *= 1099511628211
+	}
+	return h
+}
+
+var sink uint64
+
+// TestRealCPUProfile captures a CPU profile of burnCPU with runtime/pprof,
+// decodes it and renders it.
+func TestRealCPUProfile(t *testing.T) {
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		t.Skipf("CPU profiling unavailable: %v", err)
+	}
+	deadline := time.Now().Add(400 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		sink += burnCPU(1 << 16)
+	}
+	pprof.StopCPUProfile()
+
+	p, err := Parse(buf.Bytes(), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, err := p.SampleIndex("cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.SampleTypes[i].Unit != "nanoseconds" || p.Period <= 0 {
+		t.Fatalf("sample type %v period %d", p.SampleTypes[i], p.Period)
+	}
+	root := Tree(p, i)
+	burn := find(root, "flamegraph.burnCPU")
+	if burn == nil {
+		t.Skipf("no sample landed in burnCPU (%d samples; machine too busy?)", len(p.Samples))
+	}
+	if burn.Value <= 0 || burn.Value > root.Value {
+		t.Fatalf("burnCPU %d of %d", burn.Value, root.Value)
+	}
+	svg := render(t, root, SVGOptions{Title: "cpu <test>", Unit: "nanoseconds"})
+	if !strings.Contains(svg, "flamegraph.burnCPU") || !strings.Contains(svg, "cpu &lt;test&gt;") {
+		t.Fatal("SVG lacks the burnCPU frame or the escaped title")
+	}
+}
+
+// TestRealAllocProfile decodes the runtime's allocs profile.
+func TestRealAllocProfile(t *testing.T) {
+	old := runtime.MemProfileRate
+	runtime.MemProfileRate = 1
+	defer func() { runtime.MemProfileRate = old }()
+	for i := 0; i < 100; i++ {
+		allocSink = make([]byte, 1000)
+	}
+	runtime.GC()
+	var buf bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(buf.Bytes(), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, err := p.SampleIndex("alloc_space")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := find(Tree(p, i), "flamegraph.TestRealAllocProfile")
+	if n == nil || n.Value < 100*1000 {
+		t.Fatalf("alloc_space under the test: %+v", n)
+	}
+	if _, err := p.SampleIndex("nope"); !errors.Is(err, ErrNoSampleType) {
+		t.Fatalf("unknown sample type: %v", err)
+	}
+}
+
+var allocSink []byte
+
+func find(n *Node, suffix string) *Node {
+	if strings.HasSuffix(n.Name, suffix) {
+		return n
+	}
+	for _, c := range n.Children {
+		if f := find(c, suffix); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// render writes root as SVG and checks that it is well-formed XML whose
+// frames carry <title> tooltips.
+func render(t *testing.T, root *Node, opt SVGOptions) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := WriteSVG(&out, root, opt); err != nil {
+		t.Fatal(err)
+	}
+	d := xml.NewDecoder(bytes.NewReader(out.Bytes()))
+	var rects, titles int
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			switch se.Name.Local {
+			case "rect":
+				rects++
+			case "title":
+				titles++
+			}
+		}
+	}
+	if root.Value > 0 && (titles == 0 || rects != titles+1) { // +1: the background
+		t.Fatalf("%d rects, %d titles", rects, titles)
+	}
+	return out.String()
+}
+
+func TestSVGWidthsProportional(t *testing.T) {
+	p, err := Parse(synthetic(), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := render(t, Tree(p, 1), SVGOptions{Title: "t", Unit: "nanoseconds", Width: 420})
+	// Usable width 400 px for 42 units: Outer (30) is 285.71 px, mallocgc (12) 114.29 px.
+	for _, want := range []string{`width="400.00"`, `width="285.71"`, `width="114.29"`, "example.com/p.Outer\n30ns (71.43%)"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	// One package, one colour: Outer and inner share a fill.
+	if colour("example.com/p.Outer") != colour("example.com/p.inner") || colour("runtime.a") == colour("example.com/p.Outer") {
+		t.Error("colours are not per package")
+	}
+	empty := render(t, &Node{Name: "root"}, SVGOptions{})
+	if !strings.Contains(empty, "no samples") {
+		t.Error("empty graph not labelled")
+	}
+}
+
+// FuzzParse: hostile profiles never panic, and whatever decodes also builds a
+// tree and renders well-formed SVG; allocation stays bounded by the input.
+func FuzzParse(f *testing.F) {
+	f.Add(synthetic())
+	f.Add([]byte{})
+	f.Add([]byte(pb{}.msg(6, []byte("x"))))
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(synthetic())
+	zw.Close()
+	f.Add(z.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse(data, Limits{MaxDecompressed: 1 << 20})
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("unclassified error %v", err)
+			}
+			return
+		}
+		for i := range p.SampleTypes {
+			root := Tree(p, i)
+			var out bytes.Buffer
+			if err := WriteSVG(&out, root, SVGOptions{Title: string(data[:min(len(data), 20)])}); err != nil {
+				t.Fatal(err)
+			}
+			d := xml.NewDecoder(&out)
+			for {
+				if _, err := d.Token(); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatalf("bad XML: %v", err)
+				}
+			}
+		}
+	})
+}
