@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// kgoCodec maps a codec to franz-go's option.
+func kgoCodec(c codec) kgo.CompressionCodec {
+	switch c {
+	case codecGzip:
+		return kgo.GzipCompression()
+	case codecSnappy:
+		return kgo.SnappyCompression()
+	case codecLZ4:
+		return kgo.Lz4Compression()
+	case codecZstd:
+		return kgo.ZstdCompression()
+	}
+	return kgo.NoCompression()
+}
+
+// produceKgo produces s to topic with franz-go: one client per case (so sequences start at 0), manual
+// flushing so that each of s.batches becomes exactly one batch.
+func produceKgo(ctx context.Context, addr, topic string, s spec) error {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(addr),
+		kgo.ClientID("mirrorpath-corpus-kgo"),
+		kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ManualFlushing(),
+		kgo.ProducerBatchCompression(kgoCodec(s.codec)),
+		kgo.ProducerBatchMaxBytes(1 << 20),
+		kgo.MaxBufferedRecords(2000),
+		kgo.RetryTimeout(10 * time.Second),
+	}
+	switch s.mode {
+	case modePlain:
+		opts = append(opts, kgo.DisableIdempotentWrite())
+	case modeTxnCommit, modeTxnAbort:
+		opts = append(opts, kgo.TransactionalID("mirrorpath-corpus-kgo-"+s.name))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+
+	txn := s.mode == modeTxnCommit || s.mode == modeTxnAbort
+	if txn {
+		if err := cl.BeginTransaction(); err != nil {
+			return fmt.Errorf("begin transaction: %w", err)
+		}
+	}
+	for _, batch := range s.batches {
+		if err := kgoFlushBatch(ctx, cl, topic, batch); err != nil {
+			return err
+		}
+	}
+	if txn {
+		commit := kgo.TryCommit
+		if s.mode == modeTxnAbort {
+			commit = kgo.TryAbort
+		}
+		if err := cl.EndTransaction(ctx, commit); err != nil {
+			return fmt.Errorf("end transaction: %w", err)
+		}
+	}
+	return nil
+}
+
+// kgoFlushBatch buffers recs and flushes them; with manual flushing and one partition they leave as one batch.
+func kgoFlushBatch(ctx context.Context, cl *kgo.Client, topic string, recs []record) error {
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, r := range recs {
+		kr := &kgo.Record{
+			Topic:     topic,
+			Partition: 0,
+			Key:       r.key,
+			Value:     r.value,
+			Timestamp: time.UnixMilli(r.timestamp),
+		}
+		for _, h := range r.headers {
+			kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.key, Value: h.value})
+		}
+		cl.Produce(ctx, kr, func(_ *kgo.Record, err error) {
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	if err := cl.Flush(ctx); err != nil {
+		return fmt.Errorf("flush: %w", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,171 @@
+// Command gen writes mirrorpath's test corpus of real Kafka record batches.
+//
+// Default mode starts franz-go's in-process broker (kfake, one broker, listening on 127.0.0.1 only), produces
+// every case of specs() with franz-go (kgo) and with sarama, reads each partition back with raw
+// read_uncommitted Fetch requests and writes the stored bytes as a Kafka segment file
+// corpus/<client>-<case>/00000000000000000000.log. With -malformed it instead derives the defective files of
+// corpus/malformed/ from the good ones. Both modes rewrite corpus/MANIFEST.tsv.
+//
+// Run it from the module root:
+//
+//	go run ./corpus/gen && go run ./corpus/gen -malformed
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// segmentName is the file name of a segment whose base offset is 0.
+const segmentName = "00000000000000000000.log"
+
+// clients are the producing clients, in the order they run.
+var clients = []string{"kgo", "sarama"}
+
+func main() {
+	dir := flag.String("dir", "corpus", "corpus directory (run from the module root)")
+	malformed := flag.Bool("malformed", false, "derive corpus/malformed/ from the good files instead of producing")
+	timeout := flag.Duration("timeout", 2*time.Minute, "give up after this long")
+	flag.Parse()
+
+	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(os.Stderr, "gen: %s is not a directory; run from the module root\n", *dir)
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+
+	var err error
+	if *malformed {
+		err = writeMalformed(*dir)
+	} else {
+		err = produceAll(ctx, *dir)
+	}
+	if err == nil {
+		err = writeManifest(*dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+// loopbackOnly listens like net.Listen but refuses any address that is not 127.0.0.1, so the broker can
+// never be reached from, or bind to, anything but this machine's loopback.
+func loopbackOnly(network, address string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	if host != "127.0.0.1" {
+		return nil, fmt.Errorf("refusing to listen on %q: loopback only", address)
+	}
+	return net.Listen(network, address)
+}
+
+// produceAll runs every case with every client against one fresh in-process broker and writes the segments.
+func produceAll(ctx context.Context, dir string) error {
+	var topics []string
+	for _, c := range clients {
+		for _, s := range specs() {
+			topics = append(topics, c+"-"+s.name)
+		}
+	}
+	cluster, err := kfake.NewCluster(
+		kfake.NumBrokers(1),
+		kfake.ClusterID("mirrorpath-corpus"),
+		kfake.SeedTopics(1, topics...),
+		kfake.ListenFn(loopbackOnly),
+	)
+	if err != nil {
+		return fmt.Errorf("start broker: %w", err)
+	}
+	defer cluster.Close()
+	addrs := cluster.ListenAddrs()
+	if len(addrs) != 1 {
+		return fmt.Errorf("broker listens on %v, want one address", addrs)
+	}
+	addr := addrs[0]
+	if host, _, _ := net.SplitHostPort(addr); host != "127.0.0.1" {
+		return fmt.Errorf("broker listens on %s, want 127.0.0.1", addr)
+	}
+
+	reader, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ClientID("mirrorpath-corpus-fetch"))
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+
+	var errs []error
+	for _, client := range clients {
+		for _, s := range specs() {
+			name := client + "-" + s.name
+			if err := produceCase(ctx, addr, client, name, s); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+				continue
+			}
+			seg, err := fetchStored(ctx, reader, name)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+				continue
+			}
+			if err := checkShape(seg, s); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+				continue
+			}
+			if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, name, segmentName), seg, 0o644); err != nil {
+				return err
+			}
+			fmt.Printf("%-24s %7d bytes\n", name, len(seg))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// produceCase produces s to topic name with the named client.
+func produceCase(ctx context.Context, addr, client, name string, s spec) error {
+	switch client {
+	case "kgo":
+		return produceKgo(ctx, addr, name, s)
+	case "sarama":
+		return produceSarama(addr, name, s)
+	}
+	return fmt.Errorf("unknown client %q", client)
+}
+
+// checkShape verifies that the stored segment holds the batches the case asked for: one per flushed batch
+// with the planned record counts, plus the marker of a transactional case.
+func checkShape(seg []byte, s spec) error {
+	bs, err := split(seg)
+	if err != nil {
+		return err
+	}
+	want := len(s.batches)
+	if s.mode == modeTxnCommit || s.mode == modeTxnAbort {
+		want++
+	}
+	if len(bs) != want {
+		return fmt.Errorf("stored %d batches, want %d", len(bs), want)
+	}
+	for i, recs := range s.batches {
+		if n := bs[i].recordsCount(); int(n) != len(recs) {
+			return fmt.Errorf("batch %d holds %d records, want %d", i, n, len(recs))
+		}
+		if bs[i].codec() != s.codec {
+			return fmt.Errorf("batch %d has codec %v, want %v", i, bs[i].codec(), s.codec)
+		}
+	}
+	return nil
+}
