@@ -242,7 +242,9 @@ func ReadRecord(src []byte) (r Record, n int, err error) {
 	if p != len(b) {
 		return Record{}, 0, ErrRecordLength
 	}
-	r.Headers = Headers{raw: b[hstart:p:p], n: hc}
+	if hc > 0 {
+		r.Headers = Headers{raw: b[hstart:p:p], n: hc}
+	}
 	return r, n, nil
 }
 
