@@ -1,0 +1,83 @@
+// Package psm is the producer-state manager: Kafka's ProducerStateManager,
+// ProducerAppendInfo and ProducerStateEntry (kafka-reference.md §3), plus the
+// MIRROR_PID_RESET barrier of cluster mirroring (mirroring.md §5).
+//
+// # Two implementations, one behaviour
+//
+// Model is the reference: Go maps and pointers, one function per Kafka
+// method, the rules as read. Store is the fast path: pointer-free
+// open-addressing tables, sharded, keyed by (partition, PID), with an O(1)
+// barrier. Both implement Manager; FuzzStoreMatchesModel drives them with the
+// same operation sequences and requires identical answers and state.
+//
+// # An append
+//
+//	a := m.Begin(p, psm.Client)   // the partition's reusable Appender
+//	out, err := a.Add(batch)      // validate batch by batch, on a copy
+//	...write the log...
+//	c := a.Commit()               // apply; c.Aborted holds the .txnindex entries
+//
+// Add validates each batch against the committed state plus the earlier
+// batches of the same append, exactly as UnifiedLog.analyzeAndValidateProducerState
+// with one ProducerAppendInfo per PID. A rejected batch returns a *KafkaError
+// sentinel (ErrOutOfOrderSequence, ErrInvalidProducerEpoch, ErrInvalidTxnState,
+// ErrTransactionCoordinatorFenced, …) and changes nothing. A CLIENT batch that
+// exactly repeats one of its producer's last five committed batches is
+// reported in Outcome.Duplicate and not applied. Commit runs the post-write
+// steps of §3.6 in Kafka's order: entries, started transactions, then per
+// completed transaction its LSO, its AbortedTxn entry (if aborted) and
+// completeTxn.
+//
+// Origins (§3.2): CLIENT checks epoch, sequence, coordinator epoch and looks
+// for duplicates; COORDINATOR checks epochs only; REPLICATION (followers,
+// mirror fetches, recovery) accepts epoch and coordinator-epoch regressions.
+// Non-transactional data while a transaction is open is INVALID_TXN_STATE on
+// every origin. Options.HasProducerID picks which PIDs are tracked at all:
+// Stock (pid > -1, Kafka; a negative PID skips all tracking, failure mode M5)
+// or NonNegativeOne (pid != -1).
+//
+// # The barrier
+//
+// A control batch of type MIRROR_PID_RESET (any origin, any PID) removes every
+// producer and verification entry of the partition; open transactions stay,
+// so the LSO stays pinned and Committed.KeptOpenTxns reports how many (M6).
+// With BarrierApply Exact the order inside a multi-batch append is exact:
+// batches before the barrier are dropped with the committed state, batches
+// after it start from nothing. BarrierApply Prototype clears at commit and
+// then applies every update of the append, resurrecting pre-barrier entries.
+// The Store's barrier is O(1): each slot key carries the partition generation
+// it was written under; a barrier increments the generation and older slots
+// read as free. Two barriers leave the same state as one.
+//
+// # Store layout and concurrency
+//
+// A partition owns numShards tables (keys: PID and generation, 16 bytes;
+// values: ProducerStateEntry with a five-batch ring, 144 bytes). The hash of
+// (partition, PID) picks the shard from its top bits and the first probe
+// slot from its low bits; shards rehash independently at load 3/4, dropping
+// stale and expired slots. Each partition also owns its transaction lists and
+// one reusable Appender, so appends to one partition take no lock; different
+// partitions may be used in parallel, calls on the same partition must be
+// serialized (Kafka holds the log lock). Begin, Add, Commit and Reset do not
+// allocate once tables and scratch have grown.
+//
+// # Snapshots
+//
+// AppendSnapshot and LoadSnapshot speak Kafka's ProducerSnapshot v1 file
+// (snapshot.go draws it: version 1, CRC-32C over [6, EOF), 46-byte entries,
+// sorted by PID here). A defect is an error matching ErrCorruptSnapshot and
+// leaves the partition unchanged; LoadLatestSnapshot walks a directory of
+// <20-digit offset>.snapshot files from the newest, deleting corrupt ones.
+// Expired entries are dropped on load.
+//
+// # Deviations from Kafka, on purpose
+//
+//   - Verification entries are cleared at Commit, not during validation, so a
+//     rejected append changes nothing.
+//   - A control batch of a type other than COMMIT, ABORT and MIRROR_PID_RESET
+//     from a tracked PID is ErrUnknownServerError (Kafka throws
+//     IllegalArgumentException, which reaches the wire as UNKNOWN_SERVER_ERROR).
+//   - The verification guard (§3.5) is off unless Options.VerifyTransactions.
+//   - The LogValidator checks of §1.8(f) (record count, CLIENT control
+//     batches, negative sequences) belong to the append path, not here.
+package psm

@@ -1,0 +1,708 @@
+package psm
+
+import (
+	"iter"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+// Store is the fast producer-state manager. Each partition owns its producer
+// table (see table.go), its transaction lists and one reusable Appender, so
+// an append takes no lock at all: the partition's single appender owns it.
+// The only shared structure is the partition directory, a copy-on-write slice
+// read with one atomic load.
+//
+// Concurrency: safe for concurrent use across partitions; calls naming the
+// same partition must be serialized by the caller (one appender per
+// partition at a time), which is how Kafka holds the log lock.
+//
+// Cost: Begin/Add/Commit O(1) expected per batch and allocation-free once the
+// tables have grown; Reset O(1) whatever the number of producers; Producers,
+// ExpireProducers and AppendSnapshot O(table slots of the partition).
+type Store struct {
+	opts   Options
+	mu     sync.Mutex                   // serializes directory growth
+	parts  atomic.Pointer[[]*storePart] // indexed by PartitionID
+	guards atomic.Uint64
+}
+
+// NewStore returns an empty fast manager.
+func NewStore(opts Options) *Store {
+	return &Store{opts: opts.withDefaults()}
+}
+
+type storeVerif struct {
+	pid       int64
+	timestamp int64
+	guard     Guard
+	lowestSeq int32
+	epoch     int16
+}
+
+type storePart struct {
+	seed    uint64
+	gen     uint32 // current generation, never genEmpty or genTomb
+	count   int    // live producers
+	shards  [numShards]shard
+	ongoing []TxnInfo // open transactions by first offset
+	unrepl  []TxnInfo // completed, marker not yet below the HW, by first offset
+	verif   []storeVerif
+	app     storeAppend
+	refs    []snapRef // AppendSnapshot scratch
+}
+
+type snapRef struct {
+	pid   int64
+	shard uint8
+	slot  int32
+}
+
+func (s *Store) part(p PartitionID) *storePart {
+	if ps := s.parts.Load(); ps != nil && int(p) < len(*ps) {
+		if sp := (*ps)[p]; sp != nil {
+			return sp
+		}
+	}
+	return s.newPart(p)
+}
+
+func (s *Store) newPart(p PartitionID) *storePart {
+	if p >= MaxPartitions {
+		panic("psm: PartitionID beyond MaxPartitions")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var cur []*storePart
+	if ps := s.parts.Load(); ps != nil {
+		cur = *ps
+	}
+	if int(p) < len(cur) && cur[p] != nil {
+		return cur[p]
+	}
+	next := make([]*storePart, max(int(p)+1, 2*len(cur)))
+	copy(next, cur)
+	sp := &storePart{seed: mix64(uint64(p) + 0x9e3779b97f4a7c15), gen: 1}
+	sp.app.s, sp.app.part = s, sp
+	next[p] = sp
+	s.parts.Store(&next)
+	return sp
+}
+
+func (sp *storePart) hash(pid int64) uint64 { return mix64(uint64(pid) ^ sp.seed) }
+
+func (sp *storePart) shardOf(h uint64) *shard { return &sp.shards[h>>shardShift] }
+
+func (sp *storePart) lookup(pid int64) *slotVal {
+	h := sp.hash(pid)
+	sh := sp.shardOf(h)
+	if i, ok := sh.find(pid, sp.gen, h); ok {
+		return &sh.vals[i]
+	}
+	return nil
+}
+
+// resetProducers drops every producer and verification entry in O(1).
+func (sp *storePart) resetProducers() {
+	sp.gen++
+	if sp.gen == genTomb { // wrapped: old generations would come back to life
+		for i := range sp.shards {
+			clear(sp.shards[i].keys)
+			sp.shards[i].used = 0
+			sp.shards[i].version++
+		}
+		sp.gen = 1
+	}
+	sp.count = 0
+	sp.verif = sp.verif[:0]
+}
+
+// upsert writes v as pid's entry, inserting it when absent.
+func (sp *storePart) upsert(pid int64, v *slotVal) {
+	h := sp.hash(pid)
+	sh := sp.shardOf(h)
+	i, ok := sh.find(pid, sp.gen, h)
+	if !ok {
+		i = sh.insert(pid, sp.gen, h, sp.seed)
+		sp.count++
+	}
+	sh.vals[i] = *v
+}
+
+func (sp *storePart) verifEntry(pid int64) *storeVerif {
+	for i := range sp.verif {
+		if sp.verif[i].pid == pid {
+			return &sp.verif[i]
+		}
+	}
+	return nil
+}
+
+func (sp *storePart) removeVerif(pid int64) {
+	for i := range sp.verif {
+		if sp.verif[i].pid == pid {
+			sp.verif = slices.Delete(sp.verif, i, i+1)
+			return
+		}
+	}
+}
+
+// txnIndex returns where first is or would be in txns.
+func txnIndex(txns []TxnInfo, first int64) (int, bool) {
+	return slices.BinarySearchFunc(txns, first, func(t TxnInfo, f int64) int {
+		switch {
+		case t.FirstOffset < f:
+			return -1
+		case t.FirstOffset > f:
+			return 1
+		}
+		return 0
+	})
+}
+
+// putTxn inserts t by first offset, replacing an equal key (TreeMap.put).
+func putTxn(txns []TxnInfo, t TxnInfo) []TxnInfo {
+	i, found := txnIndex(txns, t.FirstOffset)
+	if found {
+		txns[i] = t
+		return txns
+	}
+	return slices.Insert(txns, i, t)
+}
+
+func (s *Store) isExpired(v *slotVal, now int64) bool {
+	return v.txnFirst < 0 && now-v.lastTs >= s.opts.ExpirationMs
+}
+
+// Reset applies a barrier outside an append in O(1).
+func (s *Store) Reset(p PartitionID) int {
+	sp := s.part(p)
+	sp.resetProducers()
+	checkPart(sp)
+	return len(sp.ongoing)
+}
+
+func (s *Store) Clear(p PartitionID) {
+	sp := s.part(p)
+	sp.resetProducers()
+	sp.ongoing = sp.ongoing[:0]
+	sp.unrepl = sp.unrepl[:0]
+}
+
+func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard {
+	sp := s.part(p)
+	if v := sp.lookup(pid); v != nil && v.txnFirst >= 0 && v.epoch == epoch {
+		return 0
+	}
+	e := sp.verifEntry(pid)
+	if e == nil {
+		sp.verif = append(sp.verif, storeVerif{pid: pid, timestamp: nowMs, guard: Guard(s.guards.Add(1)),
+			lowestSeq: seq, epoch: epoch})
+		e = &sp.verif[len(sp.verif)-1]
+	}
+	if epoch > e.epoch {
+		e.lowestSeq, e.epoch = seq, epoch
+	} else if epoch == e.epoch && seq < e.lowestSeq {
+		e.lowestSeq = seq
+	}
+	return e.guard
+}
+
+func (s *Store) Producer(p PartitionID, pid int64) (ProducerInfo, bool) {
+	if v := s.part(p).lookup(pid); v != nil {
+		return v.info(pid), true
+	}
+	return ProducerInfo{}, false
+}
+
+// Producers yields p's entries in table order. The partition must not change
+// during the iteration.
+func (s *Store) Producers(p PartitionID) iter.Seq[ProducerInfo] {
+	return func(yield func(ProducerInfo) bool) {
+		sp := s.part(p)
+		for si := range sp.shards {
+			sh := &sp.shards[si]
+			for i := range sh.keys {
+				if sh.keys[i].gen == sp.gen && !yield(sh.vals[i].info(sh.keys[i].pid)) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *Store) ProducerCount(p PartitionID) int { return s.part(p).count }
+
+func (s *Store) OpenTxns(dst []TxnInfo, p PartitionID) []TxnInfo {
+	return append(dst, s.part(p).ongoing...)
+}
+
+func (s *Store) UnreplicatedTxns(dst []TxnInfo, p PartitionID) []TxnInfo {
+	return append(dst, s.part(p).unrepl...)
+}
+
+func (s *Store) FirstUnstableOffset(p PartitionID) (int64, bool) {
+	sp := s.part(p)
+	switch {
+	case len(sp.ongoing) > 0 && len(sp.unrepl) > 0:
+		return min(sp.ongoing[0].FirstOffset, sp.unrepl[0].FirstOffset), true
+	case len(sp.ongoing) > 0:
+		return sp.ongoing[0].FirstOffset, true
+	case len(sp.unrepl) > 0:
+		return sp.unrepl[0].FirstOffset, true
+	}
+	return 0, false
+}
+
+func (s *Store) LastStableOffset(p PartitionID, hw int64) int64 {
+	if fuo, ok := s.FirstUnstableOffset(p); ok && fuo < hw {
+		return fuo
+	}
+	return hw
+}
+
+func (s *Store) OnHighWatermark(p PartitionID, hw int64) {
+	sp := s.part(p)
+	sp.unrepl = slices.DeleteFunc(sp.unrepl, func(t TxnInfo) bool { return t.LastOffset < hw })
+}
+
+// ExpireProducers is O(table slots of p); removed slots become tombstones.
+func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
+	sp := s.part(p)
+	n := 0
+	for si := range sp.shards {
+		sh := &sp.shards[si]
+		for i := range sh.keys {
+			if sh.keys[i].gen == sp.gen && s.isExpired(&sh.vals[i], nowMs) {
+				sh.keys[i].gen = genTomb
+				n++
+			}
+		}
+	}
+	sp.count -= n
+	sp.verif = slices.DeleteFunc(sp.verif, func(v storeVerif) bool { return nowMs-v.timestamp >= s.opts.ExpirationMs })
+	checkPartFull(sp)
+	return n
+}
+
+// AppendSnapshot sorts the entries by PID so that equal states give equal
+// files. O(n log n); allocation-free once its scratch has grown.
+func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
+	sp := s.part(p)
+	refs := sp.refs[:0]
+	for si := range sp.shards {
+		sh := &sp.shards[si]
+		for i := range sh.keys {
+			if sh.keys[i].gen == sp.gen {
+				refs = append(refs, snapRef{pid: sh.keys[i].pid, shard: uint8(si), slot: int32(i)})
+			}
+		}
+	}
+	slices.SortFunc(refs, func(a, b snapRef) int {
+		switch {
+		case a.pid < b.pid:
+			return -1
+		case a.pid > b.pid:
+			return 1
+		}
+		return 0
+	})
+	sp.refs = refs
+	start := len(dst)
+	dst = slices.Grow(dst, snapOffEntries+len(refs)*SnapshotEntrySize)
+	dst = appendSnapshotHeader(dst, len(refs))
+	for _, r := range refs {
+		v := &sp.shards[r.shard].vals[r.slot]
+		var newest BatchMetadata
+		lastOffset := int64(-1)
+		if v.n > 0 {
+			newest = *v.at(int(v.n) - 1)
+			lastOffset = newest.LastOffset
+		}
+		dst = be.AppendUint64(dst, uint64(r.pid))
+		dst = be.AppendUint16(dst, uint16(v.epoch))
+		dst = be.AppendUint32(dst, uint32(v.lastSeq()))
+		dst = be.AppendUint64(dst, uint64(lastOffset))
+		dst = be.AppendUint32(dst, uint32(newest.OffsetDelta))
+		dst = be.AppendUint64(dst, uint64(v.lastTs))
+		dst = be.AppendUint32(dst, uint32(v.coordEpoch))
+		dst = be.AppendUint64(dst, uint64(v.txnFirst))
+	}
+	return finishSnapshot(dst, start)
+}
+
+func (s *Store) LoadSnapshot(p PartitionID, src []byte, nowMs int64) error {
+	n, err := checkSnapshot(src)
+	if err != nil {
+		return err
+	}
+	s.Clear(p)
+	sp := s.part(p)
+	for i := range n {
+		in := snapshotEntry(src, i)
+		v := valOf(&in)
+		if s.isExpired(&v, nowMs) {
+			continue
+		}
+		sp.upsert(in.ProducerID, &v)
+		if v.txnFirst >= 0 {
+			sp.ongoing = putTxn(sp.ongoing, TxnInfo{ProducerID: in.ProducerID, FirstOffset: v.txnFirst, LastOffset: -1})
+		}
+	}
+	checkPartFull(sp)
+	return nil
+}
+
+// pendingEntry is one producer's ProducerAppendInfo inside an append.
+type pendingEntry struct {
+	pid        int64
+	h          uint64
+	slot       int32  // committed slot found at prepare, -1 if none
+	version    uint32 // shard version when slot was found
+	curEpoch   int16
+	curLastSeq int32
+	hasVerif   bool
+	clearVerif bool
+	verifLow   int32
+	upd        slotVal // committed scalars, only this append's batches
+}
+
+const linearPending = 8 // pending entries searched linearly before the index is used
+
+// storeAppend is the reusable append of one partition.
+type storeAppend struct {
+	s      *Store
+	part   *storePart
+	origin Origin
+	guard  Guard
+
+	committedEmpty bool // an Exact barrier was met: committed entries read as absent
+	resetAtCommit  bool
+	barriers, kept int
+
+	pend      []pendingEntry
+	index     []uint64 // open addressing: stamp<<32 | pend index+1
+	stamp     uint32   // entries of other stamps are empty
+	started   []TxnInfo
+	completed []CompletedTxn
+	aborted   []AbortedTxn
+}
+
+// Begin returns p's Appender, reset for a new append. O(1), no allocation.
+func (s *Store) Begin(p PartitionID, origin Origin) Appender {
+	a := &s.part(p).app
+	a.origin, a.guard = origin, 0
+	a.committedEmpty, a.resetAtCommit = false, false
+	a.barriers, a.kept = 0, 0
+	a.clearPending()
+	a.started = a.started[:0]
+	a.completed = a.completed[:0]
+	a.aborted = a.aborted[:0]
+	return a
+}
+
+func (a *storeAppend) clearPending() {
+	a.pend = a.pend[:0]
+	a.stamp++
+	if a.stamp == 0 {
+		clear(a.index)
+		a.stamp = 1
+	}
+}
+
+func (a *storeAppend) SetGuard(g Guard) { a.guard = g }
+
+func (a *storeAppend) findPending(pid int64, h uint64) int {
+	if len(a.pend) <= linearPending {
+		for i := range a.pend {
+			if a.pend[i].pid == pid {
+				return i
+			}
+		}
+		return -1
+	}
+	mask := uint64(len(a.index) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := a.index[i]
+		if uint32(e>>32) != a.stamp {
+			return -1
+		}
+		if j := int(uint32(e)) - 1; a.pend[j].pid == pid {
+			return j
+		}
+	}
+}
+
+// indexPending records pend[j] in the index once the linear range is passed.
+func (a *storeAppend) indexPending(j int) {
+	n := len(a.pend)
+	if n <= linearPending {
+		return
+	}
+	if len(a.index) < 2*n || n == linearPending+1 {
+		if len(a.index) < 2*n {
+			size := 64
+			for size < 2*n {
+				size *= 2
+			}
+			a.index = make([]uint64, size)
+			a.stamp = 1
+		} else {
+			a.stamp++
+			if a.stamp == 0 {
+				clear(a.index)
+				a.stamp = 1
+			}
+		}
+		for k := range n {
+			a.indexPut(k)
+		}
+		return
+	}
+	a.indexPut(j)
+}
+
+func (a *storeAppend) indexPut(j int) {
+	mask := uint64(len(a.index) - 1)
+	i := a.pend[j].h & mask
+	for uint32(a.index[i]>>32) == a.stamp {
+		i = (i + 1) & mask
+	}
+	a.index[i] = uint64(a.stamp)<<32 | uint64(j+1)
+}
+
+func (a *storeAppend) Add(b Batch) (Outcome, error) {
+	if b.isBarrier() {
+		return a.barrier(), nil
+	}
+	pid := b.ProducerID
+	if !a.s.opts.tracks(pid) {
+		return Outcome{}, nil
+	}
+	sp := a.part
+	h := sp.hash(pid)
+	pi := a.findPending(pid, h)
+
+	// The committed entry: needed to prepare a new pending entry, for the
+	// duplicate lookup and for the verification check.
+	var cv *slotVal
+	slot, version := int32(-1), uint32(0)
+	if !a.committedEmpty && (pi < 0 || a.origin != Replication) {
+		sh := sp.shardOf(h)
+		if i, ok := sh.find(pid, sp.gen, h); ok {
+			cv, slot, version = &sh.vals[i], int32(i), sh.version
+		}
+	}
+	if a.origin == Client && cv != nil && cv.epoch == b.ProducerEpoch {
+		last := b.LastSequence()
+		for i := range int(cv.n) {
+			m := cv.at(i)
+			if m.LastSeq == last && m.FirstSeq() == b.BaseSequence {
+				return Outcome{Duplicate: Duplicate{Found: true, FirstOffset: m.FirstOffset(),
+					LastOffset: m.LastOffset, Timestamp: m.Timestamp}}, nil
+			}
+		}
+	}
+	if a.origin != Replication && b.Transactional && !b.Control && a.s.opts.VerifyTransactions {
+		ongoing := cv != nil && cv.txnFirst >= 0 && cv.epoch == b.ProducerEpoch
+		var stored Guard
+		if e := sp.verifEntry(pid); e != nil && !a.committedEmpty {
+			stored = e.guard
+		}
+		if !ongoing && (stored == 0 || stored != a.guard) {
+			return Outcome{}, ErrInvalidTxnState
+		}
+	}
+
+	var w *pendingEntry
+	if pi >= 0 {
+		w = &a.pend[pi]
+	} else {
+		a.pend = append(a.pend, pendingEntry{})
+		w = &a.pend[len(a.pend)-1]
+		w.pid, w.h, w.slot, w.version = pid, h, slot, version
+		if cv != nil {
+			w.curEpoch, w.curLastSeq = cv.epoch, cv.lastSeq()
+			w.upd = *cv
+			w.upd.n, w.upd.head = 0, 0
+		} else {
+			w.curEpoch, w.curLastSeq = -1, -1
+			w.upd = freshVal
+		}
+		if !a.committedEmpty {
+			if e := sp.verifEntry(pid); e != nil {
+				w.hasVerif, w.verifLow = true, e.lowestSeq
+			}
+		}
+	}
+	out, started, err := a.apply(w, &b)
+	if err != nil {
+		if pi < 0 {
+			a.pend = a.pend[:len(a.pend)-1]
+		}
+		return Outcome{}, err
+	}
+	if pi < 0 {
+		a.indexPending(len(a.pend) - 1)
+	}
+	if started {
+		a.started = append(a.started, TxnInfo{ProducerID: pid, FirstOffset: b.BaseOffset, LastOffset: -1})
+	}
+	if b.Transactional {
+		w.clearVerif = true
+	}
+	if out.TxnCompleted {
+		a.completed = append(a.completed, out.Completed)
+	}
+	return out, nil
+}
+
+func (a *storeAppend) barrier() Outcome {
+	a.barriers++
+	a.resetAtCommit = true
+	a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
+	if a.s.opts.BarrierApply == Exact {
+		a.clearPending()
+		a.committedEmpty = true
+	}
+	return Outcome{Barrier: true}
+}
+
+// apply validates b against w and, when every check passes, updates w. All
+// checks run before the first write, so a rejected batch leaves w unchanged.
+func (a *storeAppend) apply(w *pendingEntry, b *Batch) (Outcome, bool, error) {
+	u := &w.upd
+	epochFenced := b.ProducerEpoch < u.epoch && a.origin != Replication
+	if b.Control {
+		switch {
+		case b.RecordsCount == 0:
+			return Outcome{}, false, nil // a marker cleaned away
+		case b.RecordsCount < 0:
+			return Outcome{}, false, ErrInvalidRecord
+		case b.ControlType != codec.ControlCommit && b.ControlType != codec.ControlAbort:
+			return Outcome{}, false, ErrUnknownServerError
+		case epochFenced:
+			return Outcome{}, false, ErrInvalidProducerEpoch
+		}
+		if u.coordEpoch > b.CoordinatorEpoch && a.origin != Replication {
+			return Outcome{}, false, ErrTransactionCoordinatorFenced
+		}
+		var out Outcome
+		if u.txnFirst >= 0 {
+			out.TxnCompleted = true
+			out.Completed = CompletedTxn{ProducerID: w.pid, FirstOffset: u.txnFirst, LastOffset: b.BaseOffset,
+				Aborted: b.ControlType == codec.ControlAbort}
+		}
+		u.maybeUpdateEpoch(b.ProducerEpoch)
+		u.coordEpoch = b.CoordinatorEpoch
+		u.lastTs = b.ControlTimestamp
+		u.txnFirst = -1
+		return out, false, nil
+	}
+	if epochFenced {
+		return Outcome{}, false, ErrInvalidProducerEpoch
+	}
+	if a.origin == Client {
+		if err := checkSequence(w, b.ProducerEpoch, b.BaseSequence); err != nil {
+			return Outcome{}, false, err
+		}
+	}
+	if u.txnFirst >= 0 && !b.Transactional {
+		return Outcome{}, false, ErrInvalidTxnState
+	}
+	u.maybeUpdateEpoch(b.ProducerEpoch)
+	u.push(BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
+		OffsetDelta: b.LastOffsetDelta})
+	u.lastTs = b.MaxTimestamp
+	if u.txnFirst < 0 && b.Transactional {
+		u.txnFirst = b.BaseOffset
+		return Outcome{}, true, nil
+	}
+	return Outcome{}, false, nil
+}
+
+// checkSequence is ProducerAppendInfo.checkSequence (CLIENT only).
+func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
+	if w.hasVerif && firstSeq > w.verifLow {
+		return ErrOutOfOrderSequence
+	}
+	u := &w.upd
+	if epoch != u.epoch {
+		if firstSeq != 0 && u.epoch != -1 {
+			return ErrOutOfOrderSequence
+		}
+		return nil
+	}
+	last := int32(-1)
+	if u.n > 0 {
+		last = u.lastSeq()
+	} else if epoch == w.curEpoch {
+		last = w.curLastSeq
+	}
+	if w.curEpoch != -1 && int64(firstSeq) != int64(last)+1 && (firstSeq != 0 || last != 1<<31-1) {
+		return ErrOutOfOrderSequence
+	}
+	return nil
+}
+
+// Commit applies the append: producer entries, started transactions, then
+// each completed transaction in batch order with its LSO (§3.6 step 2).
+func (a *storeAppend) Commit() Committed {
+	sp := a.part
+	if a.resetAtCommit {
+		sp.resetProducers()
+	}
+	for i := range a.pend {
+		w := &a.pend[i]
+		sh := sp.shardOf(w.h)
+		var slot int
+		var ok bool
+		if w.slot >= 0 && w.version == sh.version && !a.resetAtCommit {
+			slot, ok = int(w.slot), true
+		} else {
+			slot, ok = sh.find(w.pid, sp.gen, w.h)
+		}
+		if ok {
+			sh.vals[slot].merge(&w.upd)
+		} else {
+			slot = sh.insert(w.pid, sp.gen, w.h, sp.seed)
+			sh.vals[slot] = w.upd
+			sp.count++
+		}
+		if w.clearVerif && len(sp.verif) > 0 {
+			sp.removeVerif(w.pid)
+		}
+		checkSlot(sp, sh, slot)
+	}
+	for _, t := range a.started {
+		sp.ongoing = putTxn(sp.ongoing, t)
+	}
+	for _, ct := range a.completed {
+		lso := ct.LastOffset + 1
+		for _, t := range sp.ongoing {
+			if t.ProducerID != ct.ProducerID {
+				lso = t.FirstOffset
+				break
+			}
+		}
+		if ct.Aborted {
+			a.aborted = append(a.aborted, AbortedTxn{ct.ProducerID, ct.FirstOffset, ct.LastOffset, lso})
+		}
+		if j, found := txnIndex(sp.ongoing, ct.FirstOffset); found {
+			t := sp.ongoing[j]
+			sp.ongoing = slices.Delete(sp.ongoing, j, j+1)
+			t.LastOffset = ct.LastOffset
+			sp.unrepl = putTxn(sp.unrepl, t)
+		}
+	}
+	c := Committed{Completed: a.completed, Aborted: a.aborted, Barriers: a.barriers}
+	if a.barriers > 0 {
+		c.KeptOpenTxns = a.kept
+	}
+	a.clearPending()
+	return c
+}
+
+func (a *storeAppend) Abort() { a.clearPending() }

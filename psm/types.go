@@ -1,0 +1,339 @@
+package psm
+
+import (
+	"encoding/binary"
+	"iter"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+// PartitionID names one partition inside a Manager. It is a small dense index
+// the caller assigns (0, 1, 2, …): the Store keeps its partitions in a slice
+// indexed by it, so IDs above MaxPartitions are refused with a panic.
+type PartitionID uint32
+
+// MaxPartitions bounds PartitionID for the Store (its partition directory is a
+// slice). The Model accepts any value.
+const MaxPartitions = 1 << 20
+
+// Origin is who appends a batch (org.apache.kafka.storage.internals.log.AppendOrigin).
+// It decides which checks run (kafka-reference.md §3.2).
+type Origin uint8
+
+const (
+	// Replication: follower fetch, mirror fetch and log recovery. No sequence
+	// check; epoch and coordinator-epoch regressions are accepted.
+	Replication Origin = iota
+	// Coordinator: transaction markers and coordinator-written batches. Epoch
+	// and coordinator-epoch checks, no sequence check, no duplicate lookup.
+	Coordinator
+	// Client: a producer's request. Every check, plus the duplicate lookup.
+	Client
+)
+
+var originNames = [...]string{"REPLICATION", "COORDINATOR", "CLIENT"}
+
+// String returns Kafka's name of the origin.
+func (o Origin) String() string {
+	if int(o) < len(originNames) {
+		return originNames[o]
+	}
+	return "UNKNOWN"
+}
+
+// HasProducerIDRule decides which producer IDs are tracked at all.
+type HasProducerIDRule uint8
+
+const (
+	// Stock is Kafka's RecordBatch.hasProducerId: pid > -1. A negative PID is
+	// "no producer" and skips all producer-state tracking (failure mode M5 when
+	// a strategy maps PIDs to negative values).
+	Stock HasProducerIDRule = iota
+	// NonNegativeOne tracks every PID except -1 (NO_PRODUCER_ID).
+	NonNegativeOne
+)
+
+// BarrierApply selects how a MIRROR_PID_RESET barrier inside a multi-batch
+// append is ordered against the other batches of that append.
+type BarrierApply uint8
+
+const (
+	// Exact (default): the state after the append equals applying its batches
+	// one by one. Entries built by batches before the barrier are removed;
+	// batches after it start from an empty producer table (mirroring.md §5).
+	Exact BarrierApply = iota
+	// Prototype reproduces the hazard of the prototype: the partition is
+	// cleared at commit and then every update of the append is applied, which
+	// resurrects entries built by batches before the barrier.
+	Prototype
+)
+
+// Kafka defaults (TransactionLogConfig, ProducerStateEntry).
+const (
+	DefaultExpirationMs = 86400000 // producer.id.expiration.ms
+	NumBatchesToRetain  = 5        // ProducerStateEntry.NUM_BATCHES_TO_RETAIN
+)
+
+// Options configure a Store or a Model. The zero value is Kafka's stock
+// behaviour with the default expiration.
+type Options struct {
+	HasProducerID HasProducerIDRule
+	BarrierApply  BarrierApply
+	// ExpirationMs is producer.id.expiration.ms; values below 1 mean the
+	// default (Kafka's minimum is 1).
+	ExpirationMs int64
+	// VerifyTransactions turns on the KIP-890 verification guard
+	// (transaction.partition.verification.enable, §3.5): a transactional data
+	// batch from CLIENT or COORDINATOR with no open transaction needs the guard
+	// returned by StartVerification. Off by default here because the append
+	// path has no transaction coordinator to ask; Kafka's default is on.
+	VerifyTransactions bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.ExpirationMs < 1 {
+		o.ExpirationMs = DefaultExpirationMs
+	}
+	return o
+}
+
+func (o Options) tracks(pid int64) bool {
+	if o.HasProducerID == NonNegativeOne {
+		return pid != codec.NoProducerID
+	}
+	return pid > codec.NoProducerID
+}
+
+// Batch is what producer state reads from one batch: the v2 header and, for a
+// control batch, its first record. BatchOf fills it from a codec.Batch.
+type Batch struct {
+	ProducerID       int64
+	ProducerEpoch    int16
+	BaseSequence     int32
+	LastOffsetDelta  int32
+	BaseOffset       int64 // the offset assigned to the batch
+	MaxTimestamp     int64
+	RecordsCount     int32
+	Transactional    bool
+	Control          bool
+	ControlType      codec.ControlType // when Control && RecordsCount > 0
+	CoordinatorEpoch int32             // COMMIT and ABORT markers
+	ControlTimestamp int64             // timestamp of the first control record
+}
+
+// LastSequence is -1 when BaseSequence is -1, else BaseSequence advanced by
+// LastOffsetDelta with wrap-around (DefaultRecordBatch.lastSequence).
+func (b *Batch) LastSequence() int32 {
+	if b.BaseSequence == codec.NoSequence {
+		return codec.NoSequence
+	}
+	return codec.IncrementSequence(b.BaseSequence, b.LastOffsetDelta)
+}
+
+// LastOffset is BaseOffset + LastOffsetDelta.
+func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.LastOffsetDelta) }
+
+// isBarrier reports a MIRROR_PID_RESET control batch, whatever its PID.
+func (b *Batch) isBarrier() bool {
+	return b.Control && b.RecordsCount > 0 && b.ControlType == codec.ControlMirrorPidReset
+}
+
+// BatchMetadata is one cached batch of a producer (BatchMetadata.java).
+type BatchMetadata struct {
+	LastOffset  int64
+	Timestamp   int64
+	LastSeq     int32
+	OffsetDelta int32
+}
+
+// FirstSeq is LastSeq moved back by OffsetDelta with wrap-around.
+func (m BatchMetadata) FirstSeq() int32 { return codec.DecrementSequence(m.LastSeq, m.OffsetDelta) }
+
+// FirstOffset is LastOffset - OffsetDelta.
+func (m BatchMetadata) FirstOffset() int64 { return m.LastOffset - int64(m.OffsetDelta) }
+
+// ProducerInfo is a copy of one producer entry (ProducerStateEntry.java).
+// Batches[:NumBatches] is the window of cached batches, oldest first.
+type ProducerInfo struct {
+	ProducerID       int64
+	Epoch            int16 // -1 for an entry that never saw a batch
+	CoordinatorEpoch int32 // -1 fresh
+	LastTimestamp    int64 // -1 fresh
+	TxnFirstOffset   int64 // first offset of the open transaction, -1 none
+	NumBatches       int
+	Batches          [NumBatchesToRetain]BatchMetadata
+}
+
+// LastSeq is the last sequence of the newest cached batch, or -1.
+func (e *ProducerInfo) LastSeq() int32 {
+	if e.NumBatches == 0 {
+		return codec.NoSequence
+	}
+	return e.Batches[e.NumBatches-1].LastSeq
+}
+
+// Window returns the cached batches, oldest first. It aliases e.
+func (e *ProducerInfo) Window() []BatchMetadata { return e.Batches[:e.NumBatches] }
+
+// Duplicate answers a CLIENT batch that exactly repeats one of the producer's
+// last five batches (same epoch, same first and last sequence): the caller
+// writes nothing and acknowledges with the original offsets (§3.4).
+type Duplicate struct {
+	Found       bool
+	FirstOffset int64
+	LastOffset  int64
+	Timestamp   int64
+}
+
+// CompletedTxn is a transaction closed by a COMMIT or ABORT marker
+// (CompletedTxn.java). LastOffset is the marker's offset.
+type CompletedTxn struct {
+	ProducerID  int64
+	FirstOffset int64
+	LastOffset  int64
+	Aborted     bool
+}
+
+// TxnInfo is an open or completed-but-unreplicated transaction
+// (TxnMetadata.java). LastOffset is -1 while the transaction is open.
+type TxnInfo struct {
+	ProducerID  int64
+	FirstOffset int64
+	LastOffset  int64
+}
+
+// AbortedTxnSize is the size of one .txnindex entry.
+const AbortedTxnSize = 34
+
+// AbortedTxn is one transaction-index entry (AbortedTxn.java): written for
+// every aborted transaction, with the LSO computed when it completed (§3.6).
+type AbortedTxn struct {
+	ProducerID       int64
+	FirstOffset      int64
+	LastOffset       int64
+	LastStableOffset int64
+}
+
+// AppendTo appends the 34-byte big-endian index entry (version int16 = 0,
+// producerId, firstOffset, lastOffset, lastStableOffset) to dst.
+func (t AbortedTxn) AppendTo(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, 0)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(t.ProducerID))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(t.FirstOffset))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(t.LastOffset))
+	return binary.BigEndian.AppendUint64(dst, uint64(t.LastStableOffset))
+}
+
+// ParseAbortedTxn decodes one index entry from the first AbortedTxnSize bytes
+// of src. Version is read as an int16 and must be 0.
+func ParseAbortedTxn(src []byte) (AbortedTxn, error) {
+	if len(src) < AbortedTxnSize {
+		return AbortedTxn{}, ErrTxnIndexTruncated
+	}
+	if binary.BigEndian.Uint16(src) != 0 {
+		return AbortedTxn{}, ErrTxnIndexVersion
+	}
+	return AbortedTxn{
+		ProducerID:       int64(binary.BigEndian.Uint64(src[2:])),
+		FirstOffset:      int64(binary.BigEndian.Uint64(src[10:])),
+		LastOffset:       int64(binary.BigEndian.Uint64(src[18:])),
+		LastStableOffset: int64(binary.BigEndian.Uint64(src[26:])),
+	}, nil
+}
+
+// Outcome is what Add reports about one accepted batch.
+type Outcome struct {
+	// Duplicate is set for a CLIENT exact duplicate; the batch was not applied.
+	Duplicate Duplicate
+	// Completed is valid when TxnCompleted: the batch was a COMMIT or ABORT
+	// marker that closed an open transaction.
+	Completed    CompletedTxn
+	TxnCompleted bool
+	// Barrier is set when the batch was a MIRROR_PID_RESET control batch.
+	Barrier bool
+}
+
+// Committed is what Commit applied. Its slices alias the Manager's scratch
+// and stay valid until the next Begin on the same partition.
+type Committed struct {
+	// Completed lists the transactions closed by this append, in batch order.
+	Completed []CompletedTxn
+	// Aborted lists the .txnindex entries to write, in batch order, each with
+	// the LSO of §3.6 step 2.1.
+	Aborted []AbortedTxn
+	// Barriers counts the MIRROR_PID_RESET batches applied.
+	Barriers int
+	// KeptOpenTxns is the number of open transactions a barrier of this append
+	// left in place (the last barrier's count): non-zero means the LSO stays
+	// pinned, failure mode M6.
+	KeptOpenTxns int
+}
+
+// Guard is a transaction-verification guard (VerificationGuard.java). The zero
+// value is the sentinel, which never verifies.
+type Guard uint64
+
+// Appender is one append to one partition: batches are validated in order
+// against the committed state plus the earlier batches of the same append;
+// nothing is visible until Commit. An Appender is owned by the Manager and
+// reused by the next Begin on the same partition; it must not be used after
+// Commit or Abort.
+type Appender interface {
+	// SetGuard sets the request's verification guard (see Options.VerifyTransactions).
+	SetGuard(g Guard)
+	// Add validates one batch. On error (a *KafkaError sentinel) the batch is
+	// not applied and the append is unchanged, so the caller may Abort or go on.
+	Add(b Batch) (Outcome, error)
+	// Commit applies every accepted batch (after the log write succeeded).
+	Commit() Committed
+	// Abort discards the append.
+	Abort()
+}
+
+// Manager is the producer-state manager of many partitions. Store (fast) and
+// Model (reference) implement it with the same behaviour. Methods that name a
+// partition must not run concurrently with other calls on the same partition;
+// Store allows different partitions in parallel.
+type Manager interface {
+	// Begin starts an append to p, discarding an unfinished one.
+	Begin(p PartitionID, origin Origin) Appender
+	// Reset applies a barrier to p outside an append: every producer entry and
+	// verification entry is removed, open transactions are kept. It returns the
+	// number of open transactions kept.
+	Reset(p PartitionID) (keptOpenTxns int)
+	// Clear forgets everything about p (truncation before a rebuild).
+	Clear(p PartitionID)
+	// StartVerification is maybeStartTransactionVerification (§3.5): the
+	// sentinel when the producer has an open transaction at this epoch, else
+	// the guard of its (new or updated) verification entry.
+	StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard
+	// Producer returns a copy of pid's entry.
+	Producer(p PartitionID, pid int64) (ProducerInfo, bool)
+	// Producers iterates p's entries in no particular order.
+	Producers(p PartitionID) iter.Seq[ProducerInfo]
+	// ProducerCount is the number of entries of p.
+	ProducerCount(p PartitionID) int
+	// OpenTxns appends p's open transactions, by first offset, to dst.
+	OpenTxns(dst []TxnInfo, p PartitionID) []TxnInfo
+	// UnreplicatedTxns appends p's completed transactions whose marker is not
+	// yet below the high watermark, by first offset, to dst.
+	UnreplicatedTxns(dst []TxnInfo, p PartitionID) []TxnInfo
+	// FirstUnstableOffset is the first offset of the earliest open or
+	// unreplicated transaction; ok is false when there is none.
+	FirstUnstableOffset(p PartitionID) (offset int64, ok bool)
+	// LastStableOffset is FirstUnstableOffset when below hw, else hw. The
+	// caller clamps it to its log start offset.
+	LastStableOffset(p PartitionID, hw int64) int64
+	// OnHighWatermark drops unreplicated transactions whose marker is below hw.
+	OnHighWatermark(p PartitionID, hw int64)
+	// ExpireProducers removes entries with no open transaction whose last
+	// timestamp is at least ExpirationMs before nowMs, and verification
+	// entries as old. It returns the number of producers removed.
+	ExpireProducers(p PartitionID, nowMs int64) int
+	// AppendSnapshot appends p's snapshot file (§3.8), entries sorted by PID.
+	AppendSnapshot(dst []byte, p PartitionID) []byte
+	// LoadSnapshot replaces p's state with the snapshot in src, dropping
+	// entries expired at nowMs. A corrupt src is an error matching
+	// ErrCorruptSnapshot and leaves p unchanged.
+	LoadSnapshot(p PartitionID, src []byte, nowMs int64) error
+}
