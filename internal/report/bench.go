@@ -1,0 +1,386 @@
+// Package report turns one run of the mirrorpath benchmarks and the scenario
+// catalog into the figures the user asks for (benchmarks.md §1): the cost of
+// each PID strategy relative to storing batches as-is, the as-is path
+// relative to the physical limit, and the fast producer-state store relative
+// to the reference model; plus the scenario verdict matrix. It writes them as
+// text tables, a report.md and self-contained SVG charts drawn by chart.go.
+//
+// Every ratio is computed from medians measured in the same run; nothing is
+// compared with figures recorded elsewhere. Missing benchmarks (a package
+// not written yet, a benchmark renamed) leave cells empty and are listed as
+// notes, so a report can be produced at every stage of the project.
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+)
+
+// Key identifies one benchmark configuration by its benchmarks.md name parts,
+// e.g. BenchmarkAppend/strategy=bitfield/crc=patch/batch=16KiB/producers=1000.
+// Parts a benchmark does not have are "".
+type Key struct {
+	Pkg, Name                       string // Name without "Benchmark", e.g. "Append"
+	Strategy, CRC, Batch, Producers string
+	Impl                            string
+	// Full is the whole name without "Benchmark" and the -GOMAXPROCS
+	// suffix; it keeps apart configurations that differ in other parts.
+	Full string
+}
+
+// Stat is the summary of one unit of one configuration.
+type Stat struct {
+	Median float64 // tidied unit: sec/op, B/s, B/op, allocs/op
+	N      int
+	Range  string // 95% confidence interval as ±%, "" if too few samples
+}
+
+// Figures holds every benchmark summary of one run.
+type Figures struct {
+	stats map[Key]map[string]Stat
+	keys  []Key
+	// Results counts benchmark result lines read.
+	Results int
+	// SyntaxErrors counts malformed benchmark lines skipped.
+	SyntaxErrors int
+}
+
+const projection = "pkg,.name,/strategy,/crc,/batch,/producers,/impl"
+
+// ParseBench reads go test -bench output (several packages may be
+// concatenated) with benchfmt and groups it with benchproc.
+func ParseBench(r io.Reader, name string) (*Figures, error) {
+	var pp benchproc.ProjectionParser
+	proj, unitField, err := pp.ParseWithUnit(projection, nil)
+	if err != nil {
+		return nil, fmt.Errorf("report: projection: %v", err)
+	}
+	fields := proj.Fields()
+	// benchproc replaces separately projected parts of .fullname with "*",
+	// so the full name is taken from the result itself.
+	type group struct {
+		k    benchproc.Key
+		full string
+	}
+	samples := map[group][]float64{}
+	var order []group
+	f := &Figures{stats: map[Key]map[string]Stat{}}
+	rd := benchfmt.NewReader(r, name)
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			f.SyntaxErrors++
+		case *benchfmt.Result:
+			f.Results++
+			full := trimProcs(strings.TrimPrefix(string(rec.Name.Full()), "Benchmark"))
+			for i, k := range proj.ProjectValues(rec) {
+				g := group{k, full}
+				if _, ok := samples[g]; !ok {
+					order = append(order, g)
+				}
+				samples[g] = append(samples[g], rec.Values[i].Value)
+			}
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	th := benchmath.DefaultThresholds
+	for _, g := range order {
+		k := g.k
+		key := Key{Pkg: k.Get(fields[0]), Name: k.Get(fields[1]), Strategy: k.Get(fields[2]), CRC: k.Get(fields[3]),
+			Batch: k.Get(fields[4]), Producers: k.Get(fields[5]), Impl: k.Get(fields[6]), Full: g.full}
+		unit := k.Get(unitField)
+		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(samples[g], &th), 0.95)
+		if f.stats[key] == nil {
+			f.stats[key] = map[string]Stat{}
+			f.keys = append(f.keys, key)
+		}
+		rng := s.PctRangeString()
+		if strings.Contains(rng, "∞") { // too few samples for a 95% interval
+			rng = ""
+		}
+		f.stats[key][unit] = Stat{Median: s.Center, N: len(samples[g]), Range: rng}
+	}
+	return f, nil
+}
+
+// Get returns the summary of unit for k.
+func (f *Figures) Get(k Key, unit string) (Stat, bool) {
+	s, ok := f.stats[k][unit]
+	return s, ok
+}
+
+// Keys returns the configurations of benchmark name, in first-seen order.
+func (f *Figures) Keys(name string) []Key {
+	var out []Key
+	for _, k := range f.keys {
+		if k.Name == name {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Names returns the distinct benchmark names, sorted.
+func (f *Figures) Names() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range f.keys {
+		if !seen[k.Name] {
+			seen[k.Name] = true
+			out = append(out, k.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Ratio is one computed figure: Num/Den of two medians of sec/op.
+type Ratio struct {
+	Row, Col string // table placement
+	Num, Den Key
+	Value    float64 // NaN when a side is missing
+}
+
+// Table is a grid of ratios with a caption.
+type Table struct {
+	Title   string
+	Caption string
+	RowHead string
+	Rows    []string
+	Cols    []string
+	Cells   map[[2]string]float64
+}
+
+func newTable(title, caption, rowHead string) *Table {
+	return &Table{Title: title, Caption: caption, RowHead: rowHead, Cells: map[[2]string]float64{}}
+}
+
+func (t *Table) set(row, col string, v float64) {
+	if _, ok := t.Cells[[2]string{row, col}]; !ok {
+		if !contains(t.Rows, row) {
+			t.Rows = append(t.Rows, row)
+		}
+		if !contains(t.Cols, col) {
+			t.Cols = append(t.Cols, col)
+		}
+	}
+	t.Cells[[2]string{row, col}] = v
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Empty reports whether the table has no cell.
+func (t *Table) Empty() bool { return len(t.Cells) == 0 }
+
+const secPerOp = "sec/op"
+
+func (f *Figures) secs(k Key) (float64, bool) {
+	s, ok := f.Get(k, secPerOp)
+	if !ok || s.Median <= 0 {
+		return 0, false
+	}
+	return s.Median, true
+}
+
+// asisFor returns the as-is configuration matching k's batch and producers.
+func (f *Figures) asisFor(k Key) (Key, bool) {
+	var fallback Key
+	found := false
+	for _, a := range f.Keys("Append") {
+		if a.Strategy != "asis" || a.Batch != k.Batch || a.Producers != k.Producers || a.Pkg != k.Pkg {
+			continue
+		}
+		if a.CRC == k.CRC {
+			return a, true
+		}
+		if !found {
+			fallback, found = a, true
+		}
+	}
+	return fallback, found
+}
+
+// StrategyOverAsis is the time per batch of each strategy (and CRC fix)
+// divided by the as-is time at the same batch size and producer count.
+func (f *Figures) StrategyOverAsis() *Table {
+	t := newTable("Append time per batch: strategy / asis",
+		"median sec/op of BenchmarkAppend under each strategy divided by strategy=asis at the same batch and producers; 1.00 = free, lower is better",
+		"strategy · crc · producers")
+	for _, k := range sortKeys(f.Keys("Append")) {
+		if k.Strategy == "asis" || k.Strategy == "" {
+			continue
+		}
+		a, ok := f.asisFor(k)
+		if !ok {
+			continue
+		}
+		num, ok1 := f.secs(k)
+		den, ok2 := f.secs(a)
+		if ok1 && ok2 {
+			t.set(rowLabel(k.Strategy, k.CRC, "producers="+k.Producers), k.Batch, num/den)
+		}
+	}
+	t.Cols = sortBatches(t.Cols)
+	return t
+}
+
+// AsisOverLimit is the as-is time per batch divided by the physical limit
+// (one CRC-32C pass plus one copy, BenchmarkLimit) at the same batch size.
+func (f *Figures) AsisOverLimit() *Table {
+	t := newTable("As-is append / physical limit",
+		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy) at the same batch; the overhead of header parse, producer-state update and barrier check",
+		"producers")
+	limits := map[string]Key{}
+	for _, l := range f.Keys("Limit") {
+		limits[l.Batch] = l
+	}
+	for _, k := range sortKeys(f.Keys("Append")) {
+		if k.Strategy != "asis" {
+			continue
+		}
+		l, ok := limits[k.Batch]
+		if !ok {
+			continue
+		}
+		num, ok1 := f.secs(k)
+		den, ok2 := f.secs(l)
+		if ok1 && ok2 {
+			t.set(rowLabel("producers="+k.Producers, k.CRC), k.Batch, num/den)
+		}
+	}
+	t.Cols = sortBatches(t.Cols)
+	return t
+}
+
+// StoreOverModel is the fast producer-state store's update time divided by
+// the reference model's at each producer count.
+func (f *Figures) StoreOverModel() *Table {
+	t := newTable("Producer-state update: store / model",
+		"median sec/op of BenchmarkUpdate/impl=store divided by impl=model at the same producers (and other parts); lower is better",
+		"benchmark")
+	for _, k := range sortKeys(f.Keys("Update")) {
+		if k.Impl != "store" {
+			continue
+		}
+		m := k
+		m.Impl = "model"
+		m.Full = strings.Replace(k.Full, "impl=store", "impl=model", 1)
+		num, ok1 := f.secs(k)
+		den, ok2 := f.secs(m)
+		if ok1 && ok2 {
+			t.set(rowLabel("store/model", k.Strategy, k.Batch), k.Producers, num/den)
+		}
+	}
+	t.Cols = sortBatches(t.Cols)
+	return t
+}
+
+func rowLabel(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" && !strings.HasSuffix(p, "=") {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " · ")
+}
+
+// sortKeys orders configurations by strategy (catalog order), CRC, producers
+// and batch size.
+func sortKeys(ks []Key) []Key {
+	out := append([]Key(nil), ks...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Strategy != b.Strategy {
+			return strategyRank(a.Strategy) < strategyRank(b.Strategy)
+		}
+		if a.CRC != b.CRC {
+			return a.CRC < b.CRC
+		}
+		if a.Producers != b.Producers {
+			return sizeLess(a.Producers, b.Producers)
+		}
+		return sizeLess(a.Batch, b.Batch)
+	})
+	return out
+}
+
+// trimProcs drops the "-N" GOMAXPROCS suffix that go test appends to names.
+func trimProcs(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || i == len(name)-1 {
+		return name
+	}
+	if _, err := strconv.Atoi(name[i+1:]); err != nil {
+		return name
+	}
+	return name[:i]
+}
+
+// Strategies in the order of mirroring.md §3, after the as-is baseline.
+var strategyOrder = []string{"asis", "verbatim", "negate", "negate-skip", "bitfield", "barrier"}
+
+func strategyRank(s string) int {
+	for i, x := range strategyOrder {
+		if x == s {
+			return i
+		}
+	}
+	return len(strategyOrder)
+}
+
+// ParseSize reads a size or count such as "100B", "16KiB", "1MiB", "1000",
+// "1M" or "1e6". ok is false for anything else ("small").
+func ParseSize(s string) (float64, bool) {
+	mult := 1.0
+	num := s
+	for _, u := range []struct {
+		suffix string
+		m      float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"B", 1}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mult = strings.TrimSuffix(s, u.suffix), u.m
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v * mult, true
+}
+
+// sizeLess orders sizes numerically, unparsable ones after, by text.
+func sizeLess(a, b string) bool {
+	x, okA := ParseSize(a)
+	y, okB := ParseSize(b)
+	switch {
+	case okA && okB && x != y:
+		return x < y
+	case okA != okB:
+		return okA
+	}
+	return a < b
+}
+
+func sortBatches(s []string) []string {
+	sort.SliceStable(s, func(i, j int) bool { return sizeLess(s[i], s[j]) })
+	return s
+}

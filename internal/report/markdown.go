@@ -1,0 +1,223 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchunit"
+)
+
+// Report is everything one `mirrorpath run` produced.
+type Report struct {
+	Title    string
+	Command  string   // the command line that produced it
+	Settings []string // e.g. "benchtime 100ms", "count 3"
+	Env      []string // go version, cpu, …
+	Notes    []string // what was missing or failed, in plain words
+	Figures  *Figures // nil when no benchmark ran
+	Matrix   *Matrix  // nil when no scenario ran
+	Charts   []ChartFile
+	RawFiles []string // raw output files next to report.md
+}
+
+// ChartFile is a chart written next to report.md.
+type ChartFile struct {
+	Title, File string
+}
+
+// Tables returns the ratio tables that have data, in report order.
+func (r *Report) Tables() []*Table {
+	if r.Figures == nil {
+		return nil
+	}
+	var out []*Table
+	for _, t := range []*Table{r.Figures.StrategyOverAsis(), r.Figures.AsisOverLimit(), r.Figures.StoreOverModel()} {
+		if !t.Empty() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// WriteMarkdown writes report.md.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("# %s\n\n", r.Title)
+	if r.Command != "" {
+		ew.printf("Command: `%s`\n\n", r.Command)
+	}
+	for _, s := range r.Settings {
+		ew.printf("- %s\n", s)
+	}
+	for _, s := range r.Env {
+		ew.printf("- %s\n", s)
+	}
+	ew.printf("\nEvery ratio below divides two medians measured in this run, on this machine.\n")
+	if len(r.Notes) > 0 {
+		ew.printf("\n## Notes\n\n")
+		for _, n := range r.Notes {
+			ew.printf("- %s\n", n)
+		}
+	}
+
+	ew.printf("\n## Scenario verdicts\n\n")
+	if r.Matrix == nil || len(r.Matrix.Files) == 0 {
+		ew.printf("No scenario results (see Notes).\n")
+	} else {
+		ew.printf("Failure codes seen per file and strategy (`ok` = none; ✗ = an `expect` line did not hold).\n\n")
+		r.Matrix.markdown(ew)
+	}
+
+	ew.printf("\n## Benchmarks\n\n")
+	if r.Figures == nil || r.Figures.Results == 0 {
+		ew.printf("No benchmark results (see Notes).\n")
+	} else {
+		tables := r.Tables()
+		if len(tables) == 0 {
+			ew.printf("No ratio could be computed: the run has none of BenchmarkAppend (with strategy=asis), BenchmarkLimit or BenchmarkUpdate/impl=store+model (benchmarks.md §3).\n")
+		}
+		for _, t := range tables {
+			ew.printf("### %s\n\n%s.\n\n", t.Title, t.Caption)
+			t.markdown(ew)
+			ew.printf("\n")
+		}
+		for _, c := range r.Charts {
+			ew.printf("![%s](%s)\n\n", c.Title, c.File)
+		}
+		ew.printf("### All medians\n\n")
+		r.Figures.markdown(ew)
+	}
+	if len(r.RawFiles) > 0 {
+		ew.printf("\nRaw output: ")
+		for i, f := range r.RawFiles {
+			if i > 0 {
+				ew.printf(", ")
+			}
+			ew.printf("[%s](%s)", f, f)
+		}
+		ew.printf("\n")
+	}
+	return ew.err
+}
+
+// WriteText writes the verdict matrix and the ratio tables as aligned text,
+// for the terminal.
+func (r *Report) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	if r.Matrix != nil && len(r.Matrix.Files) > 0 {
+		ew.printf("Scenario verdicts (file × strategy → codes; ✗ = unmet expect)\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "file\t%s\n", strings.Join(r.Matrix.Strategies, "\t"))
+		for _, f := range r.Matrix.Files {
+			fmt.Fprint(tw, f)
+			for _, s := range r.Matrix.Strategies {
+				fmt.Fprintf(tw, "\t%s", r.Matrix.Cells[[2]string{f, s}])
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+		ew.printf("\n")
+	}
+	for _, t := range r.Tables() {
+		ew.printf("%s\n", t.Title)
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%s\t%s\t\n", t.RowHead, strings.Join(t.Cols, "\t"))
+		for _, row := range t.Rows {
+			fmt.Fprint(tw, row)
+			for _, c := range t.Cols {
+				fmt.Fprintf(tw, "\t%s", cell(t.Cells, row, c))
+			}
+			fmt.Fprintln(tw, "\t")
+		}
+		tw.Flush()
+		ew.printf("\n")
+	}
+	for _, n := range r.Notes {
+		ew.printf("note: %s\n", n)
+	}
+	return ew.err
+}
+
+func cell(cells map[[2]string]float64, row, col string) string {
+	v, ok := cells[[2]string{row, col}]
+	if !ok || math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func (t *Table) markdown(ew *errWriter) {
+	ew.printf("| %s | %s |\n|---|%s\n", t.RowHead, strings.Join(t.Cols, " | "), strings.Repeat("---:|", len(t.Cols)))
+	for _, row := range t.Rows {
+		ew.printf("| %s |", row)
+		for _, c := range t.Cols {
+			ew.printf(" %s |", cell(t.Cells, row, c))
+		}
+		ew.printf("\n")
+	}
+}
+
+func (m *Matrix) markdown(ew *errWriter) {
+	ew.printf("| file | %s |\n|---|%s\n", strings.Join(m.Strategies, " | "), strings.Repeat("---|", len(m.Strategies)))
+	for _, f := range m.Files {
+		ew.printf("| %s |", f)
+		for _, s := range m.Strategies {
+			ew.printf(" %s |", m.Cells[[2]string{f, s}])
+		}
+		ew.printf("\n")
+	}
+}
+
+// markdown lists every configuration with its medians.
+func (f *Figures) markdown(ew *errWriter) {
+	ew.printf("| package | benchmark | time/op | throughput | B/op | allocs/op | n |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, k := range f.keys {
+		s := f.stats[k]
+		get := func(unit string, cls benchunit.Class, suffix string) string {
+			v, ok := s[unit]
+			if !ok {
+				return "-"
+			}
+			if v.Median == 0 {
+				return "0"
+			}
+			out := benchunit.Scale(v.Median, cls) + suffix
+			if v.Range != "" && unit == secPerOp {
+				out += " ±" + v.Range
+			}
+			return out
+		}
+		n := 0
+		if t, ok := s[secPerOp]; ok {
+			n = t.N
+		}
+		ew.printf("| %s | %s | %s | %s | %s | %s | %d |\n", shortPkg(k.Pkg), k.label(),
+			get(secPerOp, benchunit.Decimal, "s"), get("B/s", benchunit.Binary, "B/s"),
+			get("B/op", benchunit.Binary, "B"), get("allocs/op", benchunit.Decimal, ""), n)
+	}
+}
+
+func (k Key) label() string { return k.Full }
+
+func shortPkg(p string) string {
+	return strings.TrimPrefix(p, "github.com/mirrorpath/mirrorpath/")
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }

@@ -1,0 +1,268 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+func loadFixture(t *testing.T) *Figures {
+	t.Helper()
+	f, err := os.Open("testdata/run.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fig, err := ParseBench(f, "run.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fig
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
+
+func TestParseBenchFixture(t *testing.T) {
+	f := loadFixture(t)
+	// 4 limits + 2 producers × (3 strategies × 1 crc + 3 × 2) × 4 batches, + 6 updates + 2 parse, ×3 samples.
+	if want := (4 + 2*9*4 + 6 + 2) * 3; f.Results != want || f.SyntaxErrors != 1 {
+		t.Fatalf("results %d syntax errors %d, want %d and 1", f.Results, f.SyntaxErrors, want)
+	}
+	k := Key{Pkg: "github.com/mirrorpath/mirrorpath/appendpath", Name: "Append", Strategy: "asis", CRC: "none",
+		Batch: "1KiB", Producers: "1000", Full: "Append/strategy=asis/crc=none/batch=1KiB/producers=1000"}
+	s, ok := f.Get(k, "sec/op")
+	if !ok || !near(s.Median, 170e-9) || s.N != 3 {
+		t.Fatalf("asis 1KiB/1000: %+v %v", s, ok)
+	}
+	if a, ok := f.Get(k, "allocs/op"); !ok || a.Median != 0 {
+		t.Fatalf("allocs %+v", a)
+	}
+	if got := strings.Join(f.Names(), ","); got != "Append,Limit,ParseVerify,Update" {
+		t.Fatalf("names %s", got)
+	}
+}
+
+func TestRatios(t *testing.T) {
+	f := loadFixture(t)
+	sa := f.StrategyOverAsis()
+	if got := strings.Join(sa.Cols, ","); got != "100B,1KiB,16KiB,1MiB" {
+		t.Fatalf("batch columns not in size order: %s", got)
+	}
+	// negate adds 10 ns to asis's 1.5·limit + 40 + 10 (producers=1000); full adds one more limit.
+	for _, c := range []struct {
+		row, col string
+		want     float64
+	}{
+		{"negate · patch · producers=1000", "1KiB", 180.0 / 170},
+		{"negate · full · producers=1000", "1KiB", 260.0 / 170},
+		{"bitfield · patch · producers=1", "16KiB", 1260.0 / 1240},
+		{"barrier · none · producers=1", "100B", 75.0 / 70},
+	} {
+		if got := sa.Cells[[2]string{c.row, c.col}]; !near(got, c.want) {
+			t.Errorf("%s %s = %g, want %g", c.row, c.col, got, c.want)
+		}
+	}
+	if len(sa.Rows) != 2*8 { // 2 producers × (verbatim, barrier, and 3 strategies × 2 fixes)
+		t.Errorf("%d strategy rows: %q", len(sa.Rows), sa.Rows)
+	}
+	if !strings.HasPrefix(sa.Rows[0], "verbatim") {
+		t.Errorf("rows not in strategy order: %q", sa.Rows)
+	}
+	al := f.AsisOverLimit()
+	if got := al.Cells[[2]string{"producers=1 · none", "16KiB"}]; !near(got, 1240.0/800) {
+		t.Errorf("asis/limit 16KiB = %g", got)
+	}
+	sm := f.StoreOverModel()
+	if got := sm.Cells[[2]string{"store/model", "1000"}]; !near(got, 0.25) {
+		t.Errorf("store/model 1000 = %g (table %+v)", got, sm)
+	}
+	if got := strings.Join(sm.Cols, ","); got != "1,1000,1000000" {
+		t.Errorf("producer columns %s", got)
+	}
+}
+
+func TestRatiosDegrade(t *testing.T) {
+	// Only a limit and a strategy without its asis baseline: no ratio, no panic.
+	txt := "pkg: x\nBenchmarkLimit/batch=1KiB-2 10 80 ns/op\nBenchmarkAppend/strategy=negate/crc=patch/batch=1KiB/producers=1-2 10 90 ns/op\n"
+	f, err := ParseBench(strings.NewReader(txt), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Report{Title: "t", Figures: f}
+	if len(r.Tables()) != 0 {
+		t.Fatalf("tables from incomplete data: %+v", r.Tables())
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "No ratio could be computed") || !strings.Contains(md.String(), "No scenario results") {
+		t.Fatalf("report does not say what is missing:\n%s", md.String())
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for s, want := range map[string]float64{"100B": 100, "16KiB": 16384, "1MiB": 1 << 20, "1000": 1000, "1M": 1e6, "1e6": 1e6, "10kB": 1e4} {
+		if got, ok := ParseSize(s); !ok || got != want {
+			t.Errorf("ParseSize(%q) = %g %v", s, got, ok)
+		}
+	}
+	for _, s := range []string{"small", "", "KiB", "NaN"} {
+		if _, ok := ParseSize(s); ok {
+			t.Errorf("ParseSize(%q) ok", s)
+		}
+	}
+	if got := strings.Join(sortBatches([]string{"1MiB", "small", "100B", "16KiB"}), ","); got != "100B,16KiB,1MiB,small" {
+		t.Errorf("sorted %s", got)
+	}
+}
+
+// checkSVG parses an SVG document and counts elements by name.
+func checkSVG(t *testing.T, svg []byte) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("SVG not well-formed: %v\n%s", err, svg)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			counts[se.Name.Local]++
+		}
+	}
+	if counts["svg"] != 1 {
+		t.Fatalf("no svg root")
+	}
+	return counts
+}
+
+func TestCharts(t *testing.T) {
+	f := loadFixture(t)
+	tc := f.ThroughputChart()
+	if got := strings.Join(tc.X, ","); got != "100B,1KiB,16KiB,1MiB" {
+		t.Fatalf("x %s", got)
+	}
+	var limit *Series
+	for i := range tc.Series {
+		if tc.Series[i].Name == "limit (crc+copy)" {
+			limit = &tc.Series[i]
+		}
+	}
+	if limit == nil || !near(limit.Y[1], 1024/80e-9/1e6) || len(tc.Series) != 10 {
+		t.Fatalf("throughput series %+v", tc.Series)
+	}
+	var buf bytes.Buffer
+	if err := tc.WriteSVG(&buf); err != nil {
+		t.Fatal(err)
+	}
+	c := checkSVG(t, buf.Bytes())
+	if c["polyline"] != 10 || c["circle"] != 40 {
+		t.Fatalf("throughput chart: %v", c)
+	}
+	if !strings.Contains(buf.String(), "producers=1000") || !strings.Contains(buf.String(), "negate-skip · patch") {
+		t.Fatal("chart lacks title or legend")
+	}
+
+	uc := f.UpdateChart()
+	buf.Reset()
+	uc.WriteSVG(&buf)
+	c = checkSVG(t, buf.Bytes())
+	if c["polyline"] != 2 || c["circle"] != 6 || uc.X[2] != "1000000" {
+		t.Fatalf("update chart %v x=%v", c, uc.X)
+	}
+
+	bar := f.StrategyOverAsis().RatioChart("batch")
+	buf.Reset()
+	bar.WriteSVG(&buf)
+	c = checkSVG(t, buf.Bytes())
+	if c["rect"] != 1+16*4+16 { // background + bars + legend swatches
+		t.Fatalf("bar chart rects %d", c["rect"])
+	}
+}
+
+func TestChartMissingPointsAndNoData(t *testing.T) {
+	c := &Chart{Title: "a & b", X: []string{"1", "2", "3"}, Series: []Series{{Name: "s", Y: []float64{1, math.NaN(), 3}}}}
+	var buf bytes.Buffer
+	c.WriteSVG(&buf)
+	n := checkSVG(t, buf.Bytes())
+	if n["polyline"] != 0 || n["circle"] != 2 { // the gap leaves two single points
+		t.Fatalf("gap: %v", n)
+	}
+	empty := &Chart{Title: "none", LogY: true}
+	buf.Reset()
+	empty.WriteSVG(&buf)
+	checkSVG(t, buf.Bytes())
+	if !strings.Contains(buf.String(), "no data") || empty.HasData() {
+		t.Fatal("empty chart not labelled")
+	}
+}
+
+const scenarioJSON = `{"file":"01.scn","strategy":"verbatim","violations":[{"code":"M4","step":12}],"expectations":[{"line":20,"held":true}]}
+{"file":"01.scn","strategy":"barrier","violations":[],"expectations":[{"line":21,"held":true}]}
+log line from the simulator
+{"file":"05.scn","strategy":"negate","violations":[{"code":"LAT","step":3},{"code":"LAT","step":9},{"code":"ERR","step":4}],"expectations":[{"line":9,"held":false}]}
+{"broken json
+`
+
+func TestScenarioMatrix(t *testing.T) {
+	m, err := ParseScenarios(strings.NewReader(scenarioJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(m.Strategies, ","); got != "verbatim,negate,barrier" {
+		t.Fatalf("strategies %s", got)
+	}
+	if m.Malformed != 1 || len(m.Files) != 2 {
+		t.Fatalf("malformed %d files %v", m.Malformed, m.Files)
+	}
+	for _, c := range []struct{ file, strat, want string }{
+		{"01.scn", "verbatim", "M4"}, {"01.scn", "barrier", "ok"}, {"05.scn", "negate", "ERR+LAT ✗"}, {"05.scn", "barrier", "-"},
+	} {
+		if got := m.Cells[[2]string{c.file, c.strat}].String(); got != c.want {
+			t.Errorf("%s/%s = %q, want %q", c.file, c.strat, got, c.want)
+		}
+	}
+	if u := m.Unmet(); len(u) != 1 || u[0] != "05.scn negate" {
+		t.Errorf("unmet %v", u)
+	}
+}
+
+func TestReportMarkdownAndText(t *testing.T) {
+	m, _ := ParseScenarios(strings.NewReader(scenarioJSON))
+	r := &Report{Title: "mirrorpath run 2026-01-02", Command: "mirrorpath run", Settings: []string{"benchtime 100ms"},
+		Notes: []string{"pid: no benchmarks"}, Figures: loadFixture(t), Matrix: m,
+		Charts: []ChartFile{{"Append throughput", "append-throughput.svg"}}, RawFiles: []string{"bench.txt"}}
+	var md, txt bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"# mirrorpath run 2026-01-02", "## Notes", "- pid: no benchmarks", "| file | verbatim | negate | barrier |",
+		"| 05.scn | - | ERR+LAT ✗ | - |", "### Append time per batch: strategy / asis", "| negate · patch · producers=1 | 1.14 | 1.06 |",
+		"| store/model | 0.25 | 0.25 | 0.33 |", "![Append throughput](append-throughput.svg)", "[bench.txt](bench.txt)",
+		"| appendpath | Append/strategy=asis/crc=none/batch=1KiB/producers=1000 | 170.0ns | 5.610GiB/s | 0 | 0 | 3 |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if err := r.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Scenario verdicts", "As-is append / physical limit", "note: pid: no benchmarks"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+	if t.Failed() {
+		t.Log(md.String())
+	}
+}
