@@ -165,7 +165,7 @@ type ProducerInfo struct {
 }
 
 // LastSeq is the last sequence of the newest cached batch, or -1.
-func (e *ProducerInfo) LastSeq() int32 {
+func (e ProducerInfo) LastSeq() int32 {
 	if e.NumBatches == 0 {
 		return codec.NoSequence
 	}
