@@ -86,24 +86,33 @@ type MirrorPidReset struct {
 // SourceClusterId is read and whatever follows is ignored, since a later
 // version may add fields before the tagged fields. Allocates the string.
 func ParseMirrorPidReset(value []byte) (MirrorPidReset, error) {
-	if len(value) < 2 {
-		return MirrorPidReset{}, ErrBadControl
-	}
-	m := MirrorPidReset{Version: int16(be.Uint16(value))}
-	if m.Version < 0 {
-		return MirrorPidReset{}, ErrBadControl
-	}
-	s, n, err := readCompactString(value[2:])
+	v, id, err := parseMirrorPidReset(value)
 	if err != nil {
 		return MirrorPidReset{}, err
 	}
-	if m.Version == 0 {
+	return MirrorPidReset{Version: v, SourceClusterID: string(id)}, nil
+}
+
+// parseMirrorPidReset is ParseMirrorPidReset without the string
+// allocation: id aliases value.
+func parseMirrorPidReset(value []byte) (version int16, id []byte, err error) {
+	if len(value) < 2 {
+		return 0, nil, ErrBadControl
+	}
+	version = int16(be.Uint16(value))
+	if version < 0 {
+		return 0, nil, ErrBadControl
+	}
+	id, n, err := readCompactString(value[2:])
+	if err != nil {
+		return 0, nil, err
+	}
+	if version == 0 {
 		if _, err := skipTaggedFields(value[2+n:]); err != nil {
-			return MirrorPidReset{}, err
+			return 0, nil, err
 		}
 	}
-	m.SourceClusterID = string(s)
-	return m, nil
+	return version, id, nil
 }
 
 // AppendTo appends the value with an empty tagged-field section.
@@ -320,4 +329,18 @@ func (c ControlRecord) EndTxnMarker() (EndTxnMarker, error) {
 		return EndTxnMarker{}, ErrBadControl
 	}
 	return ParseEndTxnMarker(c.Value)
+}
+
+// checkValue validates the value of a control record whose type has a
+// known value schema (markers and the barrier). No allocation.
+func (c ControlRecord) checkValue() error {
+	switch c.Type {
+	case ControlAbort, ControlCommit:
+		_, err := ParseEndTxnMarker(c.Value)
+		return err
+	case ControlMirrorPidReset:
+		_, _, err := parseMirrorPidReset(c.Value)
+		return err
+	}
+	return nil
 }
