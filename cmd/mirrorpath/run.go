@@ -1,11 +1,22 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/mirrorpath/mirrorpath/internal/report"
 )
 
 // parseHarnessFlags parses args into fs for one of the harness commands. It
@@ -53,4 +64,378 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+func init() {
+	register(command{
+		name:    "run",
+		summary: "scenario catalog under every strategy + quick benchmark comparison; writes results/<date>/report.md",
+		run:     runRun,
+	})
+}
+
+// Default benchmark selection of `mirrorpath run`: the append path under each
+// strategy, the physical limit and the producer-state update (benchmarks.md §3).
+const runBenchRE = "^Benchmark(Append|Limit|Update)$"
+
+// runRun is `mirrorpath run`.
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	full := fs.Bool("full", false, "publication-grade counts: -benchtime 1s -count 10 (tens of minutes)")
+	out := fs.String("out", "", "output `DIR` (default results/<YYYY-MM-DD> under the module)")
+	bench := fs.String("bench", runBenchRE, "benchmarks to run (`RE`, as go test -bench)")
+	benchtime := fs.String("benchtime", "", "override -benchtime (`D` or Nx; default 100ms, 1s with --full)")
+	count := fs.Int("count", 0, "override -count (`N`; default 3, 10 with --full)")
+	pkgs := fs.String("pkg", "./appendpath ./psm ./pid ./codec", "benchmark `PACKAGES` (space or comma separated)")
+	scen := fs.String("scenarios", "scenarios", "scenario catalog `DIR` (every *.scn in it), relative to the module")
+	noBench := fs.Bool("no-bench", false, "skip the benchmarks")
+	noScen := fs.Bool("no-scenarios", false, "skip the scenario catalog")
+	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
+	if code, ok := parseHarnessFlags(fs, args, stderr,
+		"usage: mirrorpath run [--full] [--out DIR] [--bench RE] [--pkg PACKAGES] [--scenarios DIR]"); !ok {
+		return code
+	}
+	cfg := runConfig{bench: *bench, benchtime: "100ms", count: 3, pkgs: splitList(*pkgs), scenarios: *scen,
+		noBench: *noBench, noScenarios: *noScen, full: *full, args: args}
+	if *full {
+		cfg.benchtime, cfg.count = "1s", 10
+	}
+	if *benchtime != "" {
+		cfg.benchtime = *benchtime
+	}
+	if *count < 0 {
+		return usageError(fs, stderr, "--count must be positive")
+	}
+	if *count > 0 {
+		cfg.count = *count
+	}
+	root, err := moduleRoot(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "run: %v\n", err)
+		return 2
+	}
+	cfg.root = root
+	cfg.out = *out
+	if cfg.out == "" {
+		cfg.out = filepath.Join(root, "results", time.Now().UTC().Format("2006-01-02"))
+	}
+	return cfg.do(stdout, stderr)
+}
+
+type runConfig struct {
+	root, out, bench, benchtime, scenarios string
+	count                                  int
+	pkgs                                   []string
+	noBench, noScenarios, full             bool
+	args                                   []string
+}
+
+// moduleRoot returns dir, or the nearest directory at or above the current
+// one that holds a go.mod.
+func moduleRoot(dir string) (string, error) {
+	if dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+			return "", fmt.Errorf("%s holds no go.mod", dir)
+		}
+		return filepath.Abs(dir)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod at or above %s (use --dir)", wd)
+		}
+	}
+}
+
+func (c runConfig) do(stdout, stderr io.Writer) int {
+	start := time.Now()
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "run: %v\n", err)
+		return 1
+	}
+	rep := &report.Report{
+		Title:   "mirrorpath run " + time.Now().UTC().Format("2006-01-02 15:04 MST"),
+		Command: strings.TrimSpace("mirrorpath run " + strings.Join(c.args, " ")),
+	}
+	mode := "quick"
+	if c.full {
+		mode = "full"
+	}
+	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: -bench '%s' -benchtime %s -count %d", mode, c.bench, c.benchtime, c.count))
+	rep.Env = append(rep.Env, fmt.Sprintf("%s/%s, %d CPUs, toolchain %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion(c.root)))
+
+	// 1. Scenario catalog.
+	if c.noScenarios {
+		rep.Notes = append(rep.Notes, "scenario catalog skipped (--no-scenarios)")
+	} else {
+		rep.Matrix = c.scenarioMatrix(rep, stderr)
+	}
+
+	// 2. Benchmarks.
+	if c.noBench {
+		rep.Notes = append(rep.Notes, "benchmarks skipped (--no-bench)")
+	} else {
+		rep.Figures = c.benchmarks(rep, stderr)
+		if rep.Figures != nil && rep.Figures.Results > 0 {
+			rep.RawFiles = append(rep.RawFiles, "bench.txt")
+			if cpu := benchCPU(filepath.Join(c.out, "bench.txt")); cpu != "" {
+				rep.Env = append(rep.Env, "cpu: "+cpu)
+			}
+			c.charts(rep, stderr)
+		}
+	}
+	if rep.Matrix != nil {
+		rep.RawFiles = append(rep.RawFiles, "scenarios.jsonl")
+	}
+
+	path := filepath.Join(c.out, "report.md")
+	if err := writeFileWith(path, rep.WriteMarkdown); err != nil {
+		fmt.Fprintf(stderr, "run: %v\n", err)
+		return 1
+	}
+	rep.WriteText(stdout)
+	fmt.Fprintf(stdout, "\nwrote %s (%s)\n", path, time.Since(start).Round(time.Second))
+	if rep.Matrix != nil {
+		if unmet := rep.Matrix.Unmet(); len(unmet) > 0 {
+			fmt.Fprintf(stderr, "run: %d scenario expectations did not hold: %s\n", len(unmet), strings.Join(unmet, ", "))
+			return 1
+		}
+	}
+	return 0
+}
+
+// scenarioMatrix runs every *.scn of the catalog through the scenario
+// command compiled into this binary (`scenario run --json`), writes its JSON
+// lines to scenarios.jsonl and parses the verdict matrix. It returns nil,
+// with a note saying why, when the catalog or the command is missing.
+func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) *report.Matrix {
+	dir := c.scenarios
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(c.root, dir)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.scn"))
+	if len(files) == 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("no scenario catalog: %s holds no *.scn file", c.scenarios))
+		return nil
+	}
+	sc, ok := commands["scenario"]
+	if !ok {
+		rep.Notes = append(rep.Notes, "the scenario command is not built into this binary yet (cmd/mirrorpath/scenario.go); verdict matrix skipped")
+		return nil
+	}
+	step := progress(stderr, fmt.Sprintf("scenario catalog: %d files × every strategy", len(files)), nil)
+	var jsonOut, errOut bytes.Buffer
+	code, panicked := callCommand(sc, append([]string{"run", "--json"}, files...), &jsonOut, &errOut)
+	step(fmt.Sprintf("exit %d", code))
+	os.WriteFile(filepath.Join(c.out, "scenarios.jsonl"), jsonOut.Bytes(), 0o644)
+	if panicked != "" {
+		rep.Notes = append(rep.Notes, "scenario run panicked: "+panicked)
+	}
+	if code == 2 {
+		rep.Notes = append(rep.Notes, "scenario run reported a usage or file error: "+firstLines(errOut.String(), 3))
+	}
+	m, err := report.ParseScenarios(&jsonOut)
+	if err != nil || len(m.Files) == 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("scenario run produced no JSON result lines (exit %d): %s", code, firstLines(errOut.String(), 3)))
+		return nil
+	}
+	if m.Malformed > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d malformed JSON lines in the scenario output were skipped", m.Malformed))
+	}
+	return m
+}
+
+// callCommand runs a registered command in-process, turning a panic into a message.
+func callCommand(c command, args []string, stdout, stderr io.Writer) (code int, panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			code, panicked = 1, fmt.Sprint(r)
+		}
+	}()
+	return c.run(args, stdout, stderr), ""
+}
+
+// benchmarks runs go test -bench once per package (so that one package that
+// does not build or has no benchmark does not hide the others), streams the
+// output into bench.txt and parses it.
+func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figures {
+	raw, err := os.Create(filepath.Join(c.out, "bench.txt"))
+	if err != nil {
+		rep.Notes = append(rep.Notes, "bench.txt: "+err.Error())
+		return nil
+	}
+	defer raw.Close()
+	var all bytes.Buffer
+	for i, pkg := range c.pkgs {
+		if !strings.Contains(pkg, "...") {
+			if st, err := os.Stat(filepath.Join(c.root, pkg)); err != nil || !st.IsDir() {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: package not present yet; its benchmarks are missing", pkg))
+				continue
+			}
+		}
+		var results int
+		step := progress(stderr, fmt.Sprintf("[%d/%d] go test -bench %s", i+1, len(c.pkgs), pkg),
+			func() string { return fmt.Sprintf("%d results", results) })
+		cmd := exec.Command("go", "test", "-run", "^$", "-bench", c.bench, "-benchtime", c.benchtime,
+			"-count", strconv.Itoa(c.count), "-benchmem", pkg)
+		cmd.Dir = c.root
+		var pkgOut, errOut bytes.Buffer
+		pr, pw := io.Pipe()
+		cmd.Stdout, cmd.Stderr = pw, &errOut
+		done := make(chan struct{})
+		go func() {
+			sc := bufio.NewScanner(pr)
+			sc.Buffer(make([]byte, 64<<10), 1<<20)
+			for sc.Scan() {
+				line := sc.Text()
+				if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "/op") {
+					results++
+				}
+				pkgOut.WriteString(line + "\n")
+			}
+			io.Copy(io.Discard, pr)
+			close(done)
+		}()
+		err := cmd.Run()
+		pw.Close()
+		<-done
+		raw.Write(pkgOut.Bytes())
+		all.Write(pkgOut.Bytes())
+		switch {
+		case err != nil:
+			step("FAILED")
+			msg := firstLines(errOut.String()+failLines(pkgOut.String()), 4)
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: go test failed (%v); results it printed are kept: %s", pkg, err, msg))
+		case results == 0:
+			step("no benchmarks")
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no benchmark matches -bench '%s'", pkg, c.bench))
+		default:
+			step(fmt.Sprintf("%d results", results))
+		}
+	}
+	fig, err := report.ParseBench(&all, "bench.txt")
+	if err != nil {
+		rep.Notes = append(rep.Notes, "parsing benchmark output: "+err.Error())
+		return nil
+	}
+	names := fig.Names()
+	for _, want := range []struct{ name, why string }{
+		{"Append", "strategy/asis ratios and the throughput chart"},
+		{"Limit", "the asis/limit ratio and the limit line"},
+		{"Update", "the store/model ratio and the producer-state chart"},
+	} {
+		if !slices.Contains(names, want.name) {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("no Benchmark%s results, so %s cannot be produced", want.name, want.why))
+		}
+	}
+	return fig
+}
+
+// charts writes the SVG charts that have data.
+func (c runConfig) charts(rep *report.Report, stderr io.Writer) {
+	for _, ch := range []struct {
+		file  string
+		chart *report.Chart
+	}{
+		{"append-throughput.svg", rep.Figures.ThroughputChart()},
+		{"strategy-over-asis.svg", rep.Figures.StrategyChart()},
+		{"psm-update.svg", rep.Figures.UpdateChart()},
+	} {
+		if !ch.chart.HasData() {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s not drawn: no data for %q", ch.file, ch.chart.Title))
+			continue
+		}
+		if err := writeFileWith(filepath.Join(c.out, ch.file), ch.chart.WriteSVG); err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %v", ch.file, err))
+			continue
+		}
+		rep.Charts = append(rep.Charts, report.ChartFile{Title: ch.chart.Title, File: ch.file})
+	}
+}
+
+// progress prints "run: <what> ..." and, every 10 s until the returned
+// function is called, a heartbeat with the elapsed time and status().
+func progress(stderr io.Writer, what string, status func() string) func(result string) {
+	start := time.Now()
+	fmt.Fprintf(stderr, "run: %s ...\n", what)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(10 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				s := ""
+				if status != nil {
+					s = ", " + status()
+				}
+				fmt.Fprintf(stderr, "run:   %s: %s elapsed%s\n", what, time.Since(start).Round(time.Second), s)
+			}
+		}
+	}()
+	return func(result string) {
+		close(stop)
+		wg.Wait()
+		fmt.Fprintf(stderr, "run: %s: %s (%s)\n", what, result, time.Since(start).Round(100*time.Millisecond))
+	}
+}
+
+func goVersion(dir string) string {
+	cmd := exec.Command("go", "env", "GOVERSION")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return runtime.Version()
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// benchCPU returns the first "cpu:" line of benchmark output.
+func benchCPU(path string) string {
+	b, _ := os.ReadFile(path)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "cpu: "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// failLines picks the lines of go test output that explain a failure.
+func failLines(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") || strings.Contains(l, "panic:") || strings.Contains(l, ".go:") {
+			out = append(out, strings.TrimSpace(l))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// firstLines joins the first n non-empty lines of s with " / ".
+func firstLines(s string, n int) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+			if len(out) == n {
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "(no output)"
+	}
+	return strings.Join(out, " / ")
 }

@@ -214,7 +214,7 @@ func formatTick(v float64) string {
 		return strconv.FormatFloat(v/1e9, 'g', 3, 64) + "G"
 	case av >= 1e6:
 		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "M"
-	case av >= 1e4:
+	case av >= 1e3:
 		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "k"
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)

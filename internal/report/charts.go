@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"sort"
+	"strings"
 )
 
 // mostProducers picks the producer count to chart: 1000 when measured (the
@@ -134,4 +135,25 @@ func (t *Table) RatioChart(xLabel string) *Chart {
 		c.Series = append(c.Series, s)
 	}
 	return c
+}
+
+// StrategyChart draws StrategyOverAsis as grouped bars by batch size, one
+// bar per strategy and CRC fix, at the producer count ThroughputChart uses.
+func (f *Figures) StrategyChart() *Chart {
+	prod := mostProducers(f.Keys("Append"))
+	t := f.StrategyOverAsis()
+	sub := newTable(t.Title+" (producers="+prod+")", t.Caption, t.RowHead)
+	suffix := " · producers=" + prod
+	for _, r := range t.Rows {
+		if !strings.HasSuffix(r, suffix) {
+			continue
+		}
+		for _, c := range t.Cols {
+			if v, ok := t.Cells[[2]string{r, c}]; ok {
+				sub.set(strings.TrimSuffix(r, suffix), c, v)
+			}
+		}
+	}
+	sub.Cols = sortBatches(sub.Cols)
+	return sub.RatioChart("batch size")
 }

@@ -179,12 +179,22 @@ func TestCharts(t *testing.T) {
 		t.Fatalf("update chart %v x=%v", c, uc.X)
 	}
 
-	bar := f.StrategyOverAsis().RatioChart("batch")
+	bar := f.StrategyChart()
 	buf.Reset()
 	bar.WriteSVG(&buf)
+	if dir := os.Getenv("REPORT_CHART_DIR"); dir != "" { // to look at the fixture's charts
+		for name, ch := range map[string]*Chart{"throughput.svg": tc, "update.svg": uc, "ratio.svg": bar} {
+			fh, _ := os.Create(dir + "/" + name)
+			ch.WriteSVG(fh)
+			fh.Close()
+		}
+	}
 	c = checkSVG(t, buf.Bytes())
-	if c["rect"] != 1+16*4+16 { // background + bars + legend swatches
+	if c["rect"] != 1+8*4+8 { // background + bars + legend swatches, producers=1000 only
 		t.Fatalf("bar chart rects %d", c["rect"])
+	}
+	if bar.Series[0].Name != "verbatim · none" || !strings.HasSuffix(bar.Title, "(producers=1000)") {
+		t.Fatalf("bar chart series %q title %q", bar.Series[0].Name, bar.Title)
 	}
 }
 
