@@ -122,3 +122,20 @@ func LoadLatestSnapshot(m Manager, p PartitionID, dir string, nowMs int64) (offs
 	m.Clear(p)
 	return 0, false, nil
 }
+
+// TakeSnapshot writes p's snapshot at mapEndOffset unless the newest file of
+// dir is already at or beyond it (ProducerStateManager.takeSnapshot does
+// nothing unless lastMapOffset > lastSnapOffset). The append path calls it on
+// segment roll with the new segment's base, on close, and at the end of a
+// rebuild.
+func TakeSnapshot(m Manager, p PartitionID, dir string, mapEndOffset int64) (written bool, err error) {
+	offs, err := ListSnapshots(dir)
+	if err != nil {
+		return false, err
+	}
+	if len(offs) > 0 && offs[len(offs)-1] >= mapEndOffset {
+		return false, nil
+	}
+	_, err = WriteSnapshotFile(m, p, dir, mapEndOffset)
+	return err == nil, err
+}
