@@ -1,0 +1,391 @@
+package appendpath
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
+)
+
+func TestAppendClientAssignsOffsetsInLogCopy(t *testing.T) {
+	p := mustOpen(t, Config{LeaderEpoch: 7})
+	b1 := mkBatch(t, bspec{pid: 5, seq: 0, records: 3})
+	orig := bytes.Clone(b1)
+	r, err := p.AppendClient(b1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FirstOffset != 0 || r.LastOffset != 2 || r.Duplicate || r.Batches != 1 {
+		t.Fatalf("result %+v", r)
+	}
+	if !bytes.Equal(b1, orig) {
+		t.Fatal("caller's batch was modified")
+	}
+	r, err = p.AppendClient(mkBatch(t, bspec{pid: 5, seq: 3, records: 2}))
+	if err != nil || r.FirstOffset != 3 || r.LastOffset != 4 {
+		t.Fatalf("second append %+v %v", r, err)
+	}
+	if p.LogEndOffset() != 5 || p.HighWatermark() != 5 || p.LastStableOffset() != 5 {
+		t.Fatalf("LEO %d HW %d LSO %d", p.LogEndOffset(), p.HighWatermark(), p.LastStableOffset())
+	}
+	all := readAll(t, p)
+	if len(all) != 2 {
+		t.Fatalf("%d batches", len(all))
+	}
+	b := codec.Batch(all[1])
+	if b.BaseOffset() != 3 || b.PartitionLeaderEpoch() != 7 || b.VerifyCRC() != nil {
+		t.Fatalf("stored batch base %d epoch %d crc %v", b.BaseOffset(), b.PartitionLeaderEpoch(), b.VerifyCRC())
+	}
+	// Only the fields outside the CRC differ from what the client sent.
+	if !bytes.Equal(all[0][codec.CRCStart:], orig[codec.CRCStart:]) {
+		t.Fatal("payload changed")
+	}
+	e, ok := p.Producer(5)
+	if !ok || e.LastSeq() != 4 || e.NumBatches != 2 {
+		t.Fatalf("producer %+v", e)
+	}
+}
+
+func TestAppendClientRejections(t *testing.T) {
+	good := mkBatch(t, bspec{pid: 5, seq: 0, records: 2})
+	mod := func(f func(b codec.Batch)) []byte {
+		c := bytes.Clone(good)
+		f(codec.Batch(c))
+		codec.Batch(c).UpdateCRC()
+		return c
+	}
+	badCRC := bytes.Clone(good)
+	badCRC[len(badCRC)-1] ^= 1
+	big := mkBatch(t, bspec{pid: 5, seq: 0, value: 2000})
+	cases := []struct {
+		name string
+		in   []byte
+		want error
+	}{
+		{"base offset not 0", withOffsets(good, 9, -1), ErrInvalidRecord},
+		{"two batches", chunk(good, good), ErrInvalidRecord},
+		{"empty", nil, ErrInvalidRecord},
+		{"truncated", good[:len(good)-3], ErrCorruptMessage},
+		{"crc", badCRC, ErrCorruptMessage},
+		{"too large", big, ErrMessageTooLarge},
+		{"count != lastOffsetDelta+1", mod(func(b codec.Batch) {
+			b[codec.OffRecordsCount+3] = 5
+		}), ErrInvalidRecord},
+		{"count 0", mod(func(b codec.Batch) {
+			b[codec.OffRecordsCount+3] = 0
+			b[codec.OffLastOffsetDelta+3] = 0xff
+			b[codec.OffLastOffsetDelta] = 0xff
+			b[codec.OffLastOffsetDelta+1] = 0xff
+			b[codec.OffLastOffsetDelta+2] = 0xff
+		}), ErrCorruptMessage},
+		{"control", mkMarker(5, 0, 0, true), ErrInvalidRecord},
+		{"pid without sequence", mkBatch(t, bspec{pid: 5, seq: -1}), ErrInvalidRecord},
+		{"sequence gap after first", nil, nil}, // placeholder replaced below
+	}
+	cases = cases[:len(cases)-1]
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := mustOpen(t, Config{MaxMessageBytes: 1000})
+			before := p.Snapshot()
+			_, err := p.AppendClient(c.in)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+			if p.LogEndOffset() != 0 || !bytes.Equal(before, p.Snapshot()) {
+				t.Fatal("rejected append changed the partition")
+			}
+		})
+	}
+}
+
+func TestAppendClientProducerStateErrorsChangeNothing(t *testing.T) {
+	p := mustOpen(t, Config{})
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 5, epoch: 2, seq: 0, records: 2})); err != nil {
+		t.Fatal(err)
+	}
+	before, leo := p.Snapshot(), p.LogEndOffset()
+	for _, c := range []struct {
+		b    []byte
+		want error
+	}{
+		{mkBatch(t, bspec{pid: 5, epoch: 2, seq: 5}), psm.ErrOutOfOrderSequence},
+		{mkBatch(t, bspec{pid: 5, epoch: 1, seq: 2}), psm.ErrInvalidProducerEpoch},
+		{mkBatch(t, bspec{pid: 5, epoch: 3, seq: 1}), psm.ErrOutOfOrderSequence},
+	} {
+		if _, err := p.AppendClient(c.b); !errors.Is(err, c.want) {
+			t.Fatalf("got %v want %v", err, c.want)
+		}
+		if p.LogEndOffset() != leo || !bytes.Equal(before, p.Snapshot()) {
+			t.Fatal("rejected append changed the partition")
+		}
+	}
+}
+
+func TestAppendClientDuplicateWritesNothing(t *testing.T) {
+	p := mustOpen(t, Config{})
+	b := mkBatch(t, bspec{pid: 9, seq: 0, records: 4})
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: 0})); err != nil {
+		t.Fatal(err)
+	}
+	r1, err := p.AppendClient(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leo := p.LogEndOffset()
+	r2, err := p.AppendClient(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r2.Duplicate || r2.FirstOffset != r1.FirstOffset || r2.LastOffset != r1.LastOffset {
+		t.Fatalf("duplicate answered %+v, original %+v", r2, r1)
+	}
+	if p.LogEndOffset() != leo || len(readAll(t, p)) != 2 {
+		t.Fatal("duplicate was written")
+	}
+}
+
+func TestTransactionsIndexAndLSO(t *testing.T) {
+	p := mustOpen(t, Config{})
+	mustClient := func(b []byte) Result {
+		t.Helper()
+		r, err := p.AppendClient(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	mustClient(mkBatch(t, bspec{pid: 1, seq: 0}))                        // 0
+	mustClient(mkBatch(t, bspec{pid: 2, seq: 0, txn: true}))             // 1: txn of 2 opens
+	mustClient(mkBatch(t, bspec{pid: 3, seq: 0, txn: true, records: 2})) // 2-3: txn of 3 opens
+	if got := p.LastStableOffset(); got != 1 {
+		t.Fatalf("LSO %d, want 1", got)
+	}
+	r, err := p.AppendCoordinator(mkMarker(2, 0, 4, true)) // 4: abort 2
+	if err != nil || r.FirstOffset != 4 {
+		t.Fatalf("marker %+v %v", r, err)
+	}
+	if got := p.LastStableOffset(); got != 2 {
+		t.Fatalf("LSO %d, want 2", got)
+	}
+	want := []psm.AbortedTxn{{ProducerID: 2, FirstOffset: 1, LastOffset: 4, LastStableOffset: 2}}
+	if got := p.AbortedTxns(nil, 0, 100); !equalAborted(got, want) {
+		t.Fatalf("txn index %+v, want %+v", got, want)
+	}
+	if _, err := p.AppendCoordinator(mkMarker(3, 0, 3, false)); !errors.Is(err, psm.ErrTransactionCoordinatorFenced) {
+		// coordinator epoch 3 < 4 is fine for a different producer: expect success
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.LastStableOffset(); got != p.LogEndOffset() {
+		t.Fatalf("LSO %d, LEO %d", got, p.LogEndOffset())
+	}
+	// Non-transactional data while a txn is open: INVALID_TXN_STATE, nothing written.
+	mustClient(mkBatch(t, bspec{pid: 7, seq: 0, txn: true}))
+	leo := p.LogEndOffset()
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: 1})); !errors.Is(err, psm.ErrInvalidTxnState) {
+		t.Fatalf("got %v", err)
+	}
+	if p.LogEndOffset() != leo {
+		t.Fatal("written")
+	}
+}
+
+func equalAborted(a, b []psm.AbortedTxn) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var nonNegOne = psm.Options{HasProducerID: psm.NonNegativeOne}
+
+var srcA = [16]byte{0xa1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+var srcB = [16]byte{0xb1, 0xb2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0xff}
+
+func TestAppendMirroredStrategies(t *testing.T) {
+	src := chunk(
+		withOffsets(mkBatch(t, bspec{pid: 5, seq: 0, records: 2}), 0, 3),
+		withOffsets(mkBatch(t, bspec{pid: 6, seq: 0}), 2, 3),
+		withOffsets(mkBatch(t, bspec{pid: -1, seq: -1}), 3, 3),
+	)
+	bitfield5, _ := pid.MapBitfield(pid.Region(srcA), 5, pid.Reject)
+	for _, c := range []struct {
+		s    pid.Strategy
+		want []int64
+	}{
+		{pid.Verbatim, []int64{5, 6, -1}},
+		{pid.Barrier, []int64{5, 6, -1}},
+		{pid.Negate, []int64{-7, -8, -1}},
+		{pid.NegateSkip, []int64{-7, -8, -1}},
+		{pid.Bitfield, []int64{bitfield5, bitfield5 + 1, -1}},
+	} {
+		for _, fix := range []pid.CRCFix{pid.Full, pid.Patch} {
+			t.Run(c.s.String()+"/"+fix.String(), func(t *testing.T) {
+				p := mustOpen(t, Config{State: Mirroring, Strategy: c.s, CRCFix: fix,
+					PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne}})
+				in := bytes.Clone(src)
+				r, err := p.AppendMirrored(in, srcA)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(in, src) {
+					t.Fatal("caller's chunk was modified")
+				}
+				if r.FirstOffset != 0 || r.LastOffset != 3 || r.Batches != 3 {
+					t.Fatalf("result %+v", r)
+				}
+				for i, b := range readAll(t, p) {
+					cb := codec.Batch(b)
+					if cb.ProducerID() != c.want[i] || cb.VerifyCRC() != nil || cb.PartitionLeaderEpoch() != 3 {
+						t.Fatalf("batch %d: pid %d crc %v epoch %d", i, cb.ProducerID(), cb.VerifyCRC(), cb.PartitionLeaderEpoch())
+					}
+				}
+				if _, ok := p.Producer(c.want[0]); !ok {
+					t.Fatal("producer state not keyed by the mapped PID")
+				}
+				if _, err := p.AppendClient(mkBatch(t, bspec{pid: 100, seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+					t.Fatalf("client append while MIRRORING: %v", err)
+				}
+			})
+		}
+	}
+}
+
+func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
+	for _, s := range []pid.Strategy{pid.Verbatim, pid.Negate, pid.Bitfield} {
+		t.Run(s.String(), func(t *testing.T) {
+			p := mustOpen(t, Config{State: Mirroring, Strategy: s, CRCFix: pid.Patch, PSMOptions: nonNegOne})
+			first := withOffsets(mkBatch(t, bspec{pid: 5, seq: 0, txn: true}), 0, 0)
+			if _, err := p.AppendMirrored(first, srcA); err != nil {
+				t.Fatal(err)
+			}
+			before, leo := p.Snapshot(), p.LogEndOffset()
+			logBefore := readAll(t, p)
+			// Batch 2 of 3 is non-transactional data of a producer with an open
+			// transaction: INVALID_TXN_STATE on REPLICATION too.
+			bad := chunk(
+				withOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 1, 0),
+				withOffsets(mkBatch(t, bspec{pid: 5, seq: 1}), 2, 0),
+				withOffsets(mkBatch(t, bspec{pid: 9, seq: 0}), 3, 0),
+			)
+			in := bytes.Clone(bad)
+			_, err := p.AppendMirrored(in, srcA)
+			var be *BatchError
+			if !errors.Is(err, psm.ErrInvalidTxnState) || !errors.As(err, &be) || be.Index != 1 {
+				t.Fatalf("got %v", err)
+			}
+			if !bytes.Equal(in, bad) {
+				t.Fatal("caller's chunk was modified on rejection")
+			}
+			if p.LogEndOffset() != leo || !bytes.Equal(before, p.Snapshot()) {
+				t.Fatal("rejected chunk changed the partition")
+			}
+			after := readAll(t, p)
+			if len(after) != len(logBefore) || !bytes.Equal(after[0], logBefore[0]) {
+				t.Fatal("log bytes changed")
+			}
+			// Offsets going backwards are refused the same way.
+			if _, err := p.AppendMirrored(withOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 0, 0), srcA); !errors.Is(err, ErrOffsetsOutOfOrder) {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+}
+
+func TestBitfieldUnmappableFails(t *testing.T) {
+	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Bitfield})
+	in := chunk(withOffsets(mkBatch(t, bspec{pid: 5, seq: 0}), 0, 0), withOffsets(mkBatch(t, bspec{pid: 1<<31 + 5, seq: 0}), 1, 0))
+	_, err := p.AppendMirrored(in, srcA)
+	if !errors.Is(err, ErrUnmappablePID) {
+		t.Fatalf("got %v", err)
+	}
+	if p.State() != Failed || p.LogEndOffset() != 0 || p.ProducerCount() != 0 {
+		t.Fatalf("state %s LEO %d producers %d", p.State(), p.LogEndOffset(), p.ProducerCount())
+	}
+	if _, err := p.AppendMirrored(withOffsets(mkBatch(t, bspec{pid: 5, seq: 0}), 0, 0), srcA); !errors.Is(err, ErrMirrorFailed) {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 5, seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+		t.Fatalf("got %v", err)
+	}
+	// Alias keeps the low bits instead.
+	q := mustOpen(t, Config{State: Mirroring, Strategy: pid.Bitfield, Policy: pid.Alias, PSMOptions: nonNegOne})
+	if _, err := q.AppendMirrored(in, srcA); err != nil {
+		t.Fatal(err)
+	}
+	if q.ProducerCount() != 1 {
+		t.Fatalf("alias: %d producers, want the conflated 1", q.ProducerCount())
+	}
+}
+
+func TestBarrierExactOrderInChunk(t *testing.T) {
+	barrier := codec.AppendBarrier(nil, 0, "src", 1700000000000)
+	in := chunk(
+		withOffsets(mkBatch(t, bspec{pid: 1, seq: 0}), 0, 0),
+		withOffsets(barrier, 1, 0),
+		withOffsets(mkBatch(t, bspec{pid: 2, seq: 0}), 2, 0),
+	)
+	p := mustOpen(t, Config{})
+	if _, err := p.AppendReplica(in); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Producer(1); ok {
+		t.Fatal("entry before the barrier survived")
+	}
+	if _, ok := p.Producer(2); !ok {
+		t.Fatal("entry after the barrier missing")
+	}
+	// A rebuild replays the same order.
+	if err := p.Truncate(2); err != nil {
+		t.Fatal(err)
+	}
+	if p.ProducerCount() != 0 || p.LogEndOffset() != 2 {
+		t.Fatalf("after truncate: %d producers, LEO %d", p.ProducerCount(), p.LogEndOffset())
+	}
+}
+
+func TestReadWholeBatches(t *testing.T) {
+	p := mustOpen(t, Config{SegmentBytes: 300})
+	var sizes []int
+	for i := range 10 {
+		b := mkBatch(t, bspec{pid: 1, seq: int32(2 * i), records: 2})
+		sizes = append(sizes, len(b))
+		if _, err := p.AppendClient(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(p.log.segs) < 3 {
+		t.Fatalf("%d segments: no roll", len(p.log.segs))
+	}
+	got, err := p.Read(5, 1) // inside batch 2 (offsets 4-5): at least one batch
+	if err != nil || len(got) != sizes[2] || codec.Batch(got).BaseOffset() != 4 {
+		t.Fatalf("read %d bytes base %d err %v", len(got), codec.Batch(got).BaseOffset(), err)
+	}
+	got, err = p.Read(0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, s := range sizes {
+		total += s
+	}
+	if len(got) != total {
+		t.Fatalf("read all: %d bytes, want %d", len(got), total)
+	}
+	got, _ = p.Read(0, sizes[0]+sizes[1]+sizes[2]-1)
+	if len(got) != sizes[0]+sizes[1] {
+		t.Fatalf("budget: %d bytes", len(got))
+	}
+	if got, err := p.Read(20, 100); got != nil || err != nil {
+		t.Fatal("read at LEO")
+	}
+}

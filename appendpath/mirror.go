@@ -1,0 +1,282 @@
+package appendpath
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
+)
+
+// MirrorState is the mirror state of a partition (mirroring.md §5).
+type MirrorState uint8
+
+const (
+	// Stopped is writable: a plain partition, or a mirror that has stopped.
+	Stopped MirrorState = iota
+	// Mirroring is read-only for clients; only mirrored batches are appended.
+	Mirroring
+	// Stopping: the fetcher is gone and the STOPPING steps have not all
+	// succeeded yet; read-only, Stop retries.
+	Stopping
+	// Failed: a mirrored batch could not be mapped; read-only until Stop.
+	Failed
+)
+
+var stateNames = [...]string{"STOPPED", "MIRRORING", "STOPPING", "FAILED"}
+
+func (s MirrorState) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "UNKNOWN"
+}
+
+// StopVariant is how STOPPING closes open transactions.
+type StopVariant uint8
+
+const (
+	// StopAbort (default): bump the leader epoch and append an ABORT marker
+	// for each open transaction with its producer's PID, epoch and
+	// coordinator epoch, COORDINATOR origin.
+	StopAbort StopVariant = iota
+	// StopTruncate: truncate the log to the last stable offset.
+	StopTruncate
+)
+
+var variantNames = [...]string{"abort", "truncate"}
+
+func (v StopVariant) String() string {
+	if int(v) < len(variantNames) {
+		return variantNames[v]
+	}
+	return "unknown"
+}
+
+// ParseStopVariant parses "abort" or "truncate".
+func ParseStopVariant(s string) (StopVariant, error) {
+	for i, n := range variantNames {
+		if n == s {
+			return StopVariant(i), nil
+		}
+	}
+	return 0, fmt.Errorf("appendpath: unknown stop variant %q (want abort|truncate)", s)
+}
+
+// StopStep names a STOPPING step that can fail (fault hooks).
+type StopStep uint8
+
+const (
+	StepAbort   StopStep = iota // close open transactions (either variant)
+	StepPersist                 // persist the last mirrored offset and epoch
+	StepBarrier                 // append the barrier (strategy barrier)
+)
+
+var stepNames = [...]string{"abort", "persist", "barrier"}
+
+func (s StopStep) String() string {
+	if int(s) < len(stepNames) {
+		return stepNames[s]
+	}
+	return "unknown"
+}
+
+// ParseStopStep parses "abort", "persist" or "barrier".
+func ParseStopStep(s string) (StopStep, error) {
+	for i, n := range stepNames {
+		if n == s {
+			return StopStep(i), nil
+		}
+	}
+	return 0, fmt.Errorf("appendpath: unknown stop step %q (want abort|persist|barrier)", s)
+}
+
+// StopOptions configure one STOPPING attempt.
+type StopOptions struct {
+	Variant StopVariant
+	// Fault overrides Config.Fault for this attempt.
+	Fault func(step StopStep) error
+}
+
+// MirrorCheckpoint is what STOPPING persists: where mirroring left off.
+type MirrorCheckpoint struct {
+	Offset int64 // next offset after the last mirrored batch
+	Epoch  int32 // partition leader epoch of the last mirrored batch
+	Source [16]byte
+	Valid  bool
+}
+
+// State returns the mirror state.
+func (p *Partition) State() MirrorState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.state
+}
+
+// Checkpoint returns the last persisted mirror checkpoint.
+func (p *Partition) Checkpoint() MirrorCheckpoint {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mirrored
+}
+
+// StartMirroring makes a writable partition a mirror (read-only for
+// clients). A failback first truncates to the divergence point (Truncate).
+func (p *Partition) StartMirroring() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.state {
+	case Mirroring:
+		return nil
+	case Stopped:
+		p.state = Mirroring
+		return nil
+	}
+	return fmt.Errorf("%w: StartMirroring in %s", ErrState, p.state)
+}
+
+// Failback truncates the log to the divergence point, rebuilding producer
+// state, and starts mirroring the other side's log from there.
+func (p *Partition) Failback(divergence int64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state != Stopped {
+		return fmt.Errorf("%w: Failback in %s", ErrState, p.state)
+	}
+	if err := p.truncateLocked(divergence); err != nil {
+		return err
+	}
+	p.state = Mirroring
+	return nil
+}
+
+// Stop runs one STOPPING attempt (mirroring.md §5): the fetcher is removed
+// (state STOPPING, mirrored appends refused), open transactions are closed
+// (opt.Variant), the mirror checkpoint is persisted, the barrier is appended
+// under strategy barrier, and the partition becomes STOPPED (writable). A
+// failing step returns its error and leaves the partition in STOPPING,
+// read-only, never writable without its barrier; calling Stop again retries
+// every step. Stop on a STOPPED partition is ErrState.
+func (p *Partition) Stop(opt StopOptions) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.state {
+	case Mirroring, Stopping, Failed:
+	default:
+		return fmt.Errorf("%w: Stop in %s", ErrState, p.state)
+	}
+	if p.closed {
+		return ErrClosed
+	}
+	p.state = Stopping
+	fault := opt.Fault
+	if fault == nil {
+		fault = p.cfg.Fault
+	}
+	step := func(s StopStep) error {
+		if fault == nil {
+			return nil
+		}
+		if err := fault(s); err != nil {
+			return fmt.Errorf("appendpath: STOPPING step %s: %w", s, errors.Join(ErrFault, err))
+		}
+		return nil
+	}
+	if err := step(StepAbort); err != nil {
+		return err
+	}
+	switch opt.Variant {
+	case StopTruncate:
+		if err := p.truncateLocked(p.lso()); err != nil {
+			return err
+		}
+	default:
+		if err := p.abortOpenTxns(); err != nil {
+			return err
+		}
+	}
+	if err := step(StepPersist); err != nil {
+		return err
+	}
+	if err := p.persistCheckpoint(); err != nil {
+		return err
+	}
+	if p.cfg.Strategy == pid.Barrier {
+		if err := step(StepBarrier); err != nil {
+			return err
+		}
+		var src string
+		if p.hasSource {
+			src = pid.FormatClusterID(p.source)
+		}
+		b := codec.AppendBarrier(nil, p.leaderEpoch, src, p.now().UnixMilli())
+		if _, err := p.appendLocked(b, kindCoordinator); err != nil {
+			return err
+		}
+	}
+	p.state = Stopped
+	return nil
+}
+
+// abortOpenTxns bumps the leader epoch past every epoch in the log and
+// appends an ABORT marker for each open transaction, with its producer's
+// epoch and coordinator epoch (COORDINATOR origin). A transaction whose
+// producer entry is gone (cleared by a barrier) cannot be aborted this way
+// and stays open.
+func (p *Partition) abortOpenTxns() error {
+	p.leaderEpoch = max(p.leaderEpoch, p.maxEpoch) + 1
+	p.maxEpoch = p.leaderEpoch
+	ts := p.now().UnixMilli()
+	var buf []byte
+	for _, t := range p.psm.OpenTxns(nil, p.id) {
+		e, ok := p.psm.Producer(p.id, t.ProducerID)
+		if !ok {
+			continue
+		}
+		buf = codec.AppendEndTxnMarker(buf[:0], t.ProducerID, e.Epoch, e.CoordinatorEpoch, true, ts)
+		if _, err := p.appendLocked(buf, kindCoordinator); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const checkpointFile = "mirror.checkpoint"
+
+// persistCheckpoint records the last mirrored offset and epoch (a synced
+// file for a file log).
+func (p *Partition) persistCheckpoint() error {
+	cp := p.mirrored
+	cp.Valid = true
+	if p.hasSource {
+		cp.Source = p.source
+	}
+	if !p.log.memory() {
+		line := fmt.Sprintf("%d %d %s\n", cp.Offset, cp.Epoch, pid.FormatClusterID(cp.Source))
+		if err := p.cfg.FS.WriteFile(filepath.Join(p.cfg.Dir, checkpointFile), []byte(line), true); err != nil {
+			return err
+		}
+	}
+	p.mirrored = cp
+	return nil
+}
+
+// loadCheckpoint reads the checkpoint file of a file log, if any.
+func (p *Partition) loadCheckpoint() error {
+	data, err := p.cfg.FS.ReadFile(filepath.Join(p.cfg.Dir, checkpointFile))
+	if err != nil {
+		return nil // none yet
+	}
+	var cp MirrorCheckpoint
+	var src string
+	if _, err := fmt.Sscanf(string(data), "%d %d %s", &cp.Offset, &cp.Epoch, &src); err != nil {
+		return fmt.Errorf("appendpath: %s: %w", checkpointFile, err)
+	}
+	if cp.Source, err = pid.ParseClusterID(src); err != nil {
+		return fmt.Errorf("appendpath: %s: %w", checkpointFile, err)
+	}
+	cp.Valid = true
+	p.mirrored = cp
+	return nil
+}

@@ -1,0 +1,769 @@
+package appendpath
+
+import (
+	"errors"
+	"iter"
+	"sync"
+	"time"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
+)
+
+// MirrorOffsets says what a mirrored append does with the source's offsets.
+type MirrorOffsets uint8
+
+const (
+	// PreserveOffsets (default): mirrored batches keep their source offsets
+	// and partition leader epochs, as a follower's do (KIP-1279 mirrors are
+	// offset-preserving); offsets must not go backwards.
+	PreserveOffsets MirrorOffsets = iota
+	// AssignOffsets gives mirrored batches the next offsets of this log and
+	// this partition's leader epoch, as a leader does. Fan-in of several
+	// sources into one partition (the replay tool) needs it.
+	AssignOffsets
+)
+
+// Config configures one Partition. The zero value is an in-memory, writable
+// partition with Kafka's defaults and strategy verbatim.
+type Config struct {
+	// Dir holds the segment files; "" keeps the log in memory.
+	Dir string
+	// FS is the file layer of a file-backed log; nil means OSFS.
+	FS FS
+	// SegmentBytes rolls a new segment when an append would take the active
+	// one past it (log.segment.bytes; default 1 GiB).
+	SegmentBytes int64
+	// RetainSegments deletes the oldest segments beyond this many on each
+	// roll, advancing the log start offset (a stand-in for retention;
+	// 0 keeps every segment). Memory segments are recycled, so a benchmark's
+	// log stops allocating once it has rolled RetainSegments+1 times.
+	RetainSegments int
+	// SkipRollSnapshots: no producer snapshot on segment roll (benchmarks
+	// with a million producers). Rebuilds then replay from an older snapshot
+	// or the log start.
+	SkipRollSnapshots bool
+	// Sync and SyncInterval: the fsync policy of a file-backed log.
+	Sync         SyncPolicy
+	SyncInterval time.Duration // default 1 s
+	// MaxMessageBytes bounds a batch on CLIENT and COORDINATOR appends
+	// (max.message.bytes; default 1048588).
+	MaxMessageBytes int
+	// LeaderEpoch is the epoch stamped on CLIENT and COORDINATOR batches.
+	LeaderEpoch int32
+	// ManualHighWatermark: the high watermark moves only by SetHighWatermark
+	// (a replicated partition). By default it follows the log end offset.
+	ManualHighWatermark bool
+
+	// Mirroring.
+	State         MirrorState // initial state; Stopped (writable) by default
+	Strategy      pid.Strategy
+	CRCFix        pid.CRCFix
+	Policy        pid.Policy
+	Fold          pid.Fold
+	Mapper        *pid.Mapper // optional; default NewMapper with no salt registry
+	MirrorOffsets MirrorOffsets
+	// Fault, when set, is asked before each STOPPING step; an error fails
+	// the step (the scenario language's `fault DEST at=...`).
+	Fault func(step StopStep) error
+
+	// Producer state: a shared Manager and this partition's ID in it, or
+	// nil for a Store of its own built with PSMOptions.
+	PSM         psm.Manager
+	PartitionID psm.PartitionID
+	PSMOptions  psm.Options
+
+	// Now is the clock (marker and barrier timestamps, snapshot expiry,
+	// fsync interval); default time.Now.
+	Now func() time.Time
+}
+
+// Result is the answer to an append.
+type Result struct {
+	FirstOffset int64 // base offset of the first batch
+	LastOffset  int64 // last offset of the last batch
+	// Duplicate: a CLIENT batch repeated one of its producer's last five
+	// batches; nothing was written and the offsets are the original ones.
+	Duplicate bool
+	Batches   int
+}
+
+// Partition is one replica of one partition: its log, its producer state and
+// its mirror state. Every method is safe for concurrent use; appends to one
+// partition are serialized by its lock (Kafka's log lock), different
+// partitions append in parallel.
+type Partition struct {
+	mu     sync.Mutex
+	cfg    Config
+	log    *log
+	snaps  snapStore
+	psm    psm.Manager
+	id     psm.PartitionID
+	mapper *pid.Mapper
+	now    func() time.Time
+
+	state       MirrorState
+	leaderEpoch int32
+	maxEpoch    int32 // largest partition leader epoch in the log
+	hw          int64
+	source      [16]byte // cluster of the last mirrored append
+	hasSource   bool
+	mirrored    MirrorCheckpoint
+	recovery    Recovery
+	snapBuf     []byte
+	closed      bool
+}
+
+// Open opens a partition. With cfg.Dir set it opens (or creates) the log
+// there and recovers it: a torn or corrupt tail is cut at the last whole,
+// CRC-valid batch and producer state is rebuilt from the newest valid
+// snapshot plus a replay of the batches after it.
+func Open(cfg Config) (*Partition, error) {
+	if cfg.FS == nil {
+		cfg.FS = OSFS{}
+	}
+	if cfg.SegmentBytes <= 0 {
+		cfg.SegmentBytes = 1 << 30
+	}
+	if cfg.SyncInterval <= 0 {
+		cfg.SyncInterval = time.Second
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = 1048588
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	p := &Partition{cfg: cfg, now: cfg.Now, state: cfg.State, leaderEpoch: cfg.LeaderEpoch, maxEpoch: cfg.LeaderEpoch}
+	p.psm, p.id = cfg.PSM, cfg.PartitionID
+	if p.psm == nil {
+		p.psm, p.id = psm.NewStore(cfg.PSMOptions), 0
+	}
+	p.mapper = cfg.Mapper
+	if p.mapper == nil {
+		p.mapper = pid.NewMapper(pid.Config{Strategy: cfg.Strategy, Policy: cfg.Policy, Fold: cfg.Fold})
+	}
+	lc := logConfig{fs: cfg.FS, dir: cfg.Dir, segmentBytes: cfg.SegmentBytes, retain: cfg.RetainSegments,
+		sync: cfg.Sync, interval: cfg.SyncInterval, now: cfg.Now}
+	p.snaps = snapStore{fs: cfg.FS, dir: cfg.Dir}
+	if cfg.Dir == "" {
+		p.log = newMemLog(lc)
+		p.recovery = Recovery{TruncatedSegment: -1, TruncatedAt: -1, Snapshot: -1, Segments: 1}
+		p.hw = 0
+		return p, nil
+	}
+	l, rec, err := openFileLog(lc)
+	if err != nil {
+		return nil, err
+	}
+	p.log = l
+	if err := p.snaps.load(); err != nil {
+		return nil, err
+	}
+	if err := p.loadCheckpoint(); err != nil {
+		return nil, err
+	}
+	p.recovery = rec
+	if err := p.rebuild(&p.recovery, true); err != nil {
+		return nil, err
+	}
+	p.hw = p.log.end
+	return p, nil
+}
+
+// Recovery reports what Open found in a file-backed log.
+func (p *Partition) Recovery() Recovery {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.recovery
+}
+
+// kind is the caller of an append; it picks origin, checks and offsets.
+type kind uint8
+
+const (
+	kindClient kind = iota
+	kindCoordinator
+	kindMirror
+	kindReplica
+)
+
+func (k kind) origin() psm.Origin {
+	switch k {
+	case kindClient:
+		return psm.Client
+	case kindCoordinator:
+		return psm.Coordinator
+	}
+	return psm.Replication
+}
+
+// AppendClient appends one producer batch as the leader (CLIENT origin):
+// exactly one batch, baseOffset 0, the size limit, the CRC, the LogValidator
+// batch rules of kafka-reference.md §1.8(f), then producer state (sequence,
+// epoch, duplicates). Offsets and the leader epoch are assigned in the log's
+// copy; batch is never modified. Refused with ErrReadOnlyTopic unless the
+// partition is writable (Stopped). Errors are bare *psm.KafkaError sentinels.
+// O(len(batch)) for the CRC and one copy; no allocation.
+func (p *Partition) AppendClient(batch []byte) (Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state != Stopped {
+		return Result{}, ErrReadOnlyTopic
+	}
+	return p.appendLocked(batch, kindClient)
+}
+
+// AppendCoordinator appends one batch written by a coordinator (transaction
+// markers; COORDINATOR origin): size, CRC, epoch checks, offsets assigned.
+// Refused with ErrReadOnlyTopic unless the partition is writable.
+func (p *Partition) AppendCoordinator(batch []byte) (Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state != Stopped {
+		return Result{}, ErrReadOnlyTopic
+	}
+	return p.appendLocked(batch, kindCoordinator)
+}
+
+// AppendMirrored appends a chunk of batches fetched from source cluster
+// source (REPLICATION origin) while the partition is MIRRORING: each batch is
+// CRC-checked, its producer ID mapped by the strategy (rewritten in the log's
+// copy with the configured CRC fix), its offsets kept or assigned per
+// Config.MirrorOffsets, and run through producer state. If any batch is
+// rejected nothing of the chunk is written, the log and producer state are
+// unchanged, and batches is never modified. An unmappable PID (bitfield,
+// policy reject) moves the partition to FAILED. Errors are *BatchError.
+func (p *Partition) AppendMirrored(batches []byte, source [16]byte) (Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.state {
+	case Mirroring:
+	case Failed:
+		return Result{}, ErrMirrorFailed
+	default:
+		return Result{}, ErrNotMirroring
+	}
+	p.source, p.hasSource = source, true
+	return p.appendLocked(batches, kindMirror)
+}
+
+// AppendReplica appends a chunk fetched by a follower from its leader:
+// bytes as-is (no mapping, offsets and epochs kept, offsets must not go
+// backwards), CRC-checked, REPLICATION origin. Allowed in every mirror state.
+func (p *Partition) AppendReplica(batches []byte) (Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.appendLocked(batches, kindReplica)
+}
+
+// fail wraps err for a multi-batch kind; single-batch kinds return it bare.
+func fail(k kind, i, pos int, err error) error {
+	if k == kindClient || k == kindCoordinator {
+		return err
+	}
+	return &BatchError{Index: i, Pos: pos, Err: err}
+}
+
+// checkBatch runs the checks that read only the caller's bytes (§1.8(e),(f)).
+func (p *Partition) checkBatch(b codec.Batch, k kind) error {
+	leader := k == kindClient || k == kindCoordinator
+	if k == kindClient && b.BaseOffset() != 0 {
+		return ErrInvalidRecord
+	}
+	if leader && len(b) > p.cfg.MaxMessageBytes {
+		return ErrMessageTooLarge
+	}
+	if b.VerifyCRC() != nil {
+		return ErrCorruptMessage
+	}
+	if b.LastOffsetDelta() < 0 {
+		return ErrCorruptMessage
+	}
+	if k == kindClient {
+		n := b.RecordsCount()
+		switch {
+		case n <= 0, int64(n) != int64(b.LastOffsetDelta())+1:
+			return ErrInvalidRecord
+		case b.IsControl():
+			return ErrInvalidRecord
+		case b.HasProducerID() && b.BaseSequence() < 0:
+			return ErrInvalidRecord
+		}
+	}
+	return nil
+}
+
+// appendLocked is the append path, in Kafka's order (kafka-reference.md §4):
+// frame and check every batch of src (CRC included); roll if needed; copy
+// src into the log's staging bytes; per batch in the copy: map the PID,
+// assign offsets and epoch, read producer-state fields (barrier and markers
+// included) and validate on the Appender's copy; write; commit producer
+// state; write .txnindex entries; move the high watermark; fsync per policy.
+func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
+	if p.closed {
+		return Result{}, ErrClosed
+	}
+	// 1. Framing and checks on the caller's bytes.
+	n := 0
+	for pos := 0; pos < len(src); n++ {
+		b, _, err := codec.Next(src[pos:])
+		if err != nil {
+			return Result{}, fail(k, n, pos, ErrCorruptMessage)
+		}
+		if n > 0 && (k == kindClient || k == kindCoordinator) {
+			return Result{}, ErrInvalidRecord // one batch per partition (§1.8(d),(f))
+		}
+		if err := p.checkBatch(b, k); err != nil {
+			return Result{}, fail(k, n, pos, err)
+		}
+		pos += len(b)
+	}
+	if n == 0 {
+		return Result{}, fail(k, 0, 0, ErrInvalidRecord)
+	}
+	// 2. Roll before the append if it does not fit the active segment.
+	if p.log.needsRoll(len(src)) {
+		if err := p.roll(); err != nil {
+			return Result{}, err
+		}
+	}
+	// 3. Copy into the log's staging bytes: from here on only the copy changes.
+	dst := p.log.stage(len(src))
+	copy(dst, src)
+	app := p.psm.Begin(p.id, k.origin())
+	next := p.log.end
+	res := Result{FirstOffset: -1, Batches: n}
+	maxEpoch := p.maxEpoch
+	lastPos := 0
+	for pos, i := 0, 0; pos < len(dst); i++ {
+		b := codec.Batch(dst[pos : pos+int(codec.Batch(dst[pos:]).BatchLength())+codec.LogOverhead])
+		switch k {
+		case kindMirror:
+			if p.cfg.Strategy.Rewrites() {
+				if _, err := p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix); err != nil {
+					app.Abort()
+					if errors.Is(err, pid.ErrUnmappable) {
+						p.state = Failed
+						err = ErrUnmappablePID
+					}
+					return Result{}, fail(k, i, pos, err)
+				}
+			}
+			if p.cfg.MirrorOffsets == AssignOffsets {
+				b.SetBaseOffset(next)
+				b.SetPartitionLeaderEpoch(p.leaderEpoch)
+			} else if b.BaseOffset() < next {
+				app.Abort()
+				return Result{}, fail(k, i, pos, ErrOffsetsOutOfOrder)
+			}
+		case kindReplica:
+			if b.BaseOffset() < next {
+				app.Abort()
+				return Result{}, fail(k, i, pos, ErrOffsetsOutOfOrder)
+			}
+		default:
+			b.SetBaseOffset(next)
+			b.SetPartitionLeaderEpoch(p.leaderEpoch)
+		}
+		maxEpoch = max(maxEpoch, b.PartitionLeaderEpoch())
+		pb, err := batchOf(b)
+		if err == nil {
+			var out psm.Outcome
+			out, err = app.Add(pb)
+			if err == nil && out.Duplicate.Found {
+				app.Abort()
+				return Result{FirstOffset: out.Duplicate.FirstOffset, LastOffset: out.Duplicate.LastOffset,
+					Duplicate: true, Batches: 1}, nil
+			}
+		}
+		if err != nil {
+			app.Abort()
+			return Result{}, fail(k, i, pos, err)
+		}
+		if res.FirstOffset < 0 {
+			res.FirstOffset = b.BaseOffset()
+		}
+		res.LastOffset = b.LastOffset()
+		next = b.NextOffset()
+		lastPos = pos
+		pos += len(b)
+	}
+	// 4. Write, then commit producer state.
+	if err := p.log.commit(dst, next); err != nil {
+		app.Abort()
+		return Result{}, err
+	}
+	p.maxEpoch = maxEpoch
+	if k == kindMirror {
+		p.mirrored.Offset = next
+		p.mirrored.Epoch = codec.Batch(dst[lastPos:]).PartitionLeaderEpoch()
+	}
+	c := app.Commit()
+	for _, t := range c.Aborted {
+		if err := p.log.appendAborted(t); err != nil {
+			return res, err
+		}
+	}
+	if !p.cfg.ManualHighWatermark {
+		p.hw = p.log.end
+		if len(c.Completed) > 0 {
+			p.psm.OnHighWatermark(p.id, p.hw)
+		}
+	}
+	return res, p.log.maybeSync()
+}
+
+// batchOf reads what producer state needs from b: the header and, for a
+// control batch, its first record (type, timestamp, coordinator epoch).
+// No allocation. A control batch whose first record cannot be read is
+// INVALID_RECORD.
+func batchOf(b codec.Batch) (psm.Batch, error) {
+	pb := psm.Batch{
+		ProducerID:      b.ProducerID(),
+		ProducerEpoch:   b.ProducerEpoch(),
+		BaseSequence:    b.BaseSequence(),
+		LastOffsetDelta: b.LastOffsetDelta(),
+		BaseOffset:      b.BaseOffset(),
+		MaxTimestamp:    b.MaxTimestamp(),
+		RecordsCount:    b.RecordsCount(),
+		Transactional:   b.IsTransactional(),
+		Control:         b.IsControl(),
+	}
+	if !pb.Control || pb.RecordsCount == 0 {
+		return pb, nil
+	}
+	cr, err := b.ControlRecord()
+	if err != nil {
+		return pb, ErrInvalidRecord
+	}
+	pb.ControlType, pb.ControlTimestamp = cr.Type, cr.Timestamp
+	if cr.Type == codec.ControlAbort || cr.Type == codec.ControlCommit {
+		m, err := cr.EndTxnMarker()
+		if err != nil {
+			return pb, ErrInvalidRecord
+		}
+		pb.CoordinatorEpoch = m.CoordinatorEpoch
+	}
+	return pb, nil
+}
+
+// roll starts a new segment at the log end offset; for a file log the old
+// segment is synced first (Kafka flushes rolled segments), and a producer
+// snapshot is taken at the new base unless SkipRollSnapshots.
+func (p *Partition) roll() error {
+	if !p.log.memory() {
+		if err := p.log.sync(); err != nil {
+			return err
+		}
+	}
+	if err := p.log.roll(); err != nil {
+		return err
+	}
+	if !p.cfg.SkipRollSnapshots {
+		if err := p.takeSnapshot(p.log.end); err != nil {
+			return err
+		}
+	}
+	return p.snaps.removeBelow(p.log.start)
+}
+
+// takeSnapshot writes producer state as of offset (the map end offset).
+func (p *Partition) takeSnapshot(offset int64) error {
+	if n := len(p.snaps.offsets); n > 0 && p.snaps.offsets[n-1] >= offset {
+		if p.snaps.offsets[n-1] == offset {
+			return nil // not moved (PSM#takeSnapshot)
+		}
+	}
+	p.snapBuf = p.psm.AppendSnapshot(p.snapBuf[:0], p.id)
+	return p.snaps.write(offset, p.snapBuf)
+}
+
+// Read returns a copy of whole batches starting with the one that holds
+// offset, at most maxBytes of them but at least one batch. At or past the
+// log end offset it returns nil; below the log start ErrOffsetOutOfRange.
+// Allocates the result.
+func (p *Partition) Read(offset int64, maxBytes int) ([]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.read(offset, maxBytes)
+}
+
+// LogStartOffset is the first offset still in the log.
+func (p *Partition) LogStartOffset() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.start
+}
+
+// LogEndOffset is the offset the next batch gets.
+func (p *Partition) LogEndOffset() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.end
+}
+
+// SyncedOffset is the durable log end: every offset below it survives a
+// crash. Equal to LogEndOffset for a memory log.
+func (p *Partition) SyncedOffset() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.synced
+}
+
+// HighWatermark is the replicated offset (the log end offset unless
+// Config.ManualHighWatermark).
+func (p *Partition) HighWatermark() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.hw
+}
+
+// SetHighWatermark moves the high watermark (clamped to the log end offset)
+// and lets producer state drop completed transactions below it.
+func (p *Partition) SetHighWatermark(hw int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hw = min(max(hw, p.log.start), p.log.end)
+	p.psm.OnHighWatermark(p.id, p.hw)
+}
+
+// LastStableOffset is the first offset of the earliest open or unreplicated
+// transaction when below the high watermark, else the high watermark;
+// never below the log start (kafka-reference.md §3.6).
+func (p *Partition) LastStableOffset() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lso()
+}
+
+func (p *Partition) lso() int64 {
+	return max(p.psm.LastStableOffset(p.id, p.hw), p.log.start)
+}
+
+// LeaderEpoch is the epoch stamped on CLIENT and COORDINATOR batches.
+func (p *Partition) LeaderEpoch() int32 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.leaderEpoch
+}
+
+// SetLeaderEpoch sets the leader epoch (a leader election).
+func (p *Partition) SetLeaderEpoch(e int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.leaderEpoch = e
+	p.maxEpoch = max(p.maxEpoch, e)
+}
+
+// AbortedTxns appends the .txnindex entries overlapping [from, to) to dst
+// (what a READ_COMMITTED fetch returns with its data).
+func (p *Partition) AbortedTxns(dst []psm.AbortedTxn, from, to int64) []psm.AbortedTxn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.abortedTxns(dst, from, to)
+}
+
+// OpenTxns appends the open transactions, by first offset, to dst.
+func (p *Partition) OpenTxns(dst []psm.TxnInfo) []psm.TxnInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.psm.OpenTxns(dst, p.id)
+}
+
+// Producers returns a copy of every producer entry, in no particular order.
+func (p *Partition) Producers() []psm.ProducerInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []psm.ProducerInfo
+	for e := range p.psm.Producers(p.id) {
+		out = append(out, e)
+	}
+	return out
+}
+
+// Producer returns a copy of one producer entry.
+func (p *Partition) Producer(pid int64) (psm.ProducerInfo, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.psm.Producer(p.id, pid)
+}
+
+// ProducerCount is the number of producer entries.
+func (p *Partition) ProducerCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.psm.ProducerCount(p.id)
+}
+
+// Snapshot returns producer state in Kafka's snapshot file format (entries
+// sorted by PID), for comparing two partitions.
+func (p *Partition) Snapshot() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.psm.AppendSnapshot(nil, p.id)
+}
+
+// Mapper returns the PID mapper (origins table, collision stats).
+func (p *Partition) Mapper() *pid.Mapper { return p.mapper }
+
+// Batches iterates the batches from offset on, each a copy valid until the
+// next iteration, with a framing error at the end if any.
+func (p *Partition) Batches(from int64) iter.Seq2[codec.Batch, error] {
+	return func(yield func(codec.Batch, error) bool) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		stop := errors.New("stop")
+		err := p.log.forEach(from, func(b codec.Batch) error {
+			if !yield(b, nil) {
+				return stop
+			}
+			return nil
+		})
+		if err != nil && err != stop {
+			yield(nil, err)
+		}
+	}
+}
+
+// Sync flushes the log to stable storage.
+func (p *Partition) Sync() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.sync()
+}
+
+// Close syncs a file-backed log, writes a snapshot at the log end offset and
+// closes the files. The partition refuses appends afterwards.
+func (p *Partition) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	if p.log.memory() {
+		return nil
+	}
+	err := p.takeSnapshot(p.log.end)
+	if cerr := p.log.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Truncate removes every batch at or above offset (a batch holding offset
+// goes whole), drops their .txnindex entries and snapshots, and rebuilds
+// producer state from the newest snapshot at or below offset plus a replay:
+// the follower truncation and failback step to a divergence point.
+func (p *Partition) Truncate(offset int64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.truncateLocked(offset)
+}
+
+func (p *Partition) truncateLocked(offset int64) error {
+	if offset >= p.log.end {
+		return nil
+	}
+	if err := p.log.truncate(offset); err != nil {
+		return err
+	}
+	if err := p.snaps.removeAbove(p.log.end); err != nil {
+		return err
+	}
+	if err := p.rebuild(nil, false); err != nil {
+		return err
+	}
+	p.hw = min(p.hw, p.log.end)
+	if !p.cfg.ManualHighWatermark {
+		p.hw = p.log.end
+	}
+	return nil
+}
+
+// Rebuild drops producer state and rebuilds it from the newest valid
+// snapshot plus a replay of the log (what a broker restart does).
+func (p *Partition) Rebuild() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rebuild(nil, false)
+}
+
+// rebuild is rebuildProducerState (kafka-reference.md §3.9): clear, load the
+// newest snapshot at or below the log end (corrupt ones are deleted and the
+// next older tried), replay every later batch one by one with REPLICATION
+// rules (barriers in exact order), then snapshot at the log end. With
+// reindex the .txnindex entries of the replayed range are rewritten from the
+// replay (recovery after a crash, when they may be missing).
+func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
+	p.psm.Clear(p.id)
+	from := p.log.start
+	nowMs := p.now().UnixMilli()
+	for i := len(p.snaps.offsets) - 1; i >= 0; i-- {
+		o := p.snaps.offsets[i]
+		if o > p.log.end || o < p.log.start {
+			continue
+		}
+		data, err := p.snaps.read(o)
+		if err == nil {
+			err = p.psm.LoadSnapshot(p.id, data, nowMs)
+		}
+		if err != nil {
+			if errors.Is(err, psm.ErrCorruptSnapshot) {
+				if err := p.snaps.remove(o); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
+		}
+		from = o
+		if rec != nil {
+			rec.Snapshot = o
+		}
+		break
+	}
+	if reindex {
+		if err := p.log.dropAbortedFrom(from); err != nil {
+			return err
+		}
+	}
+	replayed := 0
+	err := p.log.forEach(from, func(b codec.Batch) error {
+		pb, err := batchOf(b)
+		if err != nil {
+			return err
+		}
+		app := p.psm.Begin(p.id, psm.Replication)
+		if _, err := app.Add(pb); err != nil {
+			app.Abort()
+			return err
+		}
+		c := app.Commit()
+		if reindex {
+			for _, t := range c.Aborted {
+				if err := p.log.appendAbortedAt(t); err != nil {
+					return err
+				}
+			}
+		}
+		p.maxEpoch = max(p.maxEpoch, b.PartitionLeaderEpoch())
+		replayed++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		rec.Replayed = replayed
+	}
+	if !p.log.memory() {
+		if err := p.log.sync(); err != nil {
+			return err
+		}
+	}
+	p.psm.OnHighWatermark(p.id, p.log.end)
+	return p.takeSnapshot(p.log.end)
+}
