@@ -335,7 +335,8 @@ func mustFrame(t *testing.T, seg []byte) []batch {
 
 // cases are the case names every client must have produced.
 var cases = []string{"plain", "idempotent", "txn-commit", "txn-abort", "codec-none", "codec-gzip",
-	"codec-snappy", "codec-lz4", "codec-zstd", "headers", "nulls", "large-value", "many-records"}
+	"codec-snappy", "codec-lz4", "codec-zstd", "codec-snappy-multiblock", "codec-lz4-multiblock", "headers", "nulls",
+	"large-value", "many-records"}
 
 var clients = []string{"kgo", "sarama"}
 
@@ -483,6 +484,17 @@ func TestCodecsAgree(t *testing.T) {
 	}
 }
 
+// TestMultiblockAgree: the two multiblock cases hold the same records under different codecs.
+func TestMultiblockAgree(t *testing.T) {
+	files := goodFiles(t)
+	for _, c := range clients {
+		if err := equalRecords(dataRecords(t, files[c+"-codec-snappy-multiblock"]),
+			dataRecords(t, files[c+"-codec-lz4-multiblock"])); err != nil {
+			t.Errorf("%s: snappy vs lz4 multiblock: %v", c, err)
+		}
+	}
+}
+
 // TestCaseContents checks what each case promises in README.md, for both clients.
 func TestCaseContents(t *testing.T) {
 	files := goodFiles(t)
@@ -587,16 +599,82 @@ func TestClientDifferences(t *testing.T) {
 			t.Errorf("%s: lz4 frame header % x, README says FLG 0x64 BD %#x", name, p[:min(len(p), 6)], bd)
 		}
 	}
+	// The multiblock cases: sarama cuts ~100 KB into 32 KiB xerial chunks and 64 KiB LZ4 blocks; kgo writes
+	// one raw snappy block and one LZ4 block.
+	for name, want := range map[string]int{"sarama-codec-snappy-multiblock": 4, "kgo-codec-snappy-multiblock": 0,
+		"sarama-codec-lz4-multiblock": 2, "kgo-codec-lz4-multiblock": 1} {
+		p := first(name).payload()
+		var got int
+		var err error
+		if strings.Contains(name, "snappy") {
+			got, err = xerialChunks(p)
+		} else {
+			got, err = lz4Blocks(p)
+		}
+		if err != nil || got != want {
+			t.Errorf("%s: %d chunks or blocks (err %v), README says %d", name, got, err, want)
+		}
+	}
 	// Apart from the producer id (random per run for idempotent producers, hashed from the transactional id
 	// for transactional ones), the CRC and the marker timestamps, the two clients store the same bytes for
 	// every case but snappy and lz4.
 	for _, k := range cases {
-		if k == "codec-snappy" || k == "codec-lz4" {
+		if strings.HasPrefix(k, "codec-snappy") || strings.HasPrefix(k, "codec-lz4") {
 			continue
 		}
 		if err := sameBatches(files["kgo-"+k], files["sarama-"+k], true); err != nil {
 			t.Errorf("%s: kgo vs sarama: %v", k, err)
 		}
+	}
+}
+
+// xerialChunks counts the chunks of a xerial snappy stream; a raw snappy block has 0.
+func xerialChunks(p []byte) (int, error) {
+	if !bytes.HasPrefix(p, xerialMagic) {
+		return 0, nil
+	}
+	n := 0
+	for q := p[min(16, len(p)):]; len(q) > 0; n++ {
+		if len(q) < 4 || int(binary.BigEndian.Uint32(q)) > len(q)-4 {
+			return n, errors.New("bad xerial chunk")
+		}
+		q = q[4+binary.BigEndian.Uint32(q):]
+	}
+	return n, nil
+}
+
+// lz4Blocks counts the data blocks of an LZ4 frame: magic, FLG, BD, [content size,] header checksum, then
+// blocks of a little-endian size (high bit: stored uncompressed) up to a zero end mark.
+func lz4Blocks(p []byte) (int, error) {
+	if len(p) < 7 || binary.LittleEndian.Uint32(p) != 0x184D2204 {
+		return 0, errors.New("not an lz4 frame")
+	}
+	flg := p[4]
+	pos := 7
+	if flg&0x08 != 0 {
+		pos += 8
+	}
+	if flg&0x01 != 0 {
+		pos += 4
+	}
+	n := 0
+	for {
+		if len(p)-pos < 4 {
+			return n, errors.New("lz4 frame cut")
+		}
+		size := int(binary.LittleEndian.Uint32(p[pos:]) &^ (1 << 31))
+		pos += 4
+		if size == 0 {
+			return n, nil
+		}
+		if flg&0x10 != 0 {
+			size += 4
+		}
+		if size > len(p)-pos {
+			return n, errors.New("lz4 block overruns")
+		}
+		pos += size
+		n++
 	}
 }
 

@@ -89,6 +89,8 @@ func specs() []spec {
 		codecSpec(codecSnappy),
 		codecSpec(codecLZ4),
 		codecSpec(codecZstd),
+		multiblockSpec(codecSnappy, "several 32 KiB xerial chunks from sarama, one raw block from kgo"),
+		multiblockSpec(codecLZ4, "two 64 KiB LZ4 blocks from sarama, one 4 MiB-bounded block from kgo"),
 		{name: "headers", about: "one batch of 6 records carrying 0-3 headers, including empty and null header values",
 			mode: modePlain, batches: batches("headers", 1, 6, headerRecord)},
 		{name: "nulls", about: "one batch of 4 records: null key, null value, both null, empty (non-null) key and value",
@@ -109,6 +111,18 @@ func codecSpec(c codec) spec {
 		mode:    modePlain,
 		codec:   c,
 		batches: batches("codec", 2, 20, textRecord),
+	}
+}
+
+// multiblockSpec is one batch of about 100 KB of compressible records, enough for the codec's stream to
+// need more than one chunk or block with some clients. Both multiblock cases hold the same records.
+func multiblockSpec(c codec, blocks string) spec {
+	return spec{
+		name:    "codec-" + c.String() + "-multiblock",
+		about:   "idempotence off, codec " + c.String() + ", one batch of 1000 compressible records (~100 KB before compression: " + blocks + ")",
+		mode:    modePlain,
+		codec:   c,
+		batches: batches("multiblock", 1, 1000, textRecord),
 	}
 }
 

@@ -57,8 +57,15 @@ func produceKgo(ctx context.Context, addr, topic string, s spec) error {
 			return fmt.Errorf("begin transaction: %w", err)
 		}
 	}
+	// Prime: deliver one record to partition 1 so that the topic's metadata is loaded before the case's
+	// records are buffered. Otherwise the records wait for the first metadata load and the Flush below can
+	// drain partition 0 while they are still being moved in, splitting a planned batch in two.
+	prime := []record{{key: []byte("prime"), value: []byte("loads the topic's metadata"), timestamp: baseTimestamp}}
+	if err := kgoFlushBatch(ctx, cl, topic, primePartition, prime); err != nil {
+		return fmt.Errorf("prime: %w", err)
+	}
 	for _, batch := range s.batches {
-		if err := kgoFlushBatch(ctx, cl, topic, batch); err != nil {
+		if err := kgoFlushBatch(ctx, cl, topic, 0, batch); err != nil {
 			return err
 		}
 	}
@@ -74,8 +81,8 @@ func produceKgo(ctx context.Context, addr, topic string, s spec) error {
 	return nil
 }
 
-// kgoFlushBatch buffers recs and flushes them; with manual flushing and one partition they leave as one batch.
-func kgoFlushBatch(ctx context.Context, cl *kgo.Client, topic string, recs []record) error {
+// kgoFlushBatch buffers recs for one partition and flushes them; with manual flushing they leave as one batch.
+func kgoFlushBatch(ctx context.Context, cl *kgo.Client, topic string, partition int32, recs []record) error {
 	var (
 		mu   sync.Mutex
 		errs []error
@@ -83,7 +90,7 @@ func kgoFlushBatch(ctx context.Context, cl *kgo.Client, topic string, recs []rec
 	for _, r := range recs {
 		kr := &kgo.Record{
 			Topic:     topic,
-			Partition: 0,
+			Partition: partition,
 			Key:       r.key,
 			Value:     r.value,
 			Timestamp: time.UnixMilli(r.timestamp),
