@@ -1,0 +1,267 @@
+package psm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+// diff drives a Model and a Store with the same operations and fails on the
+// first different answer or state.
+type diff struct {
+	t     testing.TB
+	model *Model
+	store *Store
+	next  [2]int64 // log end offset per partition
+	now   int64
+	src   []byte
+	step  int
+	ops   []traceOp // trace for the failure message
+}
+
+// traceOp records one operation; it is formatted only when a check fails.
+type traceOp struct {
+	p    PartitionID
+	what string
+	b    Batch
+	x    int64
+}
+
+func (d *diff) trace(p PartitionID, what string, b Batch, x int64) {
+	d.ops = append(d.ops, traceOp{p, what, b, x})
+}
+
+func (d *diff) byte() byte {
+	if len(d.src) == 0 {
+		return 0
+	}
+	b := d.src[0]
+	d.src = d.src[1:]
+	return b
+}
+
+func (d *diff) fail(format string, args ...any) {
+	d.t.Helper()
+	var ops strings.Builder
+	for _, o := range d.ops {
+		fmt.Fprintf(&ops, "  p%d %s %+v %d\n", o.p, o.what, o.b, o.x)
+	}
+	d.t.Fatalf("step %d: %s\nops:\n%s", d.step, fmt.Sprintf(format, args...), ops.String())
+}
+
+func optionsFrom(b byte) Options {
+	return Options{
+		HasProducerID:      HasProducerIDRule(b & 1),
+		BarrierApply:       BarrierApply(b >> 1 & 1),
+		VerifyTransactions: b>>2&1 == 1,
+		ExpirationMs:       int64(b>>3)*7 + 1,
+	}
+}
+
+var fuzzPIDs = [...]int64{0, 1, 2, 3, 1000, -2, -1, math.MaxInt64}
+var fuzzSeqs = [...]int32{0, 1, 2, 3, 4, 5, 6, -1, math.MaxInt32, math.MaxInt32 - 1}
+
+// batch decodes one batch: 4 bytes.
+func (d *diff) batch() Batch {
+	k, p, e, s := d.byte(), d.byte(), d.byte(), d.byte()
+	b := Batch{
+		ProducerID:      fuzzPIDs[p%8],
+		ProducerEpoch:   int16(e%4) - int16(e>>7), // mostly 0..3, sometimes -1
+		BaseSequence:    fuzzSeqs[int(s)%len(fuzzSeqs)],
+		LastOffsetDelta: int32(s>>4) % 3,
+		MaxTimestamp:    d.now - int64(k>>5),
+	}
+	b.RecordsCount = b.LastOffsetDelta + 1
+	switch k % 8 {
+	case 0, 1, 2:
+	case 3, 4:
+		b.Transactional = true
+	case 5, 6:
+		b.Control, b.Transactional, b.LastOffsetDelta, b.BaseSequence = true, true, 0, -1
+		b.ControlType = codec.ControlType(k >> 3 % 2)
+		b.CoordinatorEpoch = int32(e>>2) % 4
+		b.ControlTimestamp = d.now
+		b.RecordsCount = 1
+		if k>>6 == 3 {
+			b.RecordsCount = 0
+		}
+		if k>>5 == 5 {
+			b.ControlType = codec.ControlLeaderChange
+		}
+	case 7:
+		b = barrierBatch()
+	}
+	return b
+}
+
+func sameErr(a, b error) bool { return errors.Is(a, b) && errors.Is(b, a) || a == nil && b == nil }
+
+func (d *diff) compareState(p PartitionID) {
+	d.t.Helper()
+	ms, ss := dumpState(d.model, p), dumpState(d.store, p)
+	if !equalState(ms, ss) {
+		d.fail("partition %d state differs\nmodel %+v\nstore %+v", p, ms, ss)
+	}
+	if d.model.ProducerCount(p) != d.store.ProducerCount(p) {
+		d.fail("count model %d store %d", d.model.ProducerCount(p), d.store.ProducerCount(p))
+	}
+	mf, mok := d.model.FirstUnstableOffset(p)
+	sf, sok := d.store.FirstUnstableOffset(p)
+	if mf != sf || mok != sok {
+		d.fail("FUO model %d %v store %d %v", mf, mok, sf, sok)
+	}
+	hw := d.next[p] / 2
+	if a, b := d.model.LastStableOffset(p, hw), d.store.LastStableOffset(p, hw); a != b {
+		d.fail("LSO model %d store %d", a, b)
+	}
+	if invariants {
+		checkPartFull(d.store.part(p))
+	}
+}
+
+func (d *diff) run() {
+	for len(d.src) > 0 && d.step < 400 {
+		d.step++
+		op, p := d.byte(), PartitionID(d.byte()%2)
+		d.now += int64(op >> 5)
+		switch op % 8 {
+		case 0, 1, 2, 3: // an append of 1-4 batches, committed (or aborted when op%4 == 3)
+			origin := Origin(d.byte() % 3)
+			n := int(d.byte()%4) + 1
+			ma, sa := d.model.Begin(p, origin), d.store.Begin(p, origin)
+			g := Guard(d.byte() % 4)
+			ma.SetGuard(g)
+			sa.SetGuard(g)
+			next := d.next[p]
+			for range n {
+				b := d.batch()
+				b.BaseOffset = next
+				d.trace(p, "add "+origin.String(), b, 0)
+				mo, merr := ma.Add(b)
+				so, serr := sa.Add(b)
+				if mo != so || !sameErr(merr, serr) {
+					d.fail("Add %+v: model (%+v, %v) store (%+v, %v)", b, mo, merr, so, serr)
+				}
+				if merr == nil && !mo.Duplicate.Found {
+					next += int64(b.LastOffsetDelta) + 1
+				}
+			}
+			if op%4 == 3 {
+				d.trace(p, "abort", Batch{}, 0)
+				ma.Abort()
+				sa.Abort()
+				break
+			}
+			mc, sc := ma.Commit(), sa.Commit()
+			d.trace(p, "commit", Batch{}, 0)
+			if !slices.Equal(mc.Completed, sc.Completed) || !slices.Equal(mc.Aborted, sc.Aborted) ||
+				mc.Barriers != sc.Barriers || mc.KeptOpenTxns != sc.KeptOpenTxns {
+				d.fail("Commit: model %+v store %+v", mc, sc)
+			}
+			d.next[p] = next
+		case 4:
+			d.trace(p, "reset", Batch{}, 0)
+			if a, b := d.model.Reset(p), d.store.Reset(p); a != b {
+				d.fail("Reset kept model %d store %d", a, b)
+			}
+		case 5:
+			d.trace(p, "expire", Batch{}, d.now)
+			if a, b := d.model.ExpireProducers(p, d.now), d.store.ExpireProducers(p, d.now); a != b {
+				d.fail("Expire model %d store %d", a, b)
+			}
+		case 6:
+			hw := d.next[p] - int64(d.byte()%4)
+			d.trace(p, "hw", Batch{}, hw)
+			d.model.OnHighWatermark(p, hw)
+			d.store.OnHighWatermark(p, hw)
+		case 7:
+			switch d.byte() % 4 {
+			case 0: // snapshot round trip through the other implementation's bytes
+				snap := d.store.AppendSnapshot(nil, p)
+				d.trace(p, "snapshot reload", Batch{}, d.now)
+				if err := d.model.LoadSnapshot(p, snap, d.now); err != nil {
+					d.fail("model load: %v", err)
+				}
+				if err := d.store.LoadSnapshot(p, d.model.AppendSnapshot(nil, p), d.now); err != nil {
+					d.fail("store load: %v", err)
+				}
+			case 1:
+				b := d.batch()
+				d.trace(p, "verify", b, d.now)
+				a := d.model.StartVerification(p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, d.now)
+				s := d.store.StartVerification(p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, d.now)
+				if a != s {
+					d.fail("StartVerification model %d store %d", a, s)
+				}
+			case 2:
+				d.trace(p, "clear", Batch{}, 0)
+				d.model.Clear(p)
+				d.store.Clear(p)
+			case 3:
+				for _, m := range []Manager{d.model, d.store} {
+					_, _ = m.Producer(p, fuzzPIDs[d.src0()%8])
+				}
+			}
+		}
+		d.compareState(p)
+	}
+	d.compareState(0)
+	d.compareState(1)
+}
+
+func (d *diff) src0() byte {
+	if len(d.src) == 0 {
+		return 0
+	}
+	return d.src[0]
+}
+
+func runDiff(t testing.TB, src []byte) {
+	if len(src) == 0 {
+		return
+	}
+	opts := optionsFrom(src[0])
+	d := &diff{t: t, model: NewModel(opts), store: NewStore(opts), src: src[1:], now: 1000}
+	d.run()
+}
+
+// FuzzStoreMatchesModel: the sharded Store gives the same answers and holds
+// the same state as the reference Model for any operation sequence.
+func FuzzStoreMatchesModel(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 2, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0})
+	f.Add([]byte{1, 0, 0, 1, 3, 0, 3, 0, 0, 0, 5, 0, 1, 0, 7, 0, 0, 0, 0, 0, 1, 0, 1, 2, 1})
+	f.Add([]byte{2, 1, 0, 0, 3, 3, 1, 0, 1, 7, 0, 0, 0, 4, 1, 2, 3, 0, 1, 1, 0})
+	f.Add([]byte{4, 7, 1, 0, 0, 3, 1, 2, 0, 0, 1, 2, 0, 0, 0, 1, 0})
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 8 {
+		b := make([]byte, 300)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) { runDiff(t, src) })
+}
+
+// TestStoreMatchesModelRandom runs the differential check on random
+// operation sequences in a plain `go test`.
+func TestStoreMatchesModelRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	runs := 300
+	if testing.Short() {
+		runs = 30
+	}
+	for range runs {
+		b := make([]byte, 1+rng.IntN(1500))
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		runDiff(t, b)
+	}
+}
