@@ -314,7 +314,7 @@ func NewRecordIter(records []byte, count int32) RecordIter {
 // Decompress. O(1) to create, no allocation.
 func (b Batch) Records() RecordIter {
 	n := b.RecordsCount()
-	if n != 0 && b.Compression() != CompressionNone {
+	if n > 0 && b.Compression() != CompressionNone {
 		return RecordIter{err: ErrCompressed}
 	}
 	return NewRecordIter(b[HeaderSize:], n)
