@@ -1,0 +1,167 @@
+package pid
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrUnknownName reports a strategy, CRC fix, policy or fold name that is not
+// one of the names this package prints.
+var ErrUnknownName = errors.New("pid: unknown name")
+
+// Strategy is how a mirrored batch's producer ID is treated on the way into
+// the destination log (mirroring.md §3). The zero value is Verbatim. Names
+// are the spec's, spelled the same in flags, benchmark names and reports.
+type Strategy uint8
+
+const (
+	Verbatim   Strategy = iota // stored as-is: the unprotected baseline
+	Negate                     // -(p+2) for every PID: an involution
+	NegateSkip                 // -(p+2) for p >= 0; negatives pass through
+	Bitfield                   // 1 | region | low 31 bits (§4); negatives pass through
+	Barrier                    // stored as-is; a MIRROR_PID_RESET batch on STOPPING
+)
+
+var strategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier"}
+
+// Strategies lists every strategy in the spec's table order.
+func Strategies() []Strategy {
+	return []Strategy{Verbatim, Negate, NegateSkip, Bitfield, Barrier}
+}
+
+// ParseStrategy returns the strategy spelled s; the error matches
+// ErrUnknownName.
+func ParseStrategy(s string) (Strategy, error) {
+	return parseName[Strategy]("strategy", s, strategyNames)
+}
+
+// String returns the spec's name, or "strategy(N)" for a value out of range.
+func (s Strategy) String() string { return nameOf("strategy", uint8(s), strategyNames) }
+
+// Rewrites reports whether the strategy changes the producerId of mirrored
+// batches (and so needs a CRC fix): negate, negate-skip and bitfield.
+func (s Strategy) Rewrites() bool { return s == Negate || s == NegateSkip || s == Bitfield }
+
+// MarshalText implements encoding.TextMarshaler (flag.TextVar, JSON keys).
+func (s Strategy) MarshalText() ([]byte, error) { return marshalName(uint8(s), strategyNames) }
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseStrategy.
+func (s *Strategy) UnmarshalText(b []byte) (err error) {
+	*s, err = ParseStrategy(string(b))
+	return err
+}
+
+// CRCFix is how a rewriting strategy repairs the batch CRC after it changes
+// producerId (bytes 43..50, inside the CRC range). The zero value is Full.
+type CRCFix uint8
+
+const (
+	Full  CRCFix = iota // recompute CRC-32C over the whole batch: O(size)
+	Patch               // patch the stored CRC from the old PID: O(1) in size
+)
+
+var crcFixNames = []string{"full", "patch"}
+
+// CRCFixes lists every CRC fix.
+func CRCFixes() []CRCFix { return []CRCFix{Full, Patch} }
+
+// ParseCRCFix returns the fix spelled s ("full" or "patch").
+func ParseCRCFix(s string) (CRCFix, error) { return parseName[CRCFix]("crc fix", s, crcFixNames) }
+
+func (f CRCFix) String() string { return nameOf("crc-fix", uint8(f), crcFixNames) }
+
+func (f CRCFix) MarshalText() ([]byte, error) { return marshalName(uint8(f), crcFixNames) }
+
+func (f *CRCFix) UnmarshalText(b []byte) (err error) {
+	*f, err = ParseCRCFix(string(b))
+	return err
+}
+
+// Policy decides what bitfield does with a source PID that does not fit in
+// 31 bits (p >= 2^31). The zero value is Reject.
+type Policy uint8
+
+const (
+	// Reject refuses the PID with ErrUnmappable: the batch is not appended and
+	// the mirror partition moves to FAILED.
+	Reject Policy = iota
+	// Alias keeps the low 31 bits, so that PIDs p and p+2^31 of one cluster
+	// share a mapped PID. It exists only to demonstrate that conflation.
+	Alias
+)
+
+var policyNames = []string{"reject", "alias"}
+
+// Policies lists every policy.
+func Policies() []Policy { return []Policy{Reject, Alias} }
+
+// ParsePolicy returns the policy spelled s ("reject" or "alias").
+func ParsePolicy(s string) (Policy, error) { return parseName[Policy]("policy", s, policyNames) }
+
+func (p Policy) String() string { return nameOf("policy", uint8(p), policyNames) }
+
+func (p Policy) MarshalText() ([]byte, error) { return marshalName(uint8(p), policyNames) }
+
+func (p *Policy) UnmarshalText(b []byte) (err error) {
+	*p, err = ParsePolicy(string(b))
+	return err
+}
+
+// Fold selects the function that folds a 128-bit cluster ID to a 32-bit
+// bitfield region. The zero value is XOR, the spec's fold.
+type Fold uint8
+
+const (
+	XOR Fold = iota // FoldXOR: uint32(msb ^ lsb), the spec's fold
+	Mix             // FoldMix: a 64-bit mixing fold, for comparison
+)
+
+var foldNames = []string{"xor", "mix"}
+
+// Folds lists every fold.
+func Folds() []Fold { return []Fold{XOR, Mix} }
+
+// ParseFold returns the fold spelled s ("xor" or "mix").
+func ParseFold(s string) (Fold, error) { return parseName[Fold]("fold", s, foldNames) }
+
+func (f Fold) String() string { return nameOf("fold", uint8(f), foldNames) }
+
+func (f Fold) MarshalText() ([]byte, error) { return marshalName(uint8(f), foldNames) }
+
+func (f *Fold) UnmarshalText(b []byte) (err error) {
+	*f, err = ParseFold(string(b))
+	return err
+}
+
+// Region folds a cluster ID with f. An out-of-range Fold folds with XOR.
+// O(1), no allocation.
+func (f Fold) Region(cluster [16]byte) uint32 {
+	if f == Mix {
+		return FoldMix(cluster)
+	}
+	return FoldXOR(cluster)
+}
+
+func parseName[T ~uint8](kind, s string, names []string) (T, error) {
+	for i, n := range names {
+		if s == n {
+			return T(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %s %q (want one of %s)", ErrUnknownName, kind, s, strings.Join(names, ", "))
+}
+
+func nameOf(kind string, v uint8, names []string) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", kind, v)
+}
+
+func marshalName(v uint8, names []string) ([]byte, error) {
+	if int(v) < len(names) {
+		return []byte(names[v]), nil
+	}
+	return nil, fmt.Errorf("%w: value %d", ErrUnknownName, v)
+}
