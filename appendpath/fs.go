@@ -182,10 +182,11 @@ func (m *MemFS) Size(name string) int64 {
 }
 
 // Crash returns the file system a power cut could leave behind: each file
-// keeps its synced prefix and a random part of its unsynced suffix; with
-// garble set, some of the kept unsynced bytes are flipped. m is unchanged;
-// files open on m do not see the result.
-func (m *MemFS) Crash(rng *rand.Rand, garble bool) *MemFS {
+// keeps its synced prefix and a random part of its unsynced suffix. When
+// garble is not nil it is called with each file's name and the unsynced bytes
+// it kept, and may change them in place (a torn sector, a stale page). m is
+// unchanged; files open on m do not see the result.
+func (m *MemFS) Crash(rng *rand.Rand, garble func(name string, unsynced []byte)) *MemFS {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	names := make([]string, 0, len(m.files))
@@ -201,11 +202,8 @@ func (m *MemFS) Crash(rng *rand.Rand, garble bool) *MemFS {
 			keep += rng.IntN(extra + 1)
 		}
 		data := append([]byte(nil), d.data[:keep]...)
-		if garble && keep > d.synced && rng.IntN(2) == 0 {
-			for range 1 + rng.IntN(3) {
-				i := d.synced + rng.IntN(keep-d.synced)
-				data[i] ^= byte(1 + rng.IntN(255))
-			}
+		if garble != nil && keep > d.synced {
+			garble(n, data[d.synced:])
 		}
 		out.files[n] = &memData{data: data, synced: len(data)}
 	}

@@ -3,6 +3,7 @@ package appendpath
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 )
@@ -65,8 +66,15 @@ func withOffsets(b []byte, base int64, ep int32) []byte {
 // chunk concatenates batches.
 func chunk(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
 
+// testNow is the clock of test partitions: just after the test batches'
+// timestamps, so no producer expires on a snapshot load.
+func testNow() time.Time { return time.UnixMilli(1700000001000) }
+
 func mustOpen(t testing.TB, cfg Config) *Partition {
 	t.Helper()
+	if cfg.Now == nil {
+		cfg.Now = testNow
+	}
 	p, err := Open(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -161,6 +161,9 @@ func Open(cfg Config) (*Partition, error) {
 	if err := p.snaps.load(); err != nil {
 		return nil, err
 	}
+	if err := p.snaps.removeAbove(l.end); err != nil {
+		return nil, err
+	}
 	if err := p.loadCheckpoint(); err != nil {
 		return nil, err
 	}
@@ -646,7 +649,10 @@ func (p *Partition) Close() error {
 	if p.log.memory() {
 		return nil
 	}
-	err := p.takeSnapshot(p.log.end)
+	err := p.log.sync()
+	if err == nil {
+		err = p.takeSnapshot(p.log.end)
+	}
 	if cerr := p.log.close(); err == nil {
 		err = cerr
 	}
