@@ -389,6 +389,9 @@ func TestGoodSegments(t *testing.T) {
 				if len(recs) == 0 {
 					t.Fatalf("batch %d: empty", i)
 				}
+				if !b.control() && recs[0].tsDelta != 0 {
+					t.Errorf("batch %d: first record's timestampDelta %d, want baseTimestamp to be its timestamp", i, recs[0].tsDelta)
+				}
 				maxTS := int64(-1)
 				for j, r := range recs {
 					if r.offDelta != int32(j) {
