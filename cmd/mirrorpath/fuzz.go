@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+
+	"github.com/mirrorpath/mirrorpath/internal/fuzzcampaign"
+)
+
+func init() {
+	register(command{
+		name:    "fuzz",
+		summary: "fuzz campaign over every target in turn, with execs/s and crasher reproduction commands",
+		run:     runFuzz,
+	})
+}
+
+// runFuzz is `mirrorpath fuzz`: exit 0 when every target ran clean, 1 when a
+// target failed or wrote a crasher.
+func runFuzz(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
+	fuzzTime := fs.Duration("time", 20*time.Second, "fuzzing time per target (`D`)")
+	target := fs.String("target", ".", "only targets whose name matches `RE`")
+	pkg := fs.String("pkg", "./...", "packages (`PATTERNS`, space or comma separated)")
+	minimize := fs.Duration("minimize", 5*time.Second, "-fuzzminimizetime cap (`D`)")
+	parallel := fs.Int("parallel", 0, "fuzz workers per target (`N`; default GOMAXPROCS)")
+	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
+	if code, ok := parseHarnessFlags(fs, args, stderr,
+		"usage: mirrorpath fuzz [--time D] [--target RE] [--pkg ./...] [--minimize D]"); !ok {
+		return code
+	}
+	re, err := regexp.Compile(*target)
+	switch {
+	case err != nil:
+		return usageError(fs, stderr, "--target: "+err.Error())
+	case *fuzzTime <= 0 || *minimize < 0 || *parallel < 0:
+		return usageError(fs, stderr, "--time must be positive, --minimize and --parallel not negative")
+	}
+	root, err := moduleRoot(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "fuzz: %v\n", err)
+		return 2
+	}
+	ctx := context.Background()
+	fmt.Fprintf(stderr, "fuzz: discovering targets in %v\n", splitList(*pkg))
+	all, broken, err := fuzzcampaign.Discover(ctx, root, splitList(*pkg))
+	if err != nil {
+		fmt.Fprintf(stderr, "fuzz: %v\n", err)
+		return 1
+	}
+	for p, why := range broken {
+		fmt.Fprintf(stderr, "fuzz: %s does not build, its targets are skipped: %s\n", p, why)
+	}
+	var targets []fuzzcampaign.Target
+	for _, t := range all {
+		if re.MatchString(t.Name) {
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		fmt.Fprintf(stderr, "fuzz: no fuzz target matches --target %q (%d targets found)\n", *target, len(all))
+		return 1
+	}
+	opt := fuzzcampaign.Options{FuzzTime: *fuzzTime, MinimizeTime: *minimize, Parallel: *parallel}
+	fmt.Fprintf(stderr, "fuzz: %d targets × %s (about %s plus builds)\n", len(targets), *fuzzTime, time.Duration(len(targets))*(*fuzzTime))
+	var results []fuzzcampaign.Result
+	failed := len(broken) > 0
+	for i, t := range targets {
+		label := fmt.Sprintf("[%d/%d] %s %s", i+1, len(targets), t.Rel, t.Name)
+		fmt.Fprintf(stderr, "fuzz: %s ...\n", label)
+		res, err := fuzzcampaign.Run(ctx, root, t, opt, func(p fuzzcampaign.Progress) {
+			fmt.Fprintf(stderr, "fuzz:   %s: %s, %d execs (%d/s), %d new interesting (corpus %d)\n",
+				label, p.Elapsed, p.Execs, p.PerSec, p.NewInteresting, p.Corpus)
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "fuzz: %s: %v\n", label, err)
+			return 1
+		}
+		verdict := "ok"
+		if res.Failed {
+			verdict = fmt.Sprintf("FAIL, %d new crashers", len(res.Crashers))
+			failed = true
+		}
+		fmt.Fprintf(stderr, "fuzz: %s: %s (%s)\n", label, verdict, res.Wall.Round(100*time.Millisecond))
+		results = append(results, res)
+	}
+	fuzzcampaign.WriteSummary(stdout, results)
+	if failed {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,306 @@
+// Package fuzzcampaign runs every native Go fuzz target of a module in turn:
+// discovery with `go test -list '^Fuzz'`, one `go test -fuzz` per target with
+// -fuzzminimizetime capped (benchmarks.md §2: the 60 s default stalls a
+// campaign at 0 execs/s), live progress parsed from the fuzzer's status
+// lines, and new crashers — files that appear under testdata/fuzz/FuzzX/ —
+// reported with the command that reproduces them.
+package fuzzcampaign
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// ErrList marks a failure to list packages or fuzz targets.
+var ErrList = errors.New("fuzzcampaign: listing fuzz targets failed")
+
+// Target is one fuzz function of one package.
+type Target struct {
+	ImportPath string
+	Dir        string // package directory
+	Rel        string // package path relative to the module, "./codec"
+	Name       string // FuzzX
+}
+
+// CorpusDir is where go test writes the target's failing inputs.
+func (t Target) CorpusDir() string { return filepath.Join(t.Dir, "testdata", "fuzz", t.Name) }
+
+// Discover lists the fuzz targets of the packages matched by patterns, in
+// package then name order. Packages that fail to build are returned in
+// broken with go's message, so the campaign can go on without them.
+func Discover(ctx context.Context, modDir string, patterns []string) (targets []Target, broken map[string]string, err error) {
+	listArgs := append([]string{"list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}"}, patterns...)
+	out, err := run(ctx, modDir, "go", listArgs...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: go list: %v", ErrList, err)
+	}
+	dirs := map[string]string{}
+	var pkgs []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if ip, dir, ok := strings.Cut(line, "\t"); ok {
+			dirs[ip] = dir
+			pkgs = append(pkgs, ip)
+		}
+	}
+	if len(pkgs) == 0 {
+		return nil, nil, fmt.Errorf("%w: no package matches %s", ErrList, strings.Join(patterns, " "))
+	}
+	// One go test -list for all packages; it exits 1 if any fails to build.
+	lc := exec.CommandContext(ctx, "go", append([]string{"test", "-list", "^Fuzz"}, pkgs...)...)
+	lc.Dir = modDir
+	listOut, _ := lc.CombinedOutput() // stderr interleaved: build errors precede their FAIL line
+	names, broken := ParseList(listOut)
+	absMod, _ := filepath.Abs(modDir)
+	for _, ip := range pkgs {
+		for _, n := range names[ip] {
+			rel, err := filepath.Rel(absMod, dirs[ip])
+			if err != nil || strings.HasPrefix(rel, "..") {
+				rel = ip
+			} else {
+				rel = "./" + filepath.ToSlash(rel)
+			}
+			targets = append(targets, Target{ImportPath: ip, Dir: dirs[ip], Rel: rel, Name: n})
+		}
+	}
+	return targets, broken, nil
+}
+
+var (
+	okLine   = regexp.MustCompile(`^ok\s+(\S+)`)
+	noTests  = regexp.MustCompile(`^\?\s+(\S+)\s+\[no test files\]`)
+	failLine = regexp.MustCompile(`^FAIL\s+(\S+)(?:\s+\[(.*)\])?`)
+)
+
+// ParseList reads `go test -list '^Fuzz' pkgs...` output: each package's
+// names come before its "ok <pkg>" line; a "FAIL <pkg> [build failed]" line
+// closes a package that could not be listed.
+func ParseList(out []byte) (names map[string][]string, broken map[string]string) {
+	names, broken = map[string][]string{}, map[string]string{}
+	var pending, noise []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "Fuzz") && !strings.ContainsAny(line, " \t"):
+			pending = append(pending, line)
+		case okLine.MatchString(line):
+			pkg := okLine.FindStringSubmatch(line)[1]
+			sort.Strings(pending)
+			if len(pending) > 0 {
+				names[pkg] = pending
+			}
+			pending, noise = nil, nil
+		case noTests.MatchString(line):
+			pending, noise = nil, nil
+		case failLine.MatchString(line):
+			m := failLine.FindStringSubmatch(line)
+			why := m[2]
+			if len(noise) > 0 {
+				why = strings.TrimSpace(why + ": " + strings.Join(noise[:min(len(noise), 3)], " / "))
+			}
+			broken[m[1]] = why
+			pending, noise = nil, nil
+		default:
+			if s := strings.TrimSpace(line); s != "" && !strings.HasPrefix(s, "#") {
+				noise = append(noise, s)
+			}
+		}
+	}
+	return names, broken
+}
+
+// Progress is one status line of a running fuzzer:
+// "fuzz: elapsed: 3s, execs: 12345 (4115/sec), new interesting: 3 (total: 20)".
+type Progress struct {
+	Elapsed        time.Duration
+	Execs          int64
+	PerSec         int64
+	NewInteresting int64
+	Corpus         int64
+}
+
+var progressLine = regexp.MustCompile(`^fuzz: elapsed: (\S+), execs: (\d+) \((\d+)/sec\), new interesting: (\d+) \(total: (\d+)\)`)
+
+// ParseProgress parses a fuzzer status line; ok is false for other lines
+// (baseline coverage, test output).
+func ParseProgress(line string) (p Progress, ok bool) {
+	m := progressLine.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return p, false
+	}
+	var err error
+	if p.Elapsed, err = time.ParseDuration(m[1]); err != nil {
+		return p, false
+	}
+	p.Execs, _ = strconv.ParseInt(m[2], 10, 64)
+	p.PerSec, _ = strconv.ParseInt(m[3], 10, 64)
+	p.NewInteresting, _ = strconv.ParseInt(m[4], 10, 64)
+	p.Corpus, _ = strconv.ParseInt(m[5], 10, 64)
+	return p, true
+}
+
+// Options configure each target's run.
+type Options struct {
+	FuzzTime     time.Duration // -fuzztime per target
+	MinimizeTime time.Duration // -fuzzminimizetime cap
+	Parallel     int           // -parallel (fuzz workers); 0 = GOMAXPROCS
+}
+
+// Crasher is a failing input the run wrote under testdata/fuzz/FuzzX/.
+type Crasher struct {
+	Path  string // as written, absolute
+	Repro string // go test -run 'FuzzX/<name>' ./pkg
+}
+
+// Result is the outcome of fuzzing one target.
+type Result struct {
+	Target   Target
+	Wall     time.Duration
+	Last     Progress // the final status line
+	Failed   bool     // go test exited non-zero
+	Crashers []Crasher
+	Tail     string // last lines of output when Failed
+}
+
+// Run fuzzes one target. onProgress, if set, is called for every status
+// line. Run returns an error only when go cannot be started.
+func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress func(Progress)) (Result, error) {
+	before := listFiles(t.CorpusDir())
+	args := []string{"test", "-run", "^$", "-fuzz", "^" + t.Name + "$",
+		"-fuzztime", opt.FuzzTime.String(), "-fuzzminimizetime", opt.MinimizeTime.String()}
+	if opt.Parallel > 0 {
+		args = append(args, "-parallel", strconv.Itoa(opt.Parallel))
+	}
+	args = append(args, t.ImportPath)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = modDir
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Target: t}
+	var tail []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			line := sc.Text()
+			if p, ok := ParseProgress(line); ok {
+				res.Last = p
+				if onProgress != nil {
+					onProgress(p)
+				}
+				continue
+			}
+			tail = append(tail, line)
+			if len(tail) > 30 {
+				tail = tail[1:]
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	err := cmd.Wait()
+	pw.Close()
+	<-done
+	res.Wall = time.Since(start)
+	if err != nil {
+		res.Failed = true
+		res.Tail = strings.Join(tail, "\n")
+	}
+	after := listFiles(t.CorpusDir())
+	for _, f := range after {
+		if !contains(before, f) {
+			res.Crashers = append(res.Crashers, Crasher{
+				Path:  filepath.Join(t.CorpusDir(), f),
+				Repro: fmt.Sprintf("go test -run '%s/%s' %s", t.Name, f, t.Rel),
+			})
+		}
+	}
+	return res, nil
+}
+
+func listFiles(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteSummary writes one row per target and, below, every new crasher
+// with its reproduction command.
+func WriteSummary(w io.Writer, results []Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "package\ttarget\tresult\tfuzz time\texecs\texecs/s\tnew interesting\tcorpus\tcrashers")
+	for _, r := range results {
+		verdict := "ok"
+		if r.Failed {
+			verdict = "FAIL"
+		}
+		rate := int64(0)
+		if r.Last.Elapsed > 0 {
+			rate = int64(float64(r.Last.Execs) / r.Last.Elapsed.Seconds())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", r.Target.Rel, r.Target.Name, verdict,
+			r.Last.Elapsed, r.Last.Execs, rate, r.Last.NewInteresting, r.Last.Corpus, len(r.Crashers))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range results {
+		for _, c := range r.Crashers {
+			fmt.Fprintf(w, "\nnew crasher %s\n  reproduce: %s\n", c.Path, c.Repro)
+		}
+		if r.Failed && len(r.Crashers) == 0 {
+			fmt.Fprintf(w, "\n%s %s failed without a new crasher:\n%s\n", r.Target.Rel, r.Target.Name, indent(r.Tail))
+		}
+	}
+	return nil
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+func run(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return append(out, stderr.Bytes()...), fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
