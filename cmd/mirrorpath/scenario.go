@@ -1,0 +1,108 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mirrorpath/mirrorpath/scenario"
+)
+
+func init() {
+	register(command{name: "scenario", summary: "run scenario files under every strategy and check their expectations",
+		run: runScenario})
+}
+
+const scenarioUsage = "usage: mirrorpath scenario run [--strategy NAME|all] [--json] [options] FILE..."
+
+// runScenario is `mirrorpath scenario run`. Exit status: 0 when every expect
+// line holds, 1 when one does not, 2 on a usage or file error (including a
+// syntax or reference error in a file, printed as file:line: message).
+func runScenario(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "run" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprintln(stderr, scenarioUsage)
+			return 0
+		}
+		fmt.Fprintln(stderr, scenarioUsage)
+		return 2
+	}
+	fs := flag.NewFlagSet("scenario run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.Bool("json", false, "print one JSON object per (file, strategy)")
+	vals := map[string]*string{}
+	for _, o := range scenario.OptionSpecs {
+		vals[o.Name] = fs.String(o.Name, "", o.Summary+": "+strings.Join(o.Values, "|")+
+			" (default "+o.Values[0]+", or the file's set line)")
+	}
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, scenarioUsage)
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	flags := map[string]string{}
+	for name, v := range vals {
+		if *v == "" {
+			continue
+		}
+		probe := scenario.DefaultOptions()
+		if err := probe.Set(name, *v); err != nil {
+			fmt.Fprintf(stderr, "scenario run: --%s: %v\n", name, err)
+			return 2
+		}
+		flags[name] = *v
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "scenario run: no scenario files")
+		fs.Usage()
+		return 2
+	}
+	var scripts []*scenario.Script
+	for _, file := range fs.Args() {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "scenario run: %v\n", err)
+			return 2
+		}
+		s, err := scenario.Parse(file, src)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		scripts = append(scripts, s)
+	}
+	status := 0
+	for i, s := range scripts {
+		results, err := scenario.Run(s, flags)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		if *jsonOut {
+			err = scenario.WriteJSON(stdout, results)
+		} else {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			err = scenario.WriteText(stdout, results)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "scenario run: %v\n", err)
+			return 2
+		}
+		for j := range results {
+			if !results[j].Held() {
+				status = 1
+			}
+		}
+	}
+	return status
+}

@@ -1,0 +1,463 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+// Violation is one oracle finding: each (code, cluster, partition) is
+// reported once, at the first step it appeared; ERR once per error kind.
+type Violation struct {
+	Code      string `json:"code"`
+	Step      int    `json:"step"`
+	Cluster   string `json:"cluster"`
+	Partition string `json:"partition"`
+	Detail    string `json:"detail"`
+}
+
+// ClientError is an error a client saw (every one, in step order).
+type ClientError struct {
+	Step     int    `json:"step"`
+	Producer string `json:"producer"`
+	Error    string `json:"error"`
+}
+
+// oracle checks the invariants of scenarios.md §3 after every step. It reads
+// the truth from record headers and marker timestamps (doc.go) and the
+// broker's state through the replica interface; it never decides what the
+// broker should have accepted except through those invariants.
+type oracle struct {
+	w            *world
+	seen         map[string]bool
+	violations   []Violation
+	clientErrors []ClientError
+	shadows      map[replica]*shadow
+}
+
+// shadow is the oracle's view of one replica's log: which true producer
+// each producer-state entry has taken batches from, and the transactions a
+// read_committed consumer sees open, per stored PID.
+type shadow struct {
+	scanned     int64 // next offset to read
+	owners      map[int64]owner
+	cleared     map[int64]owner // removed by a barrier during the current scan
+	lastBarrier int64           // offset of the last barrier, -1 none
+	open        map[int64][]txnRef
+	unseen      map[int64]int64 // PID → offset of a data batch whose entry must exist after the scan
+}
+
+type owner struct {
+	producer string
+	epoch    int16
+	lastSeq  int32
+}
+
+type txnRef struct {
+	producer string
+	serial   int
+}
+
+func newOracle(w *world) *oracle {
+	return &oracle{w: w, seen: map[string]bool{}, shadows: map[replica]*shadow{}}
+}
+
+func newShadow() *shadow {
+	return &shadow{owners: map[int64]owner{}, cleared: map[int64]owner{}, lastBarrier: -1,
+		open: map[int64][]txnRef{}, unseen: map[int64]int64{}}
+}
+
+func (o *oracle) shadowOf(r replica) *shadow {
+	s := o.shadows[r]
+	if s == nil {
+		s = newShadow()
+		o.shadows[r] = s
+	}
+	return s
+}
+
+// report records code for (cluster, partition) unless already reported.
+func (o *oracle) report(code string, p *partition, detail string) {
+	o.reportKey(code, code+"|"+p.c.name+"|"+p.key, p.c.name, p.key, detail)
+}
+
+func (o *oracle) reportKey(code, key, cluster, part, detail string) {
+	if o.seen[key] {
+		return
+	}
+	o.seen[key] = true
+	o.violations = append(o.violations, Violation{Code: code, Step: o.w.step, Cluster: cluster, Partition: part,
+		Detail: detail})
+}
+
+// clientError records a visible client error; the first of each kind is an
+// ERR violation.
+func (o *oracle) clientError(producer string, cl *cluster, p *partition, name string) {
+	o.clientErrors = append(o.clientErrors, ClientError{Step: o.w.step, Producer: producer, Error: name})
+	part := ""
+	if p != nil {
+		part = p.key
+	}
+	o.reportKey("ERR", "ERR|"+name, cl.name, part, producer+": "+name)
+}
+
+// batchAt returns the batch of r's log that holds offset.
+func batchAt(r replica, offset int64) (codec.Batch, bool) {
+	data, err := r.Read(offset, 1)
+	if err != nil {
+		return nil, false
+	}
+	var found codec.Batch
+	eachBatch(data, func(b codec.Batch) {
+		if found == nil && b.BaseOffset() <= offset && offset <= b.LastOffset() {
+			found = b
+		}
+	})
+	return found, found != nil
+}
+
+// checkAck is I1: an ack below the log end offset seen before the send must
+// be a genuine retry of the same true producer's batch (else M4).
+func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResult, leo int64) {
+	if res.FirstOffset >= leo {
+		return
+	}
+	b, ok := batchAt(p.lead(), res.FirstOffset)
+	if ok {
+		t := readTruth(b)
+		if t.producer == pr.name && b.BaseSequence() == d.seq && b.ProducerEpoch() == d.epoch {
+			return
+		}
+		o.report("M4", p, fmt.Sprintf("%s PID %d epoch %d seq %d acked at offsets %d..%d, below LEO %d, which hold %q's batch (PID %d epoch %d seq %d): nothing appended",
+			pr.name, d.pid, d.epoch, d.seq, res.FirstOffset, res.LastOffset, leo, t.producer, b.ProducerID(),
+			b.ProducerEpoch(), b.BaseSequence()))
+		return
+	}
+	o.report("M4", p, fmt.Sprintf("%s acked at offset %d below LEO %d with no batch there", pr.name, res.FirstOffset, leo))
+}
+
+// truncated reports RPO when a failback truncation drops data batches.
+func (o *oracle) truncated(p *partition, at int64) {
+	data, n := 0, 0
+	for off := at; off < p.lead().LogEndOffset(); {
+		chunk, err := p.lead().Read(off, 1<<20)
+		if err != nil || len(chunk) == 0 {
+			break
+		}
+		next := off
+		eachBatch(chunk, func(b codec.Batch) {
+			if !b.IsControl() {
+				data++
+				n += int(b.RecordsCount())
+			}
+			next = b.NextOffset()
+		})
+		if next <= off {
+			break
+		}
+		off = next
+	}
+	if data > 0 {
+		o.report("RPO", p, fmt.Sprintf("failback truncates %d records in %d batches at offsets >= %d", n, data, at))
+	}
+}
+
+// rescan makes the oracle read every replica of p from offset 0 again
+// (after a truncation, an election or a restart). Findings already reported
+// stay reported once.
+func (o *oracle) rescan(p *partition) {
+	for _, r := range p.reps {
+		o.shadows[r] = newShadow()
+	}
+}
+
+func (o *oracle) rescanIfShorter(p *partition) {
+	for _, r := range p.reps {
+		if s := o.shadows[r]; s != nil && r.LogEndOffset() < s.scanned {
+			o.shadows[r] = newShadow()
+		}
+	}
+}
+
+func rewriting(strategy string) bool {
+	return strategy == "negate" || strategy == "negate-skip" || strategy == "bitfield"
+}
+
+// mirrored records the PID mapping of one mirrored chunk (I5) and checks
+// that mirrored and local PIDs never meet (I6), under rewriting strategies.
+func (o *oracle) mirrored(p *partition, src []byte, first int64) {
+	if !rewriting(o.w.strategy) {
+		return
+	}
+	from := p.source.name
+	var dst []codec.Batch
+	for off := first; off < p.lead().LogEndOffset(); {
+		b, ok := batchAt(p.lead(), off)
+		if !ok {
+			break
+		}
+		dst = append(dst, b)
+		off = b.NextOffset()
+	}
+	i := 0
+	eachBatch(src, func(b codec.Batch) {
+		if i >= len(dst) {
+			return
+		}
+		db := dst[i]
+		i++
+		if b.IsControl() || b.ProducerID() == codec.NoProducerID {
+			return
+		}
+		sp, dp := b.ProducerID(), db.ProducerID()
+		if dp == codec.NoProducerID {
+			o.report("I5", p, fmt.Sprintf("PID %d of %s maps to -1", sp, from))
+		}
+		if prev, ok := p.mirroredPIDs[dp]; ok && prev != (pidOrigin{from, sp}) {
+			o.report("I5", p, fmt.Sprintf("PID %d of %s and PID %d of %s both map to %d", prev.pid, prev.cluster,
+				sp, from, dp))
+		}
+		p.mirroredPIDs[dp] = pidOrigin{from, sp}
+	})
+}
+
+// afterStep runs the checks that hold after every step.
+func (o *oracle) afterStep() {
+	for _, cl := range o.w.clusters {
+		for _, p := range cl.parts {
+			for _, r := range p.reps {
+				o.scan(p, r)
+			}
+			o.checkPartition(p)
+		}
+	}
+}
+
+// scan reads r's new batches and checks conflation (M1, M2, LAT), marker
+// ownership (M3), barrier effect (I4) and tracking (M5).
+func (o *oracle) scan(p *partition, r replica) {
+	s := o.shadowOf(r)
+	for s.scanned < r.LogEndOffset() {
+		chunk, err := r.Read(s.scanned, 1<<20)
+		if err != nil || len(chunk) == 0 {
+			break
+		}
+		next := s.scanned
+		eachBatch(chunk, func(b codec.Batch) {
+			if b.LastOffset() < s.scanned {
+				return
+			}
+			o.scanBatch(p, s, b)
+			next = b.NextOffset()
+		})
+		if next <= s.scanned {
+			break
+		}
+		s.scanned = next
+	}
+	entries := r.Producers()
+	slices.SortFunc(entries, func(a, b producerEntry) int {
+		switch {
+		case a.PID < b.PID:
+			return -1
+		case a.PID > b.PID:
+			return 1
+		}
+		return 0
+	})
+	has := map[int64]producerEntry{}
+	for _, e := range entries {
+		has[e.PID] = e
+	}
+	for pid := range s.owners {
+		if _, ok := has[pid]; !ok {
+			delete(s.owners, pid)
+		}
+	}
+	for pid, ow := range s.cleared { // an entry the barrier should have removed is still there
+		if _, ok := has[pid]; ok {
+			if _, now := s.owners[pid]; !now {
+				s.owners[pid] = ow
+			}
+		}
+	}
+	clear(s.cleared)
+	if o.w.strategy == "barrier" && s.lastBarrier >= 0 {
+		for _, e := range entries {
+			for _, off := range e.BatchOffsets {
+				if off < s.lastBarrier {
+					o.report("I4", p, fmt.Sprintf("entry PID %d keeps a batch at offset %d below the barrier at %d",
+						e.PID, off, s.lastBarrier))
+				}
+			}
+		}
+	}
+	pids := make([]int64, 0, len(s.unseen))
+	for pid := range s.unseen {
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	for _, pid := range pids {
+		if _, ok := has[pid]; !ok {
+			o.report("M5", p, fmt.Sprintf("PID %d (batch at offset %d) has no producer-state entry: idempotence and transactions are not tracked",
+				pid, s.unseen[pid]))
+		}
+	}
+	clear(s.unseen)
+}
+
+// inSeq is Kafka's sequence continuity (kafka-reference.md §3.3).
+func inSeq(last, next int32) bool {
+	return int64(next) == int64(last)+1 || (next == 0 && last == math.MaxInt32)
+}
+
+func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
+	pid, epoch := b.ProducerID(), b.ProducerEpoch()
+	t := readTruth(b)
+	if b.IsControl() {
+		switch t.control {
+		case codec.ControlMirrorPidReset:
+			for k, v := range s.owners {
+				s.cleared[k] = v
+			}
+			clear(s.owners)
+			clear(s.unseen)
+			s.lastBarrier = b.BaseOffset()
+		case codec.ControlCommit, codec.ControlAbort:
+			mk, known := o.w.markers[t.ts]
+			if known {
+				for _, ref := range s.open[pid] {
+					if ref.producer != mk.producer {
+						o.report("M3", p, fmt.Sprintf("%s marker of %s (PID %d, offset %d) closes the open transaction of %s",
+							t.control, mk.producer, pid, b.BaseOffset(), ref.producer))
+					}
+				}
+			}
+			delete(s.open, pid)
+			if ow, ok := s.owners[pid]; ok {
+				if ow.epoch != epoch {
+					ow.epoch, ow.lastSeq = epoch, -1
+				}
+				s.owners[pid] = ow
+			} else if known {
+				s.owners[pid] = owner{producer: mk.producer, epoch: epoch, lastSeq: -1}
+			}
+		}
+		return
+	}
+	if pid == codec.NoProducerID {
+		return
+	}
+	s.unseen[pid] = b.BaseOffset()
+	if ow, ok := s.owners[pid]; ok && ow.producer != t.producer && ow.producer != "" && t.producer != "" {
+		// scenarios.md §3: an epoch regression is M2, a sequence regression
+		// (not continuing the entry's last sequence, at the same or a lower
+		// epoch) is M1; one batch can be both. Neither is LAT.
+		detail := fmt.Sprintf("PID %d: %s epoch %d seq %d..%d (offset %d) after %s epoch %d last seq %d",
+			pid, t.producer, epoch, b.BaseSequence(), b.LastSequence(), b.BaseOffset(), ow.producer, ow.epoch,
+			ow.lastSeq)
+		m2 := epoch < ow.epoch
+		m1 := epoch <= ow.epoch && !inSeq(ow.lastSeq, b.BaseSequence())
+		if m2 {
+			o.report("M2", p, detail)
+		}
+		if m1 {
+			o.report("M1", p, detail)
+		}
+		if !m1 && !m2 {
+			o.report("LAT", p, detail)
+		}
+	}
+	s.owners[pid] = owner{producer: t.producer, epoch: epoch, lastSeq: b.LastSequence()}
+	if b.IsTransactional() {
+		ref := txnRef{t.producer, t.txnSerial}
+		if !slices.Contains(s.open[pid], ref) {
+			s.open[pid] = append(s.open[pid], ref)
+		}
+	}
+}
+
+// checkPartition runs the per-partition checks: FAIL, M6 (I3) and I6.
+func (o *oracle) checkPartition(p *partition) {
+	if p.c.failed {
+		return
+	}
+	lead := p.lead()
+	if lead.State() == stateFailed {
+		p.state = stateFailed
+		o.report("FAIL", p, "mirror partition moved to FAILED")
+	}
+	if p.state == stateNone || p.state == stateStopped {
+		if lso, hw := lead.LastStableOffset(), lead.HighWatermark(); lso < hw && !o.w.localTxnOpen(p) {
+			o.report("M6", p, fmt.Sprintf("LSO %d pinned below the high watermark %d with no transaction open", lso, hw))
+		}
+	}
+	if rewriting(o.w.strategy) {
+		var meet []int64
+		for pid := range p.localPIDs {
+			if _, ok := p.mirroredPIDs[pid]; ok {
+				meet = append(meet, pid)
+			}
+		}
+		if len(meet) > 0 {
+			slices.Sort(meet)
+			m := p.mirroredPIDs[meet[0]]
+			o.report("I6", p, fmt.Sprintf("PID %d is both a local producer's and the mapping of PID %d of %s",
+				meet[0], m.pid, m.cluster))
+		}
+	}
+}
+
+// localTxnOpen reports whether a transaction of p's cluster's coordinator
+// is open on p.
+func (w *world) localTxnOpen(p *partition) bool {
+	for _, t := range p.c.txn.order {
+		if t.open && t.has(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkReplicasAgree is I2: after sync every replica holds the same
+// producer state as its leader.
+func (o *oracle) checkReplicasAgree() {
+	for _, cl := range o.w.clusters {
+		if cl.failed {
+			continue
+		}
+		for _, p := range cl.parts {
+			want := summarize(p.lead().Producers())
+			for i, r := range p.reps {
+				if i == p.leader {
+					continue
+				}
+				if got := summarize(r.Producers()); got != want {
+					o.report("I2", p, fmt.Sprintf("replica %d producer state %s differs from the leader's %s", i, got, want))
+				}
+			}
+		}
+	}
+}
+
+func summarize(es []producerEntry) string {
+	slices.SortFunc(es, func(a, b producerEntry) int {
+		switch {
+		case a.PID < b.PID:
+			return -1
+		case a.PID > b.PID:
+			return 1
+		}
+		return 0
+	})
+	s := "["
+	for i, e := range es {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%d/e%d/s%d/t%d", e.PID, e.Epoch, e.LastSeq, e.TxnFirstOffset)
+	}
+	return s + "]"
+}

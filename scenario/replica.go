@@ -1,0 +1,79 @@
+package scenario
+
+// This file is the seam between the simulator and the broker. A replica is
+// one appendpath.Partition (docs/design.md): the simulator never decides what
+// a broker accepts, it only calls these methods and reads the log back.
+
+// Mirror states as the simulator names them (mirroring.md §5).
+const (
+	stateNone      = ""          // never mirrored: a plain writable partition
+	stateMirroring = "MIRRORING" // read-only, fed by a mirror fetcher
+	stateStopping  = "STOPPING"  // a STOPPING attempt failed; read-only
+	stateStopped   = "STOPPED"   // writable
+	stateFailed    = "FAILED"    // an unmappable PID stopped the mirror
+)
+
+// appendResult is appendpath.Result.
+type appendResult struct {
+	FirstOffset, LastOffset int64
+	Duplicate               bool
+	Batches                 int
+}
+
+// producerEntry is what the oracle reads of one producer-state entry.
+type producerEntry struct {
+	PID            int64
+	Epoch          int16
+	LastSeq        int32
+	TxnFirstOffset int64   // -1 when no transaction is open
+	BatchOffsets   []int64 // last offset of each cached batch, oldest first
+}
+
+// replicaConfig is what the world chooses for one replica.
+type replicaConfig struct {
+	Strategy    string
+	Options     Options
+	ClusterID   [16]byte
+	Topic       string
+	Partition   int32
+	LeaderEpoch int32
+	// registries: one salt registry per destination cluster of the run,
+	// shared by the cluster's replicas (wire.go).
+	registries registries
+}
+
+// stopRequest is one STOPPING attempt (mirroring.md §5): Variant is abort or
+// truncate; FailAt names the step that fails ("" none): abort, persist or
+// barrier.
+type stopRequest struct {
+	Variant string
+	FailAt  string
+}
+
+// replica is the narrow view of appendpath.Partition the simulator uses.
+type replica interface {
+	AppendClient(batch []byte) (appendResult, error)
+	AppendCoordinator(batch []byte) (appendResult, error)
+	AppendMirrored(batches []byte, source [16]byte) (appendResult, error)
+	AppendReplica(batches []byte) (appendResult, error)
+	// Read returns whole batches from offset, at most maxBytes unless the
+	// first batch alone is larger.
+	Read(offset int64, maxBytes int) ([]byte, error)
+	LogEndOffset() int64
+	HighWatermark() int64
+	LastStableOffset() int64
+	SetHighWatermark(hw int64)
+	State() string
+	StartMirroring() error
+	Stop(req stopRequest) error
+	Truncate(offset int64) error
+	// BecomeLeader makes the replica the leader at epoch; it keeps only
+	// what its log gives it.
+	BecomeLeader(epoch int32) error
+	// Restart rebuilds producer and mirror state from the log (recovery).
+	Restart() error
+	Producers() []producerEntry
+}
+
+// openReplica opens one replica; wire.go binds it to appendpath.
+var openReplica func(cfg replicaConfig) (replica, error)

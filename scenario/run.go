@@ -1,0 +1,250 @@
+package scenario
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrNotWired reports that no broker implementation is bound to the
+// simulator (see wire.go).
+var ErrNotWired = errors.New("scenario: no broker implementation wired")
+
+// ExpectResult is the outcome of one expect line.
+type ExpectResult struct {
+	Line     int      `json:"line"`
+	Strategy string   `json:"strategy"`
+	Want     []string `json:"want"`
+	Got      []string `json:"got"`
+	Held     bool     `json:"held"`
+}
+
+// Result is one run of one file under one strategy; its JSON form is the
+// object of scenarios.md §2.
+type Result struct {
+	File         string            `json:"file"`
+	Strategy     string            `json:"strategy"`
+	Options      map[string]string `json:"options"`
+	Violations   []Violation       `json:"violations"`
+	ClientErrors []ClientError     `json:"client_errors"`
+	Expectations []ExpectResult    `json:"expectations"`
+}
+
+// Codes returns the distinct codes of r's violations in Codes order.
+func (r *Result) Codes() []string {
+	var cs []string
+	for _, v := range r.Violations {
+		cs = append(cs, v.Code)
+	}
+	return sortedCodes(cs)
+}
+
+// Held reports whether every expectation of r held.
+func (r *Result) Held() bool {
+	for _, e := range r.Expectations {
+		if !e.Held {
+			return false
+		}
+	}
+	return true
+}
+
+// FirstStep returns the first step at which code appeared, or 0.
+func (r *Result) FirstStep(code string) int {
+	first := 0
+	for _, v := range r.Violations {
+		if v.Code == code && (first == 0 || v.Step < first) {
+			first = v.Step
+		}
+	}
+	return first
+}
+
+// Resolve returns the options of a run: defaults, then the file's set lines,
+// then flags (the command line wins).
+func Resolve(s *Script, flags map[string]string) (Options, error) {
+	o := DefaultOptions()
+	for _, src := range []map[string]string{s.Settings(), flags} {
+		keys := make([]string, 0, len(src))
+		for k := range src {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if err := o.Set(k, src[k]); err != nil {
+				return o, err
+			}
+		}
+	}
+	return o, nil
+}
+
+// Run runs s under every strategy its options select (flags override the
+// file's set lines) and returns one Result per strategy. An error means the
+// run could not complete (a broker package failed, or none is wired); the
+// findings of the oracle are in the Results.
+func Run(s *Script, flags map[string]string) ([]Result, error) {
+	opts, err := Resolve(s, flags)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, st := range opts.Strategies() {
+		r, err := RunStrategy(s, st, opts)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// RunStrategy runs s once under strategy st on a fresh world.
+func RunStrategy(s *Script, st string, opts Options) (res Result, err error) {
+	if openReplica == nil {
+		return Result{}, ErrNotWired
+	}
+	w := newWorld(st, opts)
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if err := w.exec(c); err != nil {
+			return Result{}, fmt.Errorf("%s:%d: %s: %w", s.File, c.Line, c.Op, err)
+		}
+		w.or.afterStep()
+	}
+	res = Result{File: s.File, Strategy: st, Options: opts.For(st), Violations: w.or.violations,
+		ClientErrors: w.or.clientErrors}
+	if res.Violations == nil {
+		res.Violations = []Violation{}
+	}
+	if res.ClientErrors == nil {
+		res.ClientErrors = []ClientError{}
+	}
+	got := res.Codes()
+	if got == nil {
+		got = []string{}
+	}
+	res.Expectations = []ExpectResult{}
+	for _, e := range s.Expects() {
+		if e.Strategy != st {
+			continue
+		}
+		want := e.Codes
+		if len(want) == 0 {
+			want = []string{"ok"}
+		}
+		res.Expectations = append(res.Expectations, ExpectResult{Line: e.Line, Strategy: st, Want: want, Got: got,
+			Held: slices.Equal(e.Codes, got) || (len(e.Codes) == 0 && len(got) == 0)})
+	}
+	return res, nil
+}
+
+// WriteJSON writes one JSON object per result, one per line.
+func WriteJSON(w io.Writer, results []Result) error {
+	enc := json.NewEncoder(w)
+	for i := range results {
+		if err := enc.Encode(&results[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteText writes the matrix of one file: a row per strategy, a column per
+// code seen under any strategy holding the first step at which it appeared,
+// and the expectation verdict.
+func WriteText(w io.Writer, results []Result) error {
+	if len(results) == 0 {
+		return nil
+	}
+	var all []string
+	for i := range results {
+		all = append(all, results[i].Codes()...)
+	}
+	cols := sortedCodes(all)
+	rows := [][]string{append(append([]string{"strategy"}, cols...), "expect")}
+	for i := range results {
+		r := &results[i]
+		row := []string{r.Strategy}
+		for _, c := range cols {
+			cell := "-"
+			if s := r.FirstStep(c); s > 0 {
+				cell = strconv.Itoa(s)
+			}
+			row = append(row, cell)
+		}
+		row = append(row, expectCell(r))
+		rows = append(rows, row)
+	}
+	width := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for j, c := range row {
+			width[j] = max(width[j], len(c))
+		}
+	}
+	var b strings.Builder
+	b.WriteString(results[0].File)
+	if opts := optionLine(results); opts != "" {
+		b.WriteString("  (" + opts + ")")
+	}
+	b.WriteByte('\n')
+	for _, row := range rows {
+		for j, c := range row {
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			if j == len(row)-1 {
+				b.WriteString(c)
+			} else {
+				b.WriteString(c + strings.Repeat(" ", width[j]-len(c)))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func expectCell(r *Result) string {
+	if len(r.Expectations) == 0 {
+		if len(r.Violations) == 0 {
+			return "ok (no expectation)"
+		}
+		return "(no expectation)"
+	}
+	for _, e := range r.Expectations {
+		if !e.Held {
+			return fmt.Sprintf("FAILED line %d: want %s, got %s", e.Line, strings.Join(e.Want, ","),
+				orOK(e.Got))
+		}
+	}
+	return "held: " + orOK(r.Expectations[0].Got)
+}
+
+func orOK(codes []string) string {
+	if len(codes) == 0 {
+		return "ok"
+	}
+	return strings.Join(codes, ",")
+}
+
+// optionLine names the options in force that differ from the defaults.
+func optionLine(results []Result) string {
+	def := DefaultOptions()
+	seen := map[string]bool{}
+	var parts []string
+	for _, spec := range OptionSpecs {
+		for i := range results {
+			v, ok := results[i].Options[spec.Name]
+			if ok && v != def.Get(spec.Name) && !seen[spec.Name] {
+				seen[spec.Name] = true
+				parts = append(parts, spec.Name+"="+v)
+			}
+		}
+	}
+	return strings.Join(parts, " ")
+}

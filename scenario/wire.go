@@ -1,0 +1,208 @@
+package scenario
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/mirrorpath/mirrorpath/appendpath"
+	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
+)
+
+// This file binds the replica interface to appendpath.Partition, the
+// project's real log, producer state and PID strategies.
+
+func init() { openReplica = openAppendpath }
+
+// epochMillis is the broker clock of every simulated replica: fixed, so that
+// barrier and STOPPING marker timestamps, and therefore output, are
+// deterministic. Coordinator markers use the world's own counter, far above.
+const epochMillis = 0
+
+// topicID derives a stable topic id for salt records.
+func topicID(name string) [16]byte {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("mirrorpath/topic/"+name))
+}
+
+// partitionSeed makes each mapper's salt source deterministic.
+func partitionSeed(cluster [16]byte, topic string, part int32) (uint64, uint64) {
+	t := topicID(topic)
+	return binary.BigEndian.Uint64(cluster[:8]) ^ binary.BigEndian.Uint64(t[:8]),
+		binary.BigEndian.Uint64(cluster[8:]) ^ binary.BigEndian.Uint64(t[8:]) ^ uint64(part)
+}
+
+// registries holds one salt registry per destination cluster of a run (salt
+// records survive leader changes because every replica of a cluster reads
+// the same registry, the stand-in for its mirror-state log).
+type registries map[[16]byte]*pid.Registry
+
+func openAppendpath(cfg replicaConfig) (replica, error) {
+	st, err := pid.ParseStrategy(cfg.Strategy)
+	if err != nil {
+		return nil, err
+	}
+	fix, err := pid.ParseCRCFix(cfg.Options.Get("crc-fix"))
+	if err != nil {
+		return nil, err
+	}
+	pol, err := pid.ParsePolicy(cfg.Options.Get("pid-policy"))
+	if err != nil {
+		return nil, err
+	}
+	fold, err := pid.ParseFold(cfg.Options.Get("fold"))
+	if err != nil {
+		return nil, err
+	}
+	var reg *pid.Registry
+	if cfg.Options.Get("salt-records") == "on" {
+		if cfg.registries == nil {
+			return nil, errors.New("scenario: no registry set")
+		}
+		reg = cfg.registries[cfg.ClusterID]
+		if reg == nil {
+			reg = pid.NewRegistry(nil, func() int64 { return epochMillis })
+			cfg.registries[cfg.ClusterID] = reg
+		}
+	}
+	s1, s2 := partitionSeed(cfg.ClusterID, cfg.Topic, cfg.Partition)
+	mapper := pid.NewMapper(pid.Config{Strategy: st, Policy: pol, Fold: fold, Rand: rand.NewPCG(s1, s2),
+		Registry: reg, TopicID: topicID(cfg.Topic), Partition: cfg.Partition})
+	po := psm.Options{HasProducerID: psm.NonNegativeOne}
+	if cfg.Options.Get("has-producer-id") == "stock" {
+		po.HasProducerID = psm.Stock
+	}
+	if cfg.Options.Get("barrier-apply") == "prototype" {
+		po.BarrierApply = psm.Prototype
+	}
+	p, err := appendpath.Open(appendpath.Config{
+		LeaderEpoch:         cfg.LeaderEpoch,
+		ManualHighWatermark: true,
+		Strategy:            st,
+		CRCFix:              fix,
+		Policy:              pol,
+		Fold:                fold,
+		Mapper:              mapper,
+		MirrorOffsets:       appendpath.AssignOffsets,
+		PSMOptions:          po,
+		Now:                 func() time.Time { return time.UnixMilli(epochMillis) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &apReplica{p: p}, nil
+}
+
+// apReplica adapts *appendpath.Partition to replica.
+type apReplica struct {
+	p *appendpath.Partition
+}
+
+func result(r appendpath.Result) appendResult {
+	return appendResult{FirstOffset: r.FirstOffset, LastOffset: r.LastOffset, Duplicate: r.Duplicate, Batches: r.Batches}
+}
+
+func (a *apReplica) AppendClient(b []byte) (appendResult, error) {
+	r, err := a.p.AppendClient(b)
+	return result(r), err
+}
+
+func (a *apReplica) AppendCoordinator(b []byte) (appendResult, error) {
+	r, err := a.p.AppendCoordinator(b)
+	return result(r), err
+}
+
+func (a *apReplica) AppendMirrored(b []byte, source [16]byte) (appendResult, error) {
+	r, err := a.p.AppendMirrored(b, source)
+	return result(r), err
+}
+
+func (a *apReplica) AppendReplica(b []byte) (appendResult, error) {
+	r, err := a.p.AppendReplica(b)
+	return result(r), err
+}
+
+func (a *apReplica) Read(offset int64, maxBytes int) ([]byte, error) {
+	return a.p.Read(offset, maxBytes)
+}
+func (a *apReplica) LogEndOffset() int64         { return a.p.LogEndOffset() }
+func (a *apReplica) HighWatermark() int64        { return a.p.HighWatermark() }
+func (a *apReplica) LastStableOffset() int64     { return a.p.LastStableOffset() }
+func (a *apReplica) SetHighWatermark(hw int64)   { a.p.SetHighWatermark(hw) }
+func (a *apReplica) StartMirroring() error       { return a.p.StartMirroring() }
+func (a *apReplica) Truncate(offset int64) error { return a.p.Truncate(offset) }
+
+func (a *apReplica) State() string {
+	switch a.p.State() {
+	case appendpath.Mirroring:
+		return stateMirroring
+	case appendpath.Stopping:
+		return stateStopping
+	case appendpath.Failed:
+		return stateFailed
+	}
+	return stateStopped
+}
+
+func (a *apReplica) Stop(req stopRequest) error {
+	v, err := appendpath.ParseStopVariant(req.Variant)
+	if err != nil {
+		return err
+	}
+	opt := appendpath.StopOptions{Variant: v}
+	if req.FailAt != "" {
+		at, err := appendpath.ParseStopStep(req.FailAt)
+		if err != nil {
+			return err
+		}
+		opt.Fault = func(s appendpath.StopStep) error {
+			if s == at {
+				return errInjected
+			}
+			return nil
+		}
+	}
+	return a.p.Stop(opt)
+}
+
+var errInjected = errors.New("scenario: fault injected by the scenario")
+
+func (a *apReplica) BecomeLeader(epoch int32) error {
+	a.p.SetLeaderEpoch(epoch)
+	return nil
+}
+
+// Restart rebuilds producer state from the log; the origins table of the
+// mapper is memory only and is lost, as in a broker restart.
+func (a *apReplica) Restart() error {
+	if m := a.p.Mapper(); m != nil {
+		m.Reset()
+	}
+	return a.p.Rebuild()
+}
+
+func (a *apReplica) Producers() []producerEntry {
+	es := a.p.Producers()
+	out := make([]producerEntry, 0, len(es))
+	for i := range es {
+		e := &es[i]
+		pe := producerEntry{PID: e.ProducerID, Epoch: e.Epoch, LastSeq: e.LastSeq(), TxnFirstOffset: e.TxnFirstOffset}
+		for _, b := range e.Window() {
+			pe.BatchOffsets = append(pe.BatchOffsets, b.LastOffset)
+		}
+		out = append(out, pe)
+	}
+	return out
+}
+
+// errorName is the Kafka name of an append error (a *psm.KafkaError), else
+// the error text.
+func errorName(err error) string {
+	var ke *psm.KafkaError
+	if errors.As(err, &ke) {
+		return ke.Name
+	}
+	return err.Error()
+}
