@@ -6,14 +6,13 @@ import (
 	"math/rand/v2"
 )
 
-// mode says how a case's producer is configured.
+// mode says how one producer of a case is configured.
 type mode uint8
 
 const (
-	modePlain      mode = iota // idempotence off: producerId -1
-	modeIdempotent             // idempotent, no transactional id
-	modeTxnCommit              // transactional, one transaction, committed
-	modeTxnAbort               // transactional, one transaction, aborted
+	modePlain         mode = iota // idempotence off: producerId -1
+	modeIdempotent                // idempotent, no transactional id
+	modeTransactional             // transactional id set; the spec's outcomes say how transactions end
 )
 
 // codec names a batch compression codec by its attributes value (0-4).
@@ -58,13 +57,34 @@ type record struct {
 
 // spec is one corpus case: what is produced, by which kind of producer, in which batches. Both clients
 // produce the same records for a case, so their files decode to the same records.
+//
+// Batch i is produced by producers[i % len(producers)], in order, each flushed before the next starts, so the
+// partition holds them in that order. A case with a transactional producer has exactly one producer and
+// runs len(outcomes) transactions of len(batches)/len(outcomes) batches each, committing where outcomes is
+// true; each transaction ends with the marker the broker writes.
 type spec struct {
-	name    string
-	about   string
-	mode    mode
-	codec   codec
-	batches [][]record // each inner slice is flushed as one batch
+	name      string
+	about     string
+	producers []mode
+	outcomes  []bool // per transaction: true commits, false aborts
+	codec     codec
+	batches   [][]record // each inner slice is flushed as one batch
 }
+
+// transactional reports whether the case's (single) producer is transactional.
+func (s spec) transactional() bool { return s.producers[0] == modeTransactional }
+
+// txnSize is the number of batches in each transaction of a transactional case.
+func (s spec) txnSize() int { return len(s.batches) / len(s.outcomes) }
+
+// producer is the index of the producer that produces batch i.
+func (s spec) producer(i int) int { return i % len(s.producers) }
+
+var (
+	plain         = []mode{modePlain}
+	idempotent    = []mode{modeIdempotent}
+	transactional = []mode{modeTransactional}
+)
 
 // baseTimestamp is 2026-01-01T00:00:00Z: record timestamps are fixed so that files do not depend on the clock.
 const baseTimestamp int64 = 1767225600000
@@ -77,13 +97,17 @@ const largeValueSize = 100 << 10
 func specs() []spec {
 	return []spec{
 		{name: "plain", about: "idempotence off, no codec, 3 batches of 5 keyed records",
-			mode: modePlain, batches: batches("plain", 3, 5, textRecord)},
+			producers: plain, batches: batches("plain", 3, 5, textRecord)},
 		{name: "idempotent", about: "idempotent producer, no codec, 3 batches of 5 keyed records (sequences 0, 5, 10)",
-			mode: modeIdempotent, batches: batches("idempotent", 3, 5, textRecord)},
+			producers: idempotent, batches: batches("idempotent", 3, 5, textRecord)},
 		{name: "txn-commit", about: "transactional producer, 2 data batches of 4 records then the COMMIT marker",
-			mode: modeTxnCommit, batches: batches("txn-commit", 2, 4, textRecord)},
+			producers: transactional, outcomes: []bool{true}, batches: batches("txn-commit", 2, 4, textRecord)},
 		{name: "txn-abort", about: "transactional producer, 2 data batches of 4 records then the ABORT marker",
-			mode: modeTxnAbort, batches: batches("txn-abort", 2, 4, textRecord)},
+			producers: transactional, outcomes: []bool{false}, batches: batches("txn-abort", 2, 4, textRecord)},
+		{name: "txn-abort-commit", about: "one transactional producer, two transactions of one 3-record batch: the first aborted, the second committed",
+			producers: transactional, outcomes: []bool{false, true}, batches: batches("txn-abort-commit", 2, 3, textRecord)},
+		{name: "interleaved", about: "three producers in one partition, batches of 2 records in turn: idempotent A, idempotent B, idempotence off C; A, B, C, A, B, C",
+			producers: []mode{modeIdempotent, modeIdempotent, modePlain}, batches: batches("interleaved", 6, 2, textRecord)},
 		codecSpec(codecNone),
 		codecSpec(codecGzip),
 		codecSpec(codecSnappy),
@@ -92,13 +116,13 @@ func specs() []spec {
 		multiblockSpec(codecSnappy, "several 32 KiB xerial chunks from sarama, one raw block from kgo"),
 		multiblockSpec(codecLZ4, "two 64 KiB LZ4 blocks from sarama, one 4 MiB-bounded block from kgo"),
 		{name: "headers", about: "one batch of 6 records carrying 0-3 headers, including empty and null header values",
-			mode: modePlain, batches: batches("headers", 1, 6, headerRecord)},
+			producers: plain, batches: batches("headers", 1, 6, headerRecord)},
 		{name: "nulls", about: "one batch of 4 records: null key, null value, both null, empty (non-null) key and value",
-			mode: modePlain, batches: [][]record{nullRecords()}},
+			producers: plain, batches: [][]record{nullRecords()}},
 		{name: "large-value", about: "one batch holding one record with a 100 KiB incompressible value",
-			mode: modePlain, batches: batches("large-value", 1, 1, largeRecord)},
+			producers: plain, batches: batches("large-value", 1, 1, largeRecord)},
 		{name: "many-records", about: "one batch of 1000 small records (4-byte key, 8-byte value)",
-			mode: modePlain, batches: batches("many-records", 1, 1000, smallRecord)},
+			producers: plain, batches: batches("many-records", 1, 1000, smallRecord)},
 	}
 }
 
@@ -106,11 +130,11 @@ func specs() []spec {
 // decoder's output for codec X can be compared with the codec-none file.
 func codecSpec(c codec) spec {
 	return spec{
-		name:    "codec-" + c.String(),
-		about:   "idempotence off, codec " + c.String() + ", 2 batches of 20 compressible records (same records for every codec)",
-		mode:    modePlain,
-		codec:   c,
-		batches: batches("codec", 2, 20, textRecord),
+		name:      "codec-" + c.String(),
+		about:     "idempotence off, codec " + c.String() + ", 2 batches of 20 compressible records (same records for every codec)",
+		producers: plain,
+		codec:     c,
+		batches:   batches("codec", 2, 20, textRecord),
 	}
 }
 
@@ -118,11 +142,11 @@ func codecSpec(c codec) spec {
 // need more than one chunk or block with some clients. Both multiblock cases hold the same records.
 func multiblockSpec(c codec, blocks string) spec {
 	return spec{
-		name:    "codec-" + c.String() + "-multiblock",
-		about:   "idempotence off, codec " + c.String() + ", one batch of 1000 compressible records (~100 KB before compression: " + blocks + ")",
-		mode:    modePlain,
-		codec:   c,
-		batches: batches("multiblock", 1, 1000, textRecord),
+		name:      "codec-" + c.String() + "-multiblock",
+		about:     "idempotence off, codec " + c.String() + ", one batch of 1000 compressible records (~100 KB before compression: " + blocks + ")",
+		producers: plain,
+		codec:     c,
+		batches:   batches("multiblock", 1, 1000, textRecord),
 	}
 }
 

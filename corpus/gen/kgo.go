@@ -25,57 +25,65 @@ func kgoCodec(c codec) kgo.CompressionCodec {
 	return kgo.NoCompression()
 }
 
-// produceKgo produces s to topic with franz-go: one client per case (so sequences start at 0), manual
+// produceKgo produces s to topic with franz-go: fresh clients per case (so sequences start at 0), manual
 // flushing so that each of s.batches becomes exactly one batch.
 func produceKgo(ctx context.Context, addr, topic string, s spec) error {
-	opts := []kgo.Opt{
-		kgo.SeedBrokers(addr),
-		kgo.ClientID("mirrorpath-corpus-kgo"),
-		kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.ManualFlushing(),
-		kgo.ProducerBatchCompression(kgoCodec(s.codec)),
-		kgo.ProducerBatchMaxBytes(1 << 20),
-		kgo.MaxBufferedRecords(2000),
-		kgo.RetryTimeout(10 * time.Second),
-	}
-	switch s.mode {
-	case modePlain:
-		opts = append(opts, kgo.DisableIdempotentWrite())
-	case modeTxnCommit, modeTxnAbort:
-		opts = append(opts, kgo.TransactionalID("mirrorpath-corpus-kgo-"+s.name))
-	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-
-	txn := s.mode == modeTxnCommit || s.mode == modeTxnAbort
-	if txn {
-		if err := cl.BeginTransaction(); err != nil {
-			return fmt.Errorf("begin transaction: %w", err)
+	clients := make([]*kgo.Client, len(s.producers))
+	for j, m := range s.producers {
+		opts := []kgo.Opt{
+			kgo.SeedBrokers(addr),
+			kgo.ClientID("mirrorpath-corpus-kgo"),
+			kgo.DefaultProduceTopic(topic),
+			kgo.RecordPartitioner(kgo.ManualPartitioner()),
+			kgo.ManualFlushing(),
+			kgo.ProducerBatchCompression(kgoCodec(s.codec)),
+			kgo.ProducerBatchMaxBytes(1 << 20),
+			kgo.MaxBufferedRecords(2000),
+			kgo.RetryTimeout(10 * time.Second),
 		}
+		switch m {
+		case modePlain:
+			opts = append(opts, kgo.DisableIdempotentWrite())
+		case modeTransactional:
+			opts = append(opts, kgo.TransactionalID("mirrorpath-corpus-kgo-"+s.name))
+		}
+		cl, err := kgo.NewClient(opts...)
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		clients[j] = cl
 	}
-	// Prime: deliver one record to partition 1 so that the topic's metadata is loaded before the case's
-	// records are buffered. Otherwise the records wait for the first metadata load and the Flush below can
-	// drain partition 0 while they are still being moved in, splitting a planned batch in two.
-	prime := []record{{key: []byte("prime"), value: []byte("loads the topic's metadata"), timestamp: baseTimestamp}}
-	if err := kgoFlushBatch(ctx, cl, topic, primePartition, prime); err != nil {
-		return fmt.Errorf("prime: %w", err)
-	}
-	for _, batch := range s.batches {
+
+	primed := make([]bool, len(clients))
+	for i, batch := range s.batches {
+		cl := clients[s.producer(i)]
+		if s.transactional() && i%s.txnSize() == 0 {
+			if err := cl.BeginTransaction(); err != nil {
+				return fmt.Errorf("begin transaction: %w", err)
+			}
+		}
+		// Prime: deliver one record to partition 1 so that the topic's metadata is loaded before the case's
+		// records are buffered. Otherwise the records wait for the first metadata load and the Flush below
+		// can drain partition 0 while they are still being moved in, splitting a planned batch in two.
+		if !primed[s.producer(i)] {
+			primed[s.producer(i)] = true
+			prime := []record{{key: []byte("prime"), value: []byte("loads the topic's metadata"), timestamp: baseTimestamp}}
+			if err := kgoFlushBatch(ctx, cl, topic, primePartition, prime); err != nil {
+				return fmt.Errorf("prime: %w", err)
+			}
+		}
 		if err := kgoFlushBatch(ctx, cl, topic, 0, batch); err != nil {
 			return err
 		}
-	}
-	if txn {
-		commit := kgo.TryCommit
-		if s.mode == modeTxnAbort {
-			commit = kgo.TryAbort
-		}
-		if err := cl.EndTransaction(ctx, commit); err != nil {
-			return fmt.Errorf("end transaction: %w", err)
+		if s.transactional() && i%s.txnSize() == s.txnSize()-1 {
+			end := kgo.TryAbort
+			if s.outcomes[i/s.txnSize()] {
+				end = kgo.TryCommit
+			}
+			if err := cl.EndTransaction(ctx, end); err != nil {
+				return fmt.Errorf("end transaction: %w", err)
+			}
 		}
 	}
 	return nil

@@ -166,19 +166,26 @@ func checkShape(seg []byte, s spec) error {
 	if err != nil {
 		return err
 	}
-	want := len(s.batches)
-	if s.mode == modeTxnCommit || s.mode == modeTxnAbort {
-		want++
-	}
-	if len(bs) != want {
+	if want := len(s.batches) + len(s.outcomes); len(bs) != want {
 		return fmt.Errorf("stored %d batches, want %d", len(bs), want)
 	}
-	for i, recs := range s.batches {
-		if n := bs[i].recordsCount(); int(n) != len(recs) {
-			return fmt.Errorf("batch %d holds %d records, want %d", i, n, len(recs))
+	var data []batchView
+	for i, b := range bs {
+		if !b.control() {
+			data = append(data, b)
+		} else if !s.transactional() || len(data) == 0 || len(data)%s.txnSize() != 0 {
+			return fmt.Errorf("batch %d: unexpected control batch", i)
 		}
-		if bs[i].codec() != s.codec {
-			return fmt.Errorf("batch %d has codec %v, want %v", i, bs[i].codec(), s.codec)
+	}
+	if len(data) != len(s.batches) {
+		return fmt.Errorf("stored %d data batches, want %d", len(data), len(s.batches))
+	}
+	for i, recs := range s.batches {
+		if n := data[i].recordsCount(); int(n) != len(recs) {
+			return fmt.Errorf("data batch %d holds %d records, want %d", i, n, len(recs))
+		}
+		if data[i].codec() != s.codec {
+			return fmt.Errorf("data batch %d has codec %v, want %v", i, data[i].codec(), s.codec)
 		}
 	}
 	return nil

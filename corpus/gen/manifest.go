@@ -103,6 +103,7 @@ func facts(bs []batchView) string {
 		f                   []string
 		pids, epochs, attrs []string
 		seqs, ples, markers []string
+		ids                 []string // distinct producer ids: counted, never printed (they may change)
 		framing             string
 	)
 	add := func(list *[]string, v string) {
@@ -121,6 +122,7 @@ func facts(bs []batchView) string {
 			pid = ">=0"
 		}
 		add(&pids, pid)
+		add(&ids, fmt.Sprint(b.producerID()))
 		add(&epochs, fmt.Sprint(b.producerEpoch()))
 		add(&attrs, fmt.Sprintf("0x%04x", b.attributes()))
 		seqs = append(seqs, fmt.Sprint(b.baseSequence()))
@@ -129,6 +131,9 @@ func facts(bs []batchView) string {
 		}
 	}
 	if len(pids) > 0 {
+		if len(ids) > 1 {
+			f = append(f, fmt.Sprintf("producers=%d", len(ids)))
+		}
 		f = append(f, "pid="+strings.Join(pids, ","), "epoch="+strings.Join(epochs, ","),
 			"baseSeq="+strings.Join(seqs, ","), "attrs="+strings.Join(attrs, ","))
 	}

@@ -22,8 +22,8 @@ func saramaCodec(c codec) sarama.CompressionCodec {
 	return sarama.CompressionNone
 }
 
-// produceSarama produces s to topic with sarama's SyncProducer: one producer per case, and a flush trigger of
-// exactly one batch's record count, so that each SendMessages call leaves as one batch.
+// produceSarama produces s to topic with sarama's SyncProducer: fresh producers per case, and a flush
+// trigger of exactly one batch's record count, so that each SendMessages call leaves as one batch.
 func produceSarama(addr, topic string, s spec) error {
 	per := len(s.batches[0])
 	for _, b := range s.batches {
@@ -31,43 +31,46 @@ func produceSarama(addr, topic string, s spec) error {
 			return fmt.Errorf("sarama: case %s: batches must be of equal size", s.name)
 		}
 	}
-	cfg := sarama.NewConfig()
-	cfg.ClientID = "mirrorpath-corpus-sarama"
-	cfg.Version = sarama.V2_8_0_0
-	cfg.Metadata.Full = false
-	cfg.Producer.Return.Successes = true
-	cfg.Producer.Partitioner = sarama.NewManualPartitioner
-	cfg.Producer.Compression = saramaCodec(s.codec)
-	cfg.Producer.Flush.Messages = per
-	cfg.Producer.Flush.MaxMessages = per
-	cfg.Producer.Flush.Frequency = 0
-	cfg.Producer.MaxMessageBytes = 1 << 20
-	cfg.Producer.Timeout = 10 * time.Second
-	cfg.Producer.Retry.Max = 3
-	switch s.mode {
-	case modeIdempotent, modeTxnCommit, modeTxnAbort:
-		cfg.Producer.Idempotent = true
-		cfg.Producer.RequiredAcks = sarama.WaitForAll
-		cfg.Net.MaxOpenRequests = 1
-	}
-	if s.mode == modeTxnCommit || s.mode == modeTxnAbort {
-		cfg.Producer.Transaction.ID = "mirrorpath-corpus-sarama-" + s.name
-	}
-	p, err := sarama.NewSyncProducer([]string{addr}, cfg)
-	if err != nil {
-		return fmt.Errorf("sarama: new producer: %w", err)
-	}
-	defer p.Close()
-
-	txn := s.mode == modeTxnCommit || s.mode == modeTxnAbort
-	if txn {
-		if err := p.BeginTxn(); err != nil {
-			return fmt.Errorf("sarama: begin transaction: %w", err)
+	producers := make([]sarama.SyncProducer, len(s.producers))
+	for j, m := range s.producers {
+		cfg := sarama.NewConfig()
+		cfg.ClientID = "mirrorpath-corpus-sarama"
+		cfg.Version = sarama.V2_8_0_0
+		cfg.Metadata.Full = false
+		cfg.Producer.Return.Successes = true
+		cfg.Producer.Partitioner = sarama.NewManualPartitioner
+		cfg.Producer.Compression = saramaCodec(s.codec)
+		cfg.Producer.Flush.Messages = per
+		cfg.Producer.Flush.MaxMessages = per
+		cfg.Producer.Flush.Frequency = 0
+		cfg.Producer.MaxMessageBytes = 1 << 20
+		cfg.Producer.Timeout = 10 * time.Second
+		cfg.Producer.Retry.Max = 3
+		if m != modePlain {
+			cfg.Producer.Idempotent = true
+			cfg.Producer.RequiredAcks = sarama.WaitForAll
+			cfg.Net.MaxOpenRequests = 1
 		}
+		if m == modeTransactional {
+			cfg.Producer.Transaction.ID = "mirrorpath-corpus-sarama-" + s.name
+		}
+		p, err := sarama.NewSyncProducer([]string{addr}, cfg)
+		if err != nil {
+			return fmt.Errorf("sarama: new producer: %w", err)
+		}
+		defer p.Close()
+		producers[j] = p
 	}
-	for _, batch := range s.batches {
+
+	for i, batch := range s.batches {
+		p := producers[s.producer(i)]
+		if s.transactional() && i%s.txnSize() == 0 {
+			if err := p.BeginTxn(); err != nil {
+				return fmt.Errorf("sarama: begin transaction: %w", err)
+			}
+		}
 		msgs := make([]*sarama.ProducerMessage, len(batch))
-		for i, r := range batch {
+		for k, r := range batch {
 			m := &sarama.ProducerMessage{
 				Topic:     topic,
 				Partition: 0,
@@ -82,20 +85,21 @@ func produceSarama(addr, topic string, s spec) error {
 			for _, h := range r.headers {
 				m.Headers = append(m.Headers, sarama.RecordHeader{Key: []byte(h.key), Value: h.value})
 			}
-			msgs[i] = m
+			msgs[k] = m
 		}
 		if err := p.SendMessages(msgs); err != nil {
 			return fmt.Errorf("sarama: send: %w", err)
 		}
-	}
-	if txn {
-		if s.mode == modeTxnAbort {
-			err = p.AbortTxn()
-		} else {
-			err = p.CommitTxn()
-		}
-		if err != nil {
-			return fmt.Errorf("sarama: end transaction: %w", err)
+		if s.transactional() && i%s.txnSize() == s.txnSize()-1 {
+			var err error
+			if s.outcomes[i/s.txnSize()] {
+				err = p.CommitTxn()
+			} else {
+				err = p.AbortTxn()
+			}
+			if err != nil {
+				return fmt.Errorf("sarama: end transaction: %w", err)
+			}
 		}
 	}
 	return nil
