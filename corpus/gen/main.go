@@ -13,7 +13,8 @@
 // The run is deterministic except for the wall-clock timestamps (and so the CRC) of transaction markers,
 // which kfake stamps with time.Now. kfake draws idempotent producer ids from math/rand's global source;
 // the go:debug line below lets rand.Seed still seed it (Go 1.24 made Seed a no-op by default), and each
-// case reseeds it from its name just before its producer starts, so those ids repeat too.
+// case reseeds it from its name just before its producer starts, so those ids usually repeat too (other
+// goroutines in the process may draw from the same source at timing-dependent moments).
 //
 //go:debug randseednop=0
 package main
@@ -54,6 +55,11 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
+	// sarama takes no context: a watchdog makes sure the run ends even if a client hangs.
+	time.AfterFunc(*timeout+10*time.Second, func() {
+		fmt.Fprintln(os.Stderr, "gen: timed out")
+		os.Exit(1)
+	})
 
 	var err error
 	if *malformed {
