@@ -671,10 +671,10 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		if topic != "" && p.topic != topic {
 			continue
 		}
-		if p.state != stateMirroring && p.state != stateStopping {
+		if p.state != stateMirroring && p.state != stateStopping && p.state != stateFailed {
 			continue
 		}
-		if p.state == stateMirroring {
+		if p.state != stateStopping { // the first attempt: remember where mirroring left off
 			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
 		}
 		req := stopRequest{Variant: variant}
