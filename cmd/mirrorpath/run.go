@@ -229,7 +229,7 @@ func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) *report.
 		rep.Notes = append(rep.Notes, "the scenario command is not built into this binary yet (cmd/mirrorpath/scenario.go); verdict matrix skipped")
 		return nil
 	}
-	step := progress(stderr, fmt.Sprintf("scenario catalog: %d files × every strategy", len(files)), nil)
+	step := progress(stderr, "run", fmt.Sprintf("scenario catalog: %d files × every strategy", len(files)), nil)
 	var jsonOut, errOut bytes.Buffer
 	code, panicked := callCommand(sc, append([]string{"run", "--json"}, files...), &jsonOut, &errOut)
 	step(fmt.Sprintf("exit %d", code))
@@ -280,7 +280,7 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 			}
 		}
 		var results int
-		step := progress(stderr, fmt.Sprintf("[%d/%d] go test -bench %s", i+1, len(c.pkgs), pkg),
+		step := progress(stderr, "run", fmt.Sprintf("[%d/%d] go test -bench %s", i+1, len(c.pkgs), pkg),
 			func() string { return fmt.Sprintf("%d results", results) })
 		cmd := exec.Command("go", "test", "-run", "^$", "-bench", c.bench, "-benchtime", c.benchtime,
 			"-count", strconv.Itoa(c.count), "-benchmem", pkg)
@@ -359,11 +359,11 @@ func (c runConfig) charts(rep *report.Report, stderr io.Writer) {
 	}
 }
 
-// progress prints "run: <what> ..." and, every 10 s until the returned
+// progress prints "<cmd>: <what> ..." and, every 10 s until the returned
 // function is called, a heartbeat with the elapsed time and status().
-func progress(stderr io.Writer, what string, status func() string) func(result string) {
+func progress(stderr io.Writer, cmd, what string, status func() string) func(result string) {
 	start := time.Now()
-	fmt.Fprintf(stderr, "run: %s ...\n", what)
+	fmt.Fprintf(stderr, "%s: %s ...\n", cmd, what)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -380,14 +380,14 @@ func progress(stderr io.Writer, what string, status func() string) func(result s
 				if status != nil {
 					s = ", " + status()
 				}
-				fmt.Fprintf(stderr, "run:   %s: %s elapsed%s\n", what, time.Since(start).Round(time.Second), s)
+				fmt.Fprintf(stderr, "%s:   %s: %s elapsed%s\n", cmd, what, time.Since(start).Round(time.Second), s)
 			}
 		}
 	}()
 	return func(result string) {
 		close(stop)
 		wg.Wait()
-		fmt.Fprintf(stderr, "run: %s: %s (%s)\n", what, result, time.Since(start).Round(100*time.Millisecond))
+		fmt.Fprintf(stderr, "%s: %s: %s (%s)\n", cmd, what, result, time.Since(start).Round(100*time.Millisecond))
 	}
 }
 

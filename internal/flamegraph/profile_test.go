@@ -196,7 +196,7 @@ func TestRealCPUProfile(t *testing.T) {
 		t.Fatalf("burnCPU %d of %d", burn.Value, root.Value)
 	}
 	svg := render(t, root, SVGOptions{Title: "cpu <test>", Unit: "nanoseconds"})
-	if !strings.Contains(svg, "flamegraph.burnCPU") || !strings.Contains(svg, "cpu &lt;test&gt;") {
+	if !strings.Contains(svg, "internal/flamegraph.burnCPU") || !strings.Contains(svg, ">flamegraph.burnCPU") || !strings.Contains(svg, "cpu &lt;test&gt;") {
 		t.Fatal("SVG lacks the burnCPU frame or the escaped title")
 	}
 }
@@ -335,4 +335,25 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestTop(t *testing.T) {
+	p, err := Parse(synthetic(), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := Top(p, 1, 10)
+	// Leaves: inner (30, inlined into Outer) and mallocgc (12); main is only cumulative.
+	want := []Entry{{"example.com/p.inner", 30, 30}, {"runtime.mallocgc", 12, 12}, {"main.main", 0, 42}, {"example.com/p.Outer", 0, 30}}
+	if len(top) != len(want) {
+		t.Fatalf("top %+v", top)
+	}
+	for i := range want {
+		if top[i] != want[i] {
+			t.Errorf("top[%d] = %+v, want %+v", i, top[i], want[i])
+		}
+	}
+	if got := Top(p, 1, 1); len(got) != 1 || got[0].Name != "example.com/p.inner" {
+		t.Errorf("top 1 = %+v", got)
+	}
 }

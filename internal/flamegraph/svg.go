@@ -112,6 +112,13 @@ func Package(symbol string) string {
 	return symbol[:slash+1+dot]
 }
 
+// shortName drops the directories of a symbol's package path for frame
+// labels: "github.com/a/b.(*T).M" → "b.(*T).M". Tooltips keep the full name.
+func shortName(symbol string) string {
+	pkg := Package(symbol)
+	return symbol[strings.LastIndexByte(pkg, '/')+1:]
+}
+
 // SVGOptions configure WriteSVG.
 type SVGOptions struct {
 	Title string
@@ -169,7 +176,7 @@ func drawNode(w *bufio.Writer, n *Node, total int64, x float64, level int, scale
 		esc(n.Name), esc(formatValue(n.Value, unit)), 100*float64(n.Value)/float64(total),
 		x, y, wd, rowHeight-1, colour(n.Name))
 	if chars := int((wd - 6) / charWidth); chars >= 3 {
-		label := n.Name
+		label := shortName(n.Name)
 		if r := []rune(label); len(r) > chars {
 			label = string(r[:chars-1]) + "…"
 		}
@@ -238,3 +245,56 @@ func esc(s string) string {
 	}, s)
 	return xmlEscaper.Replace(strings.ToValidUTF8(s, ""))
 }
+
+// Entry is one function's share of a profile.
+type Entry struct {
+	Name      string
+	Flat, Cum int64 // value in the function itself / in it and its callees
+}
+
+// Top returns the n functions with the largest flat value of sample index,
+// as `pprof -top` lists them. A function that recurses counts once in Cum.
+func Top(p *Profile, index, n int) []Entry {
+	flat, cum := map[string]int64{}, map[string]int64{}
+	for _, s := range p.Samples {
+		if index < 0 || index >= len(s.Values) || s.Values[index] <= 0 {
+			continue
+		}
+		v := s.Values[index]
+		seen := map[string]bool{}
+		leaf := true
+		for _, loc := range s.Locations {
+			for _, ln := range loc.Lines {
+				name := ln.Function.Name
+				if leaf {
+					flat[name] += v
+					leaf = false
+				}
+				if !seen[name] {
+					seen[name] = true
+					cum[name] += v
+				}
+			}
+		}
+	}
+	out := make([]Entry, 0, len(cum))
+	for name, c := range cum {
+		out = append(out, Entry{Name: name, Flat: flat[name], Cum: c})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Flat != out[j].Flat {
+			return out[i].Flat > out[j].Flat
+		}
+		if out[i].Cum != out[j].Cum {
+			return out[i].Cum > out[j].Cum
+		}
+		return out[i].Name < out[j].Name
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// FormatValue renders v in unit the way the flame graph's tooltips do.
+func FormatValue(v int64, unit string) string { return formatValue(v, unit) }
