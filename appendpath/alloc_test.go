@@ -1,0 +1,104 @@
+package appendpath
+
+import (
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
+)
+
+// The append paths allocate nothing per batch once the log's recycled
+// segments and the producer tables have grown (rolls included: the runs
+// below cross several segment boundaries).
+func TestAppendAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts need warm tables")
+	}
+	for _, st := range benchStrategies {
+		for _, fix := range []pid.CRCFix{pid.Full, pid.Patch} {
+			if !st.s.Rewrites() && fix == pid.Patch {
+				continue
+			}
+			t.Run("mirrored/"+st.name+"/"+fix.String(), func(t *testing.T) {
+				in := benchBatch(t, 10, 88)
+				ring := newPIDRing(in, 100)
+				p := benchPartition(t, st.s, fix, len(in))
+				warm(t, p, in, &ring)
+				i := 0
+				allocs := testing.AllocsPerRun(5000, func() {
+					ring.set(in, i%100)
+					i++
+					if _, err := p.AppendMirrored(in, srcA); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if allocs != 0 {
+					t.Fatalf("%v allocs per append", allocs)
+				}
+				if p.log.start == 0 {
+					t.Fatal("the runs did not roll the log")
+				}
+			})
+		}
+	}
+	t.Run("client", func(t *testing.T) {
+		in := benchBatch(t, 10, 88)
+		p := mustOpen(t, Config{SegmentBytes: 64 << 10, RetainSegments: 1, SkipRollSnapshots: true})
+		seq := int32(0)
+		appendOne := func() {
+			codec.Batch(in).SetBaseSequence(seq)
+			seq += 10
+			if _, err := p.AppendClient(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 1000 {
+			appendOne()
+		}
+		if allocs := testing.AllocsPerRun(2000, appendOne); allocs != 0 {
+			t.Fatalf("%v allocs per append", allocs)
+		}
+		// A duplicate answer allocates nothing either.
+		if allocs := testing.AllocsPerRun(100, func() {
+			if r, err := p.AppendClient(in); err != nil || !r.Duplicate {
+				t.Fatal(r, err)
+			}
+		}); allocs != 0 {
+			t.Fatalf("%v allocs per duplicate", allocs)
+		}
+	})
+	t.Run("replica", func(t *testing.T) {
+		in := benchBatch(t, 10, 88)
+		p := mustOpen(t, Config{SegmentBytes: 64 << 10, RetainSegments: 1, SkipRollSnapshots: true})
+		next := int64(0)
+		appendOne := func() {
+			codec.Batch(in).SetBaseOffset(next)
+			next += 10
+			if _, err := p.AppendReplica(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 1000 {
+			appendOne()
+		}
+		if allocs := testing.AllocsPerRun(2000, appendOne); allocs != 0 {
+			t.Fatalf("%v allocs per append", allocs)
+		}
+	})
+	t.Run("rejected", func(t *testing.T) {
+		in := benchBatch(t, 10, 88)
+		p := mustOpen(t, Config{})
+		codec.Batch(in).SetBaseSequence(5) // out of order for a known producer
+		good := benchBatch(t, 10, 88)
+		if _, err := p.AppendClient(good); err != nil {
+			t.Fatal(err)
+		}
+		if allocs := testing.AllocsPerRun(1000, func() {
+			if _, err := p.AppendClient(in); err == nil {
+				t.Fatal("accepted")
+			}
+		}); allocs != 0 {
+			t.Fatalf("%v allocs per rejection", allocs)
+		}
+	})
+}

@@ -1,0 +1,224 @@
+package appendpath
+
+import (
+	"encoding/binary"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
+)
+
+// Batch shapes of benchmarks.md §3: one small record, 1 KiB, 16 KiB (the
+// producer's batch.size), 1 MiB (max.message.bytes). Sizes are approximate
+// and odd, as real batches are.
+var benchShapes = []struct {
+	name    string
+	records int
+	value   int
+}{
+	{"100B", 1, 20},
+	{"1KiB", 10, 88},
+	{"16KiB", 129, 113},
+	{"1MiB", 1000, 1034},
+}
+
+// benchStrategies: asis is the byte-preserving path of verbatim and barrier.
+var benchStrategies = []struct {
+	name string
+	s    pid.Strategy
+}{
+	{"asis", pid.Verbatim},
+	{"negate", pid.Negate},
+	{"negate-skip", pid.NegateSkip},
+	{"bitfield", pid.Bitfield},
+	{"barrier", pid.Barrier},
+}
+
+func benchBatch(tb testing.TB, records, value int) []byte {
+	return mkBatch(tb, bspec{pid: 0, seq: 0, records: records, value: value})
+}
+
+// pidRing holds, per producer, the producerId and the CRC the batch has with
+// it, so that a benchmark can switch the producer of its input batch with two
+// stores instead of a CRC pass.
+type pidRing struct {
+	pids []int64
+	crcs []uint32
+}
+
+func newPIDRing(b codec.Batch, n int) pidRing {
+	r := pidRing{pids: make([]int64, n), crcs: make([]uint32, n)}
+	c := codec.Batch(append([]byte(nil), b...))
+	for i := range n {
+		c.SetProducerID(int64(1000 + i)) // O(1) CRC patch
+		r.pids[i], r.crcs[i] = c.ProducerID(), c.CRC()
+	}
+	return r
+}
+
+// set gives b the i-th producer (producerId and matching CRC).
+func (r *pidRing) set(b []byte, i int) {
+	binary.BigEndian.PutUint64(b[codec.OffProducerID:], uint64(r.pids[i]))
+	binary.BigEndian.PutUint32(b[codec.OffCRC:], r.crcs[i])
+}
+
+// benchPartition is an in-memory mirror whose log recycles its segments, so
+// the benchmark measures the path and not the garbage collector.
+func benchPartition(tb testing.TB, s pid.Strategy, fix pid.CRCFix, batchSize int) *Partition {
+	return mustOpen(tb, Config{
+		State: Mirroring, Strategy: s, CRCFix: fix, MirrorOffsets: AssignOffsets,
+		SegmentBytes: benchSegmentBytes(batchSize), RetainSegments: 1, SkipRollSnapshots: true,
+		PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne},
+	})
+}
+
+func benchSegmentBytes(batchSize int) int64 { return int64(max(256<<10, 4*batchSize)) }
+
+// warm appends until every segment buffer the recycled log will use has been
+// allocated and touched (RetainSegments+2 rolls), and every producer is known.
+func warm(tb testing.TB, p *Partition, in []byte, ring *pidRing) {
+	n := len(ring.pids)
+	rounds := max(n, int(4*benchSegmentBytes(len(in))/int64(len(in))))
+	for i := range rounds {
+		ring.set(in, i%n)
+		if _, err := p.AppendMirrored(in, srcA); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppend measures AppendMirrored of one batch per call: CRC check,
+// strategy (PID rewrite with the CRC fix), offset assignment, producer state
+// (REPLICATION rules), copy into the log.
+func BenchmarkAppend(b *testing.B) {
+	for _, st := range benchStrategies {
+		fixes := []string{"full", "patch"}
+		if !st.s.Rewrites() {
+			fixes = []string{"none"}
+		}
+		for _, fixName := range fixes {
+			fix := pid.Full
+			if fixName == "patch" {
+				fix = pid.Patch
+			}
+			for _, sh := range benchShapes {
+				for _, producers := range []int{1, 1000, 1000000} {
+					if producers == 1000000 && sh.records > 10 {
+						continue // a million producers cannot each see a batch of this size in a short run
+					}
+					name := "strategy=" + st.name + "/crc=" + fixName + "/batch=" + sh.name + "/producers=" + strconv.Itoa(producers)
+					b.Run(name, func(b *testing.B) {
+						in := benchBatch(b, sh.records, sh.value)
+						ring := newPIDRing(in, producers)
+						p := benchPartition(b, st.s, fix, len(in))
+						warm(b, p, in, &ring)
+						b.SetBytes(int64(len(in)))
+						b.ReportAllocs()
+						i := 0
+						for b.Loop() {
+							if producers > 1 {
+								ring.set(in, i)
+								if i++; i == producers {
+									i = 0
+								}
+							}
+							if _, err := p.AppendMirrored(in, srcA); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkLimit is the physical limit of the as-is path (benchmarks.md §2):
+// one CRC-32C pass over batch[21:] plus one copy of the batch, measured in
+// the same process as BenchmarkAppend.
+func BenchmarkLimit(b *testing.B) {
+	for _, sh := range benchShapes {
+		b.Run("batch="+sh.name, func(b *testing.B) {
+			in := benchBatch(b, sh.records, sh.value)
+			dst := make([]byte, len(in))
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			var sink uint32
+			for b.Loop() {
+				sink += codec.Checksum(in[codec.CRCStart:])
+				copy(dst, in)
+			}
+			if sink == 1 {
+				b.Log(sink)
+			}
+		})
+	}
+}
+
+// BenchmarkAppendClient measures the leader path of a producer batch: CLIENT
+// checks, sequence validation, offset assignment, copy.
+func BenchmarkAppendClient(b *testing.B) {
+	for _, sh := range benchShapes[:3] {
+		b.Run("batch="+sh.name, func(b *testing.B) {
+			in := benchBatch(b, sh.records, sh.value)
+			p := mustOpen(b, Config{SegmentBytes: benchSegmentBytes(len(in)), RetainSegments: 1, SkipRollSnapshots: true})
+			seq := int32(0)
+			for range 4 * benchSegmentBytes(len(in)) / int64(len(in)) {
+				codec.Batch(in).SetBaseSequence(seq)
+				seq = codec.IncrementSequence(seq, int32(sh.records))
+				if _, err := p.AppendClient(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				codec.Batch(in).SetBaseSequence(seq) // O(1) CRC patch of the input
+				seq = codec.IncrementSequence(seq, int32(sh.records))
+				if _, err := p.AppendClient(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAppendParallel: N goroutines, each appending as-is 16 KiB batches
+// to its own partition. Throughput (MB/s) is the total over the partitions.
+func BenchmarkAppendParallel(b *testing.B) {
+	for _, n := range []int{1, 2} {
+		b.Run("partitions="+strconv.Itoa(n), func(b *testing.B) {
+			sh := benchShapes[2]
+			ins := make([][]byte, n)
+			parts := make([]*Partition, n)
+			for i := range n {
+				ins[i] = benchBatch(b, sh.records, sh.value)
+				parts[i] = benchPartition(b, pid.Verbatim, pid.Full, len(ins[i]))
+				ring := newPIDRing(ins[i], 1)
+				warm(b, parts[i], ins[i], &ring)
+			}
+			b.SetBytes(int64(len(ins[0])))
+			b.ReportAllocs()
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for i := range n {
+				ops := b.N / n
+				if i == 0 {
+					ops += b.N % n
+				}
+				wg.Go(func() {
+					for range ops {
+						if _, err := parts[i].AppendMirrored(ins[i], srcA); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+		})
+	}
+}
