@@ -269,6 +269,9 @@ func (m *Mapper) collide(ci int, p int64, holder int) (int64, error) {
 // strategies ok is false (negate and negate-skip invert with MapNegate and do
 // not encode the cluster). O(1), no allocation.
 func (m *Mapper) Origin(mapped int64) (cluster [16]byte, pid int64, ok bool) {
+	if mapped == 0 { // the empty-slot marker; no mapping yields 0
+		return cluster, 0, false
+	}
 	i, found := m.origins.find(mapped)
 	if !found {
 		return cluster, 0, false

@@ -88,8 +88,10 @@ func TestMapperCollisionGetsSalt(t *testing.T) {
 			t.Errorf("Origin(%d) = %x, %d, %v", c.mapped, cl[:2], p, ok)
 		}
 	}
-	if _, _, ok := m.Origin(mustMapPure(42, 7)); ok {
-		t.Error("Origin of an unmapped PID")
+	for _, v := range []int64{mustMapPure(42, 7), 0, -1, 5} {
+		if _, _, ok := m.Origin(v); ok {
+			t.Errorf("Origin of unmapped %d", v)
+		}
 	}
 
 	// The log holds exactly the two salt records as valid v2 batches.
@@ -438,8 +440,10 @@ func TestMapperOtherStrategies(t *testing.T) {
 				t.Errorf("%v: Map(B, %d) = %d, want %d", s, p, got, want)
 			}
 		}
-		if _, _, ok := m.Origin(-7); ok {
-			t.Errorf("%v keeps origins", s)
+		for _, v := range []int64{-7, 0, 5} {
+			if _, _, ok := m.Origin(v); ok {
+				t.Errorf("%v keeps origins (%d)", s, v)
+			}
 		}
 	}
 }

@@ -60,13 +60,14 @@ func MapBitfield(region uint32, p int64, policy Policy) (int64, error) {
 	if p < 0 {
 		return p, nil
 	}
+	low := p
 	if p > LowMask {
 		if policy != Alias {
 			return p, ErrUnmappable
 		}
-		p &= LowMask
+		low &= LowMask
 	}
-	m := Compose(region, p)
+	m := Compose(region, low)
 	if m == minusOne {
 		return p, ErrReserved
 	}

@@ -187,6 +187,9 @@ func TestBitfield(t *testing.T) {
 	if got, err := MapBitfield(math.MaxUint32, LowMask, Reject); !errors.Is(err, ErrReserved) || got != LowMask {
 		t.Errorf("MapBitfield(0xFFFFFFFF, 2^31-1) = %d, %v; want ErrReserved", got, err)
 	}
+	if got, err := MapBitfield(math.MaxUint32, 1<<32|LowMask, Alias); !errors.Is(err, ErrReserved) || got != 1<<32|LowMask {
+		t.Errorf("alias onto the -1 slot = %d, %v; want p unchanged and ErrReserved", got, err)
+	}
 	if got, err := MapBitfield(math.MaxUint32, LowMask-1, Reject); err != nil || got != -2 {
 		t.Errorf("MapBitfield(0xFFFFFFFF, 2^31-2) = %d, %v; want -2", got, err)
 	}

@@ -268,7 +268,9 @@ func (r *Registry) loadBatch(b codec.Batch, touched map[*partSalts]struct{}) err
 }
 
 // Lookup returns the salt of (cluster, pid) in destination partition
-// (topic, partition). Lock-free; safe for concurrent use.
+// (topic, partition), for tests and tools. It takes the registry mutex
+// briefly; a Mapper reads its partition's snapshot without it. Safe for
+// concurrent use.
 func (r *Registry) Lookup(topic [16]byte, partition int32, cluster [16]byte, pid int64) (uint32, bool) {
 	r.mu.Lock()
 	ps := r.parts[partKey{topic, partition}]
