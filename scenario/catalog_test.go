@@ -9,10 +9,16 @@ import (
 
 // TestCatalog runs every file of the public catalog under every strategy and
 // requires each expect line to hold and the output to be deterministic.
-func TestCatalog(t *testing.T) {
-	files, err := filepath.Glob("../scenarios/*.scn")
+func TestCatalog(t *testing.T) { runFiles(t, "../scenarios/*.scn") }
+
+// TestOracleChecks runs the files that show the oracle finds each code it
+// can (testdata/oracle).
+func TestOracleChecks(t *testing.T) { runFiles(t, "testdata/oracle/*.scn") }
+
+func runFiles(t *testing.T, pattern string) {
+	files, err := filepath.Glob(pattern)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no catalog files: %v", err)
+		t.Fatalf("no files match %s: %v", pattern, err)
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {

@@ -1,0 +1,118 @@
+package scenario
+
+import (
+	"math"
+	"testing"
+)
+
+func TestPIDAllocatorInOrderAcrossBlocks(t *testing.T) {
+	a := newPIDAllocator(998)
+	for want := int64(998); want < 998+2*pidBlockSize+3; want++ {
+		if got := a.take(); got != want {
+			t.Fatalf("take = %d, want %d", got, want)
+		}
+	}
+	if a.blockEnd != 998+3*pidBlockSize {
+		t.Errorf("blockEnd = %d, want three blocks claimed", a.blockEnd)
+	}
+}
+
+func newTestWorld() (*world, *cluster) {
+	w := newWorld("verbatim", DefaultOptions())
+	cl := &cluster{name: "A", pids: newPIDAllocator(7), txn: txnCoordinator{ids: map[string]*txnState{}}}
+	w.clusters = append(w.clusters, cl)
+	w.byName["A"] = cl
+	return w, cl
+}
+
+func TestInitProducerID(t *testing.T) {
+	w, cl := newTestWorld()
+	idem := &client{name: "i", c: cl}
+	w.initProducer(idem, -1, -1, true)
+	if idem.pid != 7 || idem.epoch != 0 {
+		t.Errorf("idempotent: pid %d epoch %d, want 7/0", idem.pid, idem.epoch)
+	}
+	w.initProducer(idem, -1, -1, false)
+	if idem.pid != 8 || idem.epoch != 0 {
+		t.Errorf("idempotent re-init: pid %d epoch %d, want a fresh PID 8/0", idem.pid, idem.epoch)
+	}
+	tx := &client{name: "t", c: cl, txnID: "tx1"}
+	w.initProducer(tx, -1, -1, true)
+	if tx.pid != 9 || tx.epoch != 0 {
+		t.Fatalf("transactional: pid %d epoch %d, want 9/0", tx.pid, tx.epoch)
+	}
+	other := &client{name: "u", c: cl, txnID: "tx1"}
+	w.initProducer(other, -1, -1, true)
+	if other.pid != 9 || other.epoch != 1 {
+		t.Errorf("same transactional id: pid %d epoch %d, want 9/1 (epoch bumped)", other.pid, other.epoch)
+	}
+	// An exhausted epoch rotates to a fresh PID at epoch 0
+	// (TransactionMetadata.isEpochExhausted: epoch >= Short.MAX_VALUE - 1).
+	cl.txn.ids["tx1"].epoch = math.MaxInt16 - 1
+	w.initProducer(other, -1, -1, false)
+	if other.pid != 10 || other.epoch != 0 {
+		t.Errorf("exhausted epoch: pid %d epoch %d, want rotation to 10/0", other.pid, other.epoch)
+	}
+	forced := &client{name: "f", c: cl, txnID: "tx2"}
+	w.initProducer(forced, math.MinInt64, 3, true)
+	if forced.pid != math.MinInt64 || forced.epoch != 3 || cl.txn.ids["tx2"].pid != math.MinInt64 {
+		t.Errorf("forced: pid %d epoch %d", forced.pid, forced.epoch)
+	}
+}
+
+func TestCoordinatorFencing(t *testing.T) {
+	w, cl := newTestWorld()
+	p := &client{name: "p", c: cl, txnID: "tx1"}
+	w.initProducer(p, -1, -1, true)
+	z := &client{name: "z", c: cl, txnID: "tx1", pid: p.pid, epoch: p.epoch}
+	w.initProducer(p, -1, -1, false)
+	if _, e := w.coordinatorCheck(z); e != errProducerFenced {
+		t.Errorf("zombie: %q, want %s", e, errProducerFenced)
+	}
+	if _, e := w.coordinatorCheck(p); e != "" {
+		t.Errorf("current instance: %q", e)
+	}
+	z.pid = 12345
+	if _, e := w.coordinatorCheck(z); e != errPIDMapping {
+		t.Errorf("unknown pid: %q, want %s", e, errPIDMapping)
+	}
+	cl.failed = true
+	if _, e := w.coordinatorCheck(p); e != errCoordinatorNA {
+		t.Errorf("failed cluster: %q", e)
+	}
+}
+
+// TestTxnOffsetCommitChecks is the table of kafka-reference.md §5.1.
+func TestTxnOffsetCommitChecks(t *testing.T) {
+	g := &group{members: map[string]int32{}, instances: map[string]string{}}
+	if e := g.checkTxnOffsetCommit("", "", -1); e != "" {
+		t.Errorf("empty group, generation -1: %q", e)
+	}
+	if e := g.checkTxnOffsetCommit("m1", "", 0); e != errUnknownMemberID {
+		t.Errorf("empty group, unknown member: %q", e)
+	}
+	g.gen = 3
+	g.members["m1"], g.members["m2"] = 1, 3
+	g.instances["i1"] = "m2"
+	cases := []struct {
+		member, instance string
+		gen              int32
+		want             string
+	}{
+		{"m2", "", 3, ""},
+		{"m1", "", 1, errIllegalGeneration},
+		{"m1", "", 3, ""},
+		{"nobody", "", 3, errUnknownMemberID},
+		{"", "", 3, errUnknownMemberID},
+		{"m1", "i1", 3, errFencedInstanceID},
+		{"m2", "i1", 3, ""},
+		{"m2", "i9", 3, errUnknownMemberID},
+		{"m2", "i1", 2, errIllegalGeneration},
+		{"", "", -1, ""}, // old-style commit: accepted without a membership check
+	}
+	for _, c := range cases {
+		if got := g.checkTxnOffsetCommit(c.member, c.instance, c.gen); got != c.want {
+			t.Errorf("member %q instance %q generation %d: %q, want %q", c.member, c.instance, c.gen, got, c.want)
+		}
+	}
+}
