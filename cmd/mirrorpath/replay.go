@@ -1,0 +1,391 @@
+package main
+
+import (
+	"crypto/sha256"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mirrorpath/mirrorpath/appendpath"
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
+)
+
+func init() {
+	register(command{
+		name:    "replay",
+		summary: "run your own .log segments through the append path under each strategy: throughput and conflations",
+		run:     runReplay,
+	})
+}
+
+const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|patch] [--chunk BYTES] [--count N] SEGMENT..."
+
+// runReplay is `mirrorpath replay`: every SEGMENT (a Kafka .log file) is
+// read and checked, cut into fetch-sized chunks of whole batches, and
+// appended as mirrored data to a fresh in-memory partition under each
+// strategy. Segments in one directory come from one source cluster (one
+// partition's log); segments from different directories are different
+// sources fanned in to one partition, which is where PIDs can meet.
+//
+// Exit status: 0 ok; 1 a segment is corrupt (position reported) or a
+// strategy rejected the data; 2 usage.
+func runReplay(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	strategy := fs.String("strategy", "all", "strategy (`NAME`: verbatim, negate, negate-skip, bitfield, barrier) or all")
+	crc := fs.String("crc", "patch", "CRC fix of rewriting strategies (`full|patch`)")
+	chunk := fs.Int("chunk", 1<<20, "mirror fetch size in `BYTES` (whole batches, at least one per chunk)")
+	count := fs.Int("count", 3, "timed runs per strategy (`N`); the fastest is reported")
+	hasPID := fs.String("has-producer-id", "not-minus-one", "which PIDs producer state tracks (`not-minus-one|stock`)")
+	policy := fs.String("pid-policy", "reject", "bitfield: PIDs >= 2^31 (`reject|alias`)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, replayUsage)
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	cfg := replayConfig{chunk: *chunk, count: *count}
+	var err error
+	if cfg.fix, err = pid.ParseCRCFix(*crc); err != nil {
+		return usageError(fs, stderr, err.Error())
+	}
+	if cfg.policy, err = pid.ParsePolicy(*policy); err != nil {
+		return usageError(fs, stderr, err.Error())
+	}
+	switch *hasPID {
+	case "not-minus-one":
+		cfg.hasPID = psm.NonNegativeOne
+	case "stock":
+		cfg.hasPID = psm.Stock
+	default:
+		return usageError(fs, stderr, fmt.Sprintf("--has-producer-id %q (want not-minus-one|stock)", *hasPID))
+	}
+	if *strategy == "all" {
+		cfg.strategies = pid.Strategies()
+	} else {
+		s, err := pid.ParseStrategy(*strategy)
+		if err != nil {
+			return usageError(fs, stderr, err.Error())
+		}
+		cfg.strategies = []pid.Strategy{s}
+	}
+	switch {
+	case fs.NArg() == 0:
+		return usageError(fs, stderr, "no SEGMENT given")
+	case *chunk < 1 || *count < 1:
+		return usageError(fs, stderr, "--chunk and --count must be at least 1")
+	}
+	in, err := loadSegments(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "replay: %v\n", err)
+		return 1
+	}
+	rep := cfg.run(in)
+	rep.write(stdout, cfg)
+	if rep.failed {
+		return 1
+	}
+	return 0
+}
+
+type replayConfig struct {
+	strategies []pid.Strategy
+	fix        pid.CRCFix
+	policy     pid.Policy
+	hasPID     psm.HasProducerIDRule
+	chunk      int
+	count      int
+}
+
+// replayInput is every segment, checked and cut into chunks.
+type replayInput struct {
+	segments []string
+	sources  [][16]byte // per source directory
+	dirs     []string
+	segs     []replayChunk // one per segment, whole
+	bytes    int64
+	batches  int
+}
+
+type replayChunk struct {
+	data    []byte
+	source  int // index into sources
+	batches int
+}
+
+// sourceID derives a stable cluster ID for a source directory.
+func sourceID(dir string) [16]byte {
+	sum := sha256.Sum256([]byte(dir))
+	var id [16]byte
+	copy(id[:], sum[:16])
+	return id
+}
+
+// loadSegments reads every segment, verifies framing and CRCs (a corrupt or
+// cut batch is an error naming the file and byte position), and cuts the
+// batches into chunks.
+func loadSegments(paths []string) (replayInput, error) {
+	in := replayInput{segments: paths}
+	dirIndex := map[string]int{}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return in, err
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return in, err
+		}
+		dir := filepath.Dir(abs)
+		src, ok := dirIndex[dir]
+		if !ok {
+			src = len(in.sources)
+			dirIndex[dir] = src
+			in.sources = append(in.sources, sourceID(dir))
+			in.dirs = append(in.dirs, dir)
+		}
+		r := codec.NewReader(data, 0)
+		for {
+			_, _, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				var fe *codec.FormatError
+				if errors.As(err, &fe) {
+					return in, fmt.Errorf("%s: corrupt at byte %d (%s): %w", path, fe.Pos, fe.Field, fe.Err)
+				}
+				return in, fmt.Errorf("%s: %w", path, err)
+			}
+			in.batches++
+		}
+		in.bytes += int64(len(data))
+		in.segs = append(in.segs, replayChunk{data: data, source: src})
+	}
+	return in, nil
+}
+
+// split cuts each segment into chunks of whole batches of at most n bytes
+// (at least one batch each). The chunks alias the segment data.
+func (in *replayInput) split(n int) []replayChunk {
+	var out []replayChunk
+	for _, seg := range in.segs {
+		data := seg.data
+		for len(data) > 0 {
+			size, count := 0, 0
+			for rest := data[size:]; len(rest) > 0; rest = data[size:] {
+				b, _, err := codec.Next(rest)
+				if err != nil || (count > 0 && size+len(b) > n) {
+					break
+				}
+				size += len(b)
+				count++
+			}
+			out = append(out, replayChunk{data: data[:size], source: seg.source, batches: count})
+			data = data[size:]
+		}
+	}
+	return out
+}
+
+// replayResult is one strategy's run.
+type replayResult struct {
+	strategy   pid.Strategy
+	elapsed    time.Duration
+	producers  int
+	conflated  int // PSM keys holding more than one (source, pid)
+	origins    int // (source, pid) pairs in those keys
+	err        error
+	errAt      string
+	finalState appendpath.MirrorState
+}
+
+type replayReport struct {
+	in      replayInput
+	limit   time.Duration
+	results []replayResult
+	asis    time.Duration
+	failed  bool
+}
+
+func (c replayConfig) run(in replayInput) replayReport {
+	rep := replayReport{in: in}
+	chunks := in.split(c.chunk)
+	// The limit: one CRC pass over batch[21:] and one copy of the bytes.
+	dst := make([]byte, c.chunk+in.maxBatch())
+	rep.limit = best(c.count, func() time.Duration {
+		start := time.Now()
+		var sink uint32
+		for _, ch := range chunks {
+			for rest := ch.data; len(rest) > 0; {
+				b, r, _ := codec.Next(rest)
+				sink += codec.Checksum(b[codec.CRCStart:])
+				rest = r
+			}
+			copy(dst, ch.data)
+		}
+		d := time.Since(start)
+		if sink == 1 {
+			d++
+		}
+		return d
+	})
+	strategies := c.strategies
+	if strategies[0] != pid.Verbatim {
+		strategies = append([]pid.Strategy{pid.Verbatim}, strategies...) // the as-is baseline
+	}
+	for _, s := range strategies {
+		r := c.runStrategy(s, in, chunks)
+		if r.err != nil {
+			rep.failed = true
+		}
+		if s == pid.Verbatim {
+			rep.asis = r.elapsed
+		}
+		rep.results = append(rep.results, r)
+	}
+	return rep
+}
+
+func (in *replayInput) maxBatch() int {
+	m := 0
+	for _, ch := range in.segs {
+		for rest := ch.data; len(rest) > 0; {
+			b, r, _ := codec.Next(rest)
+			m = max(m, len(b))
+			rest = r
+		}
+	}
+	return m
+}
+
+func best(n int, run func() time.Duration) time.Duration {
+	var d time.Duration
+	for i := range n {
+		if t := run(); i == 0 || t < d {
+			d = t
+		}
+	}
+	return d
+}
+
+func (c replayConfig) partition(s pid.Strategy) (*appendpath.Partition, error) {
+	return appendpath.Open(appendpath.Config{
+		State: appendpath.Mirroring, Strategy: s, CRCFix: c.fix, Policy: c.policy,
+		MirrorOffsets: appendpath.AssignOffsets, SegmentBytes: 64 << 20, RetainSegments: 1, SkipRollSnapshots: true,
+		PSMOptions: psm.Options{HasProducerID: c.hasPID},
+	})
+}
+
+func (c replayConfig) runStrategy(s pid.Strategy, in replayInput, chunks []replayChunk) replayResult {
+	res := replayResult{strategy: s}
+	var last *appendpath.Partition
+	res.elapsed = best(c.count, func() time.Duration {
+		p, err := c.partition(s)
+		if err != nil {
+			res.err = err
+			return 0
+		}
+		start := time.Now()
+		for i, ch := range chunks {
+			if _, err := p.AppendMirrored(ch.data, in.sources[ch.source]); err != nil {
+				res.err, res.errAt = err, fmt.Sprintf("chunk %d of %s", i, in.dirs[ch.source])
+				break
+			}
+		}
+		d := time.Since(start)
+		last = p
+		return d
+	})
+	if last == nil {
+		return res
+	}
+	res.producers = last.ProducerCount()
+	res.finalState = last.State()
+	res.conflated, res.origins = c.conflations(s, in)
+	return res
+}
+
+// conflations maps every batch's PID as the strategy did (a fresh Mapper
+// sees the batches in the same order, so it makes the same choices) and
+// counts the PSM keys that hold more than one (source, pid).
+func (c replayConfig) conflations(s pid.Strategy, in replayInput) (keys, origins int) {
+	m := pid.NewMapper(pid.Config{Strategy: s, Policy: c.policy})
+	type origin struct {
+		src int
+		pid int64
+	}
+	byKey := map[int64]map[origin]bool{}
+	for _, ch := range in.segs {
+		for rest := ch.data; len(rest) > 0; {
+			b, r, _ := codec.Next(rest)
+			rest = r
+			p := b.ProducerID()
+			key := p
+			if s.Rewrites() {
+				var err error
+				if key, err = m.Map(in.sources[ch.source], p); err != nil {
+					return keys, origins // the run failed there too
+				}
+			}
+			tracked := key != codec.NoProducerID && (c.hasPID == psm.NonNegativeOne || key > codec.NoProducerID)
+			if !tracked {
+				continue
+			}
+			set := byKey[key]
+			if set == nil {
+				set = map[origin]bool{}
+				byKey[key] = set
+			}
+			set[origin{ch.source, p}] = true
+		}
+	}
+	for _, set := range byKey {
+		if len(set) > 1 {
+			keys++
+			origins += len(set)
+		}
+	}
+	return keys, origins
+}
+
+func (rep replayReport) write(w io.Writer, c replayConfig) {
+	mb := float64(rep.in.bytes) / 1e6
+	fmt.Fprintf(w, "replay: %d segments, %d sources, %d batches, %.1f MB; crc fix %s, chunk %d bytes, best of %d\n",
+		len(rep.in.segments), len(rep.in.sources), rep.in.batches, mb, c.fix, c.chunk, c.count)
+	for i, d := range rep.in.dirs {
+		fmt.Fprintf(w, "  source %d: %s (cluster %s)\n", i, d, pid.FormatClusterID(rep.in.sources[i]))
+	}
+	fmt.Fprintf(w, "limit (one CRC pass + one copy): %.1f MB/s\n\n", mb/rep.limit.Seconds())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "strategy\tMB/s\tbatches/s\tvs asis\tvs limit\tproducers\tconflated keys\tconflated origins\tresult\t")
+	sort.SliceStable(rep.results, func(i, j int) bool { return rep.results[i].strategy < rep.results[j].strategy })
+	for _, r := range rep.results {
+		result := "ok"
+		if r.err != nil {
+			result = fmt.Sprintf("%v at %s (state %s)", r.err, r.errAt, r.finalState)
+		}
+		secs := r.elapsed.Seconds()
+		if r.err != nil || secs == 0 {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%d\t%d\t%d\t%s\t\n", r.strategy, r.producers, r.conflated, r.origins, result)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.3f×\t%.3f×\t%d\t%d\t%d\t%s\t\n", r.strategy, mb/secs, float64(rep.in.batches)/secs,
+			secs/rep.asis.Seconds(), secs/rep.limit.Seconds(), r.producers, r.conflated, r.origins, result)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nvs asis, vs limit: time ratios (lower is faster); asis is verbatim, the byte-preserving path.")
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+// writeSegment writes a .log segment of n batches per producer 0..producers-1
+// into dir, as a broker stores them (offsets assigned, CRCs valid).
+func writeSegment(t *testing.T, dir string, producers, n int) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var seg []byte
+	off := int64(0)
+	for i := range n {
+		for p := range producers {
+			recs := []codec.Record{{Value: []byte("value"), OffsetDelta: 0}, {Value: []byte("value2"), OffsetDelta: 1}}
+			var err error
+			seg, err = codec.AppendBatch(seg, codec.BatchHeader{BaseOffset: off, BaseTimestamp: 1700000000000,
+				ProducerID: int64(p), BaseSequence: int32(2 * i)}, recs, codec.CompressionNone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			off += 2
+		}
+	}
+	path := filepath.Join(dir, "00000000000000000000.log")
+	if err := os.WriteFile(path, seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReplayConflations(t *testing.T) {
+	tmp := t.TempDir()
+	a := writeSegment(t, filepath.Join(tmp, "a", "t-0"), 5, 4)
+	b := writeSegment(t, filepath.Join(tmp, "b", "t-0"), 5, 4)
+	var out, errb bytes.Buffer
+	code := mainArgs([]string{"replay", "--count", "1", "--chunk", "300", a, b}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	text := out.String()
+	t.Log(text)
+	if !strings.Contains(text, "2 segments, 2 sources, 40 batches") {
+		t.Fatalf("header: %s", text)
+	}
+	// producers, conflated keys, conflated origins, result per strategy.
+	want := map[string]string{
+		"verbatim":    "5 5 10 ok",
+		"negate":      "5 5 10 ok",
+		"negate-skip": "5 5 10 ok",
+		"bitfield":    "10 0 0 ok",
+		"barrier":     "5 5 10 ok",
+	}
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 {
+			continue
+		}
+		if w, ok := want[f[0]]; ok {
+			if got := strings.Join(f[5:9], " "); got != w {
+				t.Errorf("%s: got %q, want %q", f[0], got, w)
+			}
+			delete(want, f[0])
+		}
+	}
+	if len(want) != 0 {
+		t.Fatalf("missing rows %v in\n%s", want, text)
+	}
+}
+
+func TestReplayCorruptSegment(t *testing.T) {
+	tmp := t.TempDir()
+	a := writeSegment(t, filepath.Join(tmp, "a"), 2, 2)
+	data, _ := os.ReadFile(a)
+	size := int(codec.Batch(data).BatchLength()) + codec.LogOverhead
+	data[2*size+40] ^= 0xff // inside the CRC range of batch 2
+	os.WriteFile(a, data, 0o644)
+	var out, errb bytes.Buffer
+	if code := mainArgs([]string{"replay", a}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	if want := "corrupt at byte " + itoa(2*size); !strings.Contains(errb.String(), want) {
+		t.Fatalf("stderr %q, want %q", errb.String(), want)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestReplayUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"replay"},
+		{"replay", "--strategy", "nope", "x.log"},
+		{"replay", "--crc", "half", "x.log"},
+		{"replay", "--count", "0", "x.log"},
+	} {
+		var out, errb bytes.Buffer
+		if code := mainArgs(args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestReplayUnmappableFails(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "a")
+	os.MkdirAll(dir, 0o755)
+	seg, _ := codec.AppendBatch(nil, codec.BatchHeader{ProducerID: 1 << 40, BaseSequence: 0, BaseTimestamp: 1},
+		[]codec.Record{{Value: []byte("v")}}, codec.CompressionNone)
+	path := filepath.Join(dir, "00000000000000000000.log")
+	os.WriteFile(path, seg, 0o644)
+	var out, errb bytes.Buffer
+	code := mainArgs([]string{"replay", "--count", "1", "--strategy", "bitfield", path}, &out, &errb)
+	if code != 1 || !strings.Contains(out.String(), "UNMAPPABLE_PRODUCER_ID") || !strings.Contains(out.String(), "FAILED") {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+}
