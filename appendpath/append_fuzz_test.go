@@ -1,0 +1,139 @@
+package appendpath
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
+)
+
+// repair fixes the CRC of every whole batch in buf so that mutations reach
+// the checks behind the CRC (style habit 6: a repairing harness).
+func repair(buf []byte) {
+	for rest := buf; len(rest) > 0; {
+		b, r, err := codec.Next(rest)
+		if err != nil {
+			return
+		}
+		b.UpdateCRC()
+		rest = r
+	}
+}
+
+func fuzzSeeds(f *testing.F) {
+	f.Add(chunk(withOffsets(mkBatch(f, bspec{pid: 5, seq: 0, records: 2}), 10, 1),
+		withOffsets(mkBatch(f, bspec{pid: 6, seq: 0, txn: true}), 12, 1),
+		withOffsets(mkMarker(6, 0, 1, true), 13, 1)), uint8(0))
+	f.Add(chunk(withOffsets(mkBatch(f, bspec{pid: 1 << 31, seq: 0}), 10, 1)), uint8(3))
+	f.Add(chunk(withOffsets(codec.AppendBarrier(nil, 2, "x", 5), 10, 2),
+		withOffsets(mkBatch(f, bspec{pid: 5, epoch: 1, seq: 7}), 11, 2)), uint8(1))
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 49}, uint8(2))
+}
+
+// FuzzAppendMirrored: a hostile chunk never panics; a rejected chunk leaves
+// the caller's bytes, the log and producer state unchanged; an accepted
+// chunk stores CRC-valid batches and leaves the same producer state as
+// appending its batches one at a time (the reference).
+func FuzzAppendMirrored(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		data = bytes.Clone(data)
+		repair(data)
+		s := pid.Strategies()[int(mode)%len(pid.Strategies())]
+		fix := pid.CRCFix(mode / 8 % 2)
+		open := func() *Partition {
+			p := mustOpen(t, Config{State: Mirroring, Strategy: s, CRCFix: fix, PSMOptions: nonNegOne})
+			seed := chunk(withOffsets(mkBatch(t, bspec{pid: 5, seq: 0, txn: true}), 0, 0),
+				withOffsets(mkBatch(t, bspec{pid: 7, epoch: 2, seq: 3}), 1, 0))
+			if _, err := p.AppendMirrored(seed, srcA); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		p := open()
+		in := bytes.Clone(data)
+		before, leo := p.Snapshot(), p.LogEndOffset()
+		r, err := p.AppendMirrored(in, srcA)
+		if !bytes.Equal(in, data) {
+			t.Fatal("caller's chunk modified")
+		}
+		if err != nil {
+			if p.LogEndOffset() != leo || !bytes.Equal(before, p.Snapshot()) || len(readAll(t, p)) != 2 {
+				t.Fatalf("rejected chunk (%v) changed the partition", err)
+			}
+			return
+		}
+		all := readAll(t, p)
+		if len(all) != 2+r.Batches {
+			t.Fatalf("%d batches stored, result %+v", len(all), r)
+		}
+		for _, b := range all {
+			if codec.Batch(b).VerifyCRC() != nil {
+				t.Fatal("stored batch with a bad CRC")
+			}
+		}
+		q := open()
+		for rest := data; len(rest) > 0; {
+			b, r, _ := codec.Next(rest)
+			if _, err := q.AppendMirrored(b, srcA); err != nil {
+				t.Fatalf("batch alone rejected (%v) but accepted in its chunk", err)
+			}
+			rest = r
+		}
+		if !bytes.Equal(p.Snapshot(), q.Snapshot()) || p.LogEndOffset() != q.LogEndOffset() {
+			t.Fatal("chunk and batch-by-batch appends disagree")
+		}
+	})
+}
+
+// FuzzAppendClient keeps the raw CRC check: most mutations stop there, the
+// rest reach the LogValidator rules. Never a panic; a rejection changes
+// nothing.
+func FuzzAppendClient(f *testing.F) {
+	f.Add(mkBatch(f, bspec{pid: 5, seq: 0, records: 2}))
+	f.Add(mkBatch(f, bspec{pid: -1, seq: -1}))
+	f.Add(mkMarker(5, 0, 0, false))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := mustOpen(t, Config{})
+		before := p.Snapshot()
+		in := bytes.Clone(data)
+		_, err := p.AppendClient(in)
+		if !bytes.Equal(in, data) {
+			t.Fatal("caller's batch modified")
+		}
+		if err != nil && (p.LogEndOffset() != 0 || !bytes.Equal(before, p.Snapshot())) {
+			t.Fatalf("rejected batch (%v) changed the partition", err)
+		}
+	})
+}
+
+// FuzzRecover: any bytes as a segment file open without a panic, and what
+// is kept is a prefix of the file made of whole CRC-valid batches.
+func FuzzRecover(f *testing.F) {
+	f.Add(chunk(mkBatch(f, bspec{pid: 1, seq: 0}), withOffsets(mkBatch(f, bspec{pid: 1, seq: 1}), 1, 0)), []byte{})
+	f.Add(mkBatch(f, bspec{pid: 1, seq: 0})[:40], []byte{0, 0})
+	f.Fuzz(func(t *testing.T, seg, txnIndex []byte) {
+		fs := NewMemFS()
+		fs.WriteFile("/l/00000000000000000000.log", seg, true)
+		fs.WriteFile("/l/00000000000000000000.txnindex", txnIndex, true)
+		p, err := Open(Config{Dir: "/l", FS: fs, Now: testNow})
+		if err != nil {
+			return // replay refused the log (e.g. INVALID_TXN_STATE): an error, not a panic
+		}
+		kept, _ := fs.ReadFile("/l/00000000000000000000.log")
+		if !bytes.HasPrefix(seg, kept) {
+			t.Fatal("recovery kept bytes that are not a prefix of the file")
+		}
+		n := 0
+		for b, err := range p.Batches(0) {
+			if err != nil || b.VerifyCRC() != nil {
+				t.Fatalf("bad batch kept: %v", err)
+			}
+			n += len(b)
+		}
+		if n != len(kept) {
+			t.Fatalf("%d bytes of batches, %d kept", n, len(kept))
+		}
+	})
+}
