@@ -57,7 +57,13 @@ type Mapper struct {
 	topic    [16]byte
 	part     int32
 
-	last     int // index in clusters of the cluster of the previous call
+	// The cluster of the previous call, copied out of clusters for the fast
+	// path: index, ID, unsalted region; lastOK is false until the first call.
+	last       int
+	lastOK     bool
+	lastID     [16]byte
+	lastRegion uint32
+
 	clusters []clusterEntry
 	origins  originTable
 	regions  map[uint32]struct{} // regions holding at least one origin
@@ -100,7 +106,7 @@ func NewMapper(cfg Config) *Mapper {
 // knows only the Registry's salts does. Collisions with mappings made before
 // Reset go undetected (mirroring.md §4).
 func (m *Mapper) Reset() {
-	m.last = 0
+	m.last, m.lastOK = 0, false
 	m.clusters = m.clusters[:0]
 	m.origins.init(64)
 	m.regions = make(map[uint32]struct{})
@@ -130,6 +136,14 @@ func (m *Mapper) Map(cluster [16]byte, p int64) (int64, error) {
 	if m.strategy != Bitfield {
 		return m.strategy.Map(0, p, m.policy)
 	}
+	// Fast path: the previous call's cluster, a PID in [0, 2^31), a partition
+	// without salts, and the slot already held by this very origin.
+	if m.lastOK && cluster == m.lastID && uint64(p) <= LowMask && (m.salts == nil || m.salts.snap.Load() == nil) {
+		mapped := Compose(m.lastRegion, p)
+		if i, found := m.origins.find(mapped); found && m.origins.vals[i] == (origin{pid: p, cluster: uint32(m.last)}) {
+			return mapped, nil
+		}
+	}
 	return m.mapBitfield(cluster, p)
 }
 
@@ -138,7 +152,7 @@ func (m *Mapper) mapBitfield(cluster [16]byte, p int64) (int64, error) {
 		return p, nil
 	}
 	ci := m.last
-	if ci >= len(m.clusters) || m.clusters[ci].id != cluster {
+	if !m.lastOK || m.lastID != cluster {
 		ci = m.clusterIndex(cluster)
 	}
 	mapped := p
@@ -152,8 +166,10 @@ func (m *Mapper) mapBitfield(cluster [16]byte, p int64) (int64, error) {
 		}
 		region := m.clusters[ci].region
 		if m.salts != nil {
-			if salt, ok := m.salts.snap.Load().lookup(cluster, p); ok {
-				region ^= salt
+			if snap := m.salts.snap.Load(); snap != nil {
+				if salt, ok := snap.lookup(cluster, p); ok {
+					region ^= salt
+				}
 			}
 		}
 		mapped = Compose(region, low)
@@ -186,15 +202,16 @@ func (m *Mapper) mapBitfield(cluster [16]byte, p int64) (int64, error) {
 // clusterIndex finds or adds cluster. O(clusters seen); runs only when the
 // cluster differs from the previous call's.
 func (m *Mapper) clusterIndex(cluster [16]byte) int {
-	for i := range m.clusters {
-		if m.clusters[i].id == cluster {
-			m.last = i
-			return i
-		}
+	i := 0
+	for i < len(m.clusters) && m.clusters[i].id != cluster {
+		i++
 	}
-	m.clusters = append(m.clusters, clusterEntry{id: cluster, region: m.fold.Region(cluster)})
-	m.last = len(m.clusters) - 1
-	return m.last
+	if i == len(m.clusters) {
+		m.clusters = append(m.clusters, clusterEntry{id: cluster, region: m.fold.Region(cluster)})
+	}
+	m.last, m.lastOK = i, true
+	m.lastID, m.lastRegion = cluster, m.clusters[i].region
+	return i
 }
 
 // markRegion notes that an origin of cluster ci now lives in mapped's region.

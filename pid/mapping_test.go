@@ -56,6 +56,18 @@ func TestNames(t *testing.T) {
 			t.Errorf("ParseFold(%q) = %v, %v", n, g, err)
 		}
 	}
+	for _, f := range CRCFixes() {
+		textRoundTrip(t, f, new(CRCFix))
+	}
+	for _, p := range Policies() {
+		textRoundTrip(t, p, new(Policy))
+	}
+	for _, f := range Folds() {
+		textRoundTrip(t, f, new(Fold))
+	}
+	if err := new(Fold).UnmarshalText([]byte("XOR")); !errors.Is(err, ErrUnknownName) {
+		t.Error("UnmarshalText(XOR) accepted")
+	}
 	if Strategy(0) != Verbatim || CRCFix(0) != Full || Policy(0) != Reject || Fold(0) != XOR {
 		t.Error("zero values are not the defaults")
 	}
@@ -321,5 +333,24 @@ func TestRewrite(t *testing.T) {
 	Rewrite(b, 5, Full)
 	if b.VerifyCRC() == nil {
 		t.Error("Rewrite to the same PID repaired a corrupt CRC")
+	}
+}
+
+type textValue interface {
+	MarshalText() ([]byte, error)
+	String() string
+}
+
+func textRoundTrip[T textValue, P interface {
+	*T
+	UnmarshalText([]byte) error
+}](t *testing.T, v T, into P) {
+	t.Helper()
+	b, err := v.MarshalText()
+	if err != nil || string(b) != v.String() {
+		t.Errorf("MarshalText(%v) = %q, %v", v, b, err)
+	}
+	if err := into.UnmarshalText(b); err != nil || (*into).String() != v.String() {
+		t.Errorf("UnmarshalText(%q) = %v, %v", b, *into, err)
 	}
 }

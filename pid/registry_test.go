@@ -112,6 +112,9 @@ func TestRegistryLoadErrors(t *testing.T) {
 		le.Pos != int64(ends[0]) || le.Offset != 1 {
 		t.Fatalf("CRC error: %v (%+v)", err, le)
 	}
+	if msg := err.Error(); !strings.Contains(msg, "position") || !strings.Contains(msg, "CRC") {
+		t.Errorf("message %q", msg)
+	}
 	if r.Len() != 1 || r.NextOffset() != 1 {
 		t.Errorf("after the CRC error: %d salts, next offset %d", r.Len(), r.NextOffset())
 	}
