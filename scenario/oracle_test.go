@@ -14,10 +14,10 @@ type stubReplica struct {
 	entries []producerEntry
 }
 
-func (s *stubReplica) LogEndOffset() int64         { return s.hw }
-func (s *stubReplica) HighWatermark() int64        { return s.hw }
-func (s *stubReplica) LastStableOffset() int64     { return s.lso }
-func (s *stubReplica) State() string               { return s.state }
+func (s *stubReplica) LogEndOffset() int64        { return s.hw }
+func (s *stubReplica) HighWatermark() int64       { return s.hw }
+func (s *stubReplica) LastStableOffset() int64    { return s.lso }
+func (s *stubReplica) State() string              { return s.state }
 func (s *stubReplica) Producers() []producerEntry { return append([]producerEntry(nil), s.entries...) }
 
 func stubPartition(w *world, reps ...replica) *partition {
