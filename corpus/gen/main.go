@@ -89,69 +89,109 @@ func loopbackOnly(network, address string) (net.Listener, error) {
 	return net.Listen(network, address)
 }
 
-// produceAll runs every case with every client against one fresh in-process broker and writes the segments.
+// Each case attempt gets caseTimeout, and a case is tried up to attempts times before the run fails.
+const (
+	caseTimeout = 30 * time.Second
+	attempts    = 3
+)
+
+// produceAll runs every case with every client and writes the segments. All cases are produced before any
+// file is written, so a failed run leaves the corpus as it was.
 func produceAll(ctx context.Context, dir string) error {
-	var topics []string
-	for _, c := range clients {
-		for _, s := range specs() {
-			topics = append(topics, c+"-"+s.name)
-		}
+	type result struct {
+		name string
+		seg  []byte
 	}
-	cluster, err := kfake.NewCluster(
-		kfake.NumBrokers(1),
-		kfake.ClusterID("mirrorpath-corpus"),
-		kfake.SeedTopics(2, topics...), // the case in partition 0; partition 1 is primePartition
-		kfake.ListenFn(loopbackOnly),
+	var (
+		results []result
+		errs    []error
 	)
-	if err != nil {
-		return fmt.Errorf("start broker: %w", err)
-	}
-	defer cluster.Close()
-	addrs := cluster.ListenAddrs()
-	if len(addrs) != 1 {
-		return fmt.Errorf("broker listens on %v, want one address", addrs)
-	}
-	addr := addrs[0]
-	if host, _, _ := net.SplitHostPort(addr); host != "127.0.0.1" {
-		return fmt.Errorf("broker listens on %s, want 127.0.0.1", addr)
-	}
-
-	reader, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ClientID("mirrorpath-corpus-fetch"))
-	if err != nil {
-		return err
-	}
-	defer reader.Close()
-
-	var errs []error
 	for _, client := range clients {
 		for _, s := range specs() {
 			name := client + "-" + s.name
-			// Reseed just before the producer asks for its id, so that draws by other goroutines during
-			// earlier cases cannot shift it.
-			rand.Seed(int64(rng(name).Uint64())) //nolint:staticcheck // deliberate, see the package doc
-			if err := produceCase(ctx, addr, client, name, s); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", name, err))
-				continue
+			var seg []byte
+			var err error
+			for try := 1; try <= attempts; try++ {
+				if seg, err = runCase(ctx, client, name, s); err == nil || ctx.Err() != nil {
+					break
+				}
+				fmt.Fprintf(os.Stderr, "gen: %s: attempt %d of %d: %v\n", name, try, attempts, err)
 			}
-			seg, err := fetchStored(ctx, reader, name)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", name, err))
 				continue
 			}
-			if err := checkShape(seg, s); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", name, err))
-				continue
-			}
-			if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(filepath.Join(dir, name, segmentName), seg, 0o644); err != nil {
-				return err
-			}
-			fmt.Printf("%-24s %7d bytes\n", name, len(seg))
+			results = append(results, result{name, seg})
+			fmt.Printf("%-32s %7d bytes\n", name, len(seg))
 		}
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if err := os.MkdirAll(filepath.Join(dir, r.name), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, r.name, segmentName), r.seg, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runCase produces one case into a fresh in-process broker (so every case starts from the same broker state:
+// offsets, producer ids, transactional epochs) and returns partition 0 as stored, checked against the plan.
+//
+// A client that hangs is abandoned after caseTimeout: sarama takes no context, so it produces in its own
+// goroutine, which closing the broker then ends.
+func runCase(parent context.Context, client, name string, s spec) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(parent, caseTimeout)
+	defer cancel()
+	cluster, err := kfake.NewCluster(
+		kfake.NumBrokers(1),
+		kfake.ClusterID("mirrorpath-corpus"),
+		kfake.SeedTopics(2, name), // the case in partition 0; partition 1 is primePartition
+		kfake.ListenFn(loopbackOnly),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("start broker: %w", err)
+	}
+	defer cluster.Close()
+	addrs := cluster.ListenAddrs()
+	if len(addrs) != 1 {
+		return nil, fmt.Errorf("broker listens on %v, want one address", addrs)
+	}
+	addr := addrs[0]
+	if host, _, _ := net.SplitHostPort(addr); host != "127.0.0.1" {
+		return nil, fmt.Errorf("broker listens on %s, want 127.0.0.1", addr)
+	}
+
+	// Reseed just before the producers ask for their ids (see the package doc).
+	rand.Seed(int64(rng(name).Uint64())) //nolint:staticcheck // deliberate, see the package doc
+	done := make(chan error, 1)
+	go func() { done <- produceCase(ctx, addr, client, name, s) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return nil, err
+		}
+	case <-ctx.Done():
+		return nil, fmt.Errorf("producing: %w", ctx.Err())
+	}
+
+	reader, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ClientID("mirrorpath-corpus-fetch"))
+	if err != nil {
+		return nil, err
+	}
+	defer reader.Close()
+	seg, err := fetchStored(ctx, reader, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShape(seg, s); err != nil {
+		return nil, err
+	}
+	return seg, nil
 }
 
 // produceCase produces s to topic name with the named client.
