@@ -152,100 +152,159 @@ func bodyErr(n int) error {
 // negative, and the fields consume exactly the declared length. The record
 // aliases src. O(record size), no allocation.
 func ReadRecord(src []byte) (r Record, n int, err error) {
-	length, i := readVarint32(src)
-	if i <= 0 {
-		if i == 0 {
-			return Record{}, 0, ErrRecordTruncated
+	n, err = readRecord(src, &r)
+	if err != nil {
+		return Record{}, 0, err
+	}
+	return r, n, nil
+}
+
+// readRecord is ReadRecord writing into *r, which must be zero; on error
+// *r is left partly filled.
+func readRecord(src []byte, r *Record) (n int, err error) {
+	// Every varint below takes its one- and two-byte cases inline and calls
+	// next32Slow/next64Slow otherwise; a helper that said this once would
+	// not fit the inliner's budget.
+	var length int32
+	k := 0
+	if n < len(src) && src[n] < 0x80 {
+		c := int32(src[n])
+		length, n = c>>1^-(c&1), n+1
+	} else if n+1 < len(src) && src[n+1] < 0x80 {
+		u := uint32(src[n]&0x7f) | uint32(src[n+1])<<7
+		length, n = int32(u>>1)^-int32(u&1), n+2
+	} else if length, k = next32Slow(src, n); k <= 0 {
+		if k == 0 {
+			return 0, ErrRecordTruncated
 		}
-		return Record{}, 0, ErrBadVarint
+		return 0, ErrBadVarint
+	} else {
+		n = k
 	}
 	if length < 0 {
-		return Record{}, 0, ErrRecordLength
+		return 0, ErrRecordLength
 	}
-	if int(length) > len(src)-i {
-		return Record{}, 0, ErrRecordTruncated
+	if int(length) > len(src)-n {
+		return 0, ErrRecordTruncated
 	}
-	n = i + int(length)
-	b := src[i:n:n]
+	b := src[n : n+int(length) : n+int(length)]
+	n += int(length)
 	if len(b) == 0 {
-		return Record{}, 0, ErrRecordLength
+		return 0, ErrRecordLength
 	}
 	r.Attributes = int8(b[0])
 	p := 1
-	var k int
-	if r.TimestampDelta, k = readVarint64(b[p:]); k <= 0 {
-		return Record{}, 0, bodyErr(k)
+	if p < len(b) && b[p] < 0x80 {
+		c := int64(b[p])
+		r.TimestampDelta, p = c>>1^-(c&1), p+1
+	} else if p+1 < len(b) && b[p+1] < 0x80 {
+		u := uint64(b[p]&0x7f) | uint64(b[p+1])<<7
+		r.TimestampDelta, p = int64(u>>1)^-int64(u&1), p+2
+	} else if r.TimestampDelta, k = next64Slow(b, p); k <= 0 {
+		return 0, bodyErr(k)
+	} else {
+		p = k
 	}
-	p += k
-	if r.OffsetDelta, k = readVarint32(b[p:]); k <= 0 {
-		return Record{}, 0, bodyErr(k)
+	if p < len(b) && b[p] < 0x80 {
+		c := int32(b[p])
+		r.OffsetDelta, p = c>>1^-(c&1), p+1
+	} else if p+1 < len(b) && b[p+1] < 0x80 {
+		u := uint32(b[p]&0x7f) | uint32(b[p+1])<<7
+		r.OffsetDelta, p = int32(u>>1)^-int32(u&1), p+2
+	} else if r.OffsetDelta, k = next32Slow(b, p); k <= 0 {
+		return 0, bodyErr(k)
+	} else {
+		p = k
 	}
-	p += k
-	kl, k := readVarint32(b[p:])
-	if k <= 0 {
-		return Record{}, 0, bodyErr(k)
+	var l int32
+	if p < len(b) && b[p] < 0x80 {
+		c := int32(b[p])
+		l, p = c>>1^-(c&1), p+1
+	} else if p+1 < len(b) && b[p+1] < 0x80 {
+		u := uint32(b[p]&0x7f) | uint32(b[p+1])<<7
+		l, p = int32(u>>1)^-int32(u&1), p+2
+	} else if l, k = next32Slow(b, p); k <= 0 {
+		return 0, bodyErr(k)
+	} else {
+		p = k
 	}
-	p += k
-	if kl >= 0 {
-		if int(kl) > len(b)-p {
-			return Record{}, 0, ErrRecordLength
+	if l >= 0 {
+		if int(l) > len(b)-p {
+			return 0, ErrRecordLength
 		}
-		r.Key = b[p : p+int(kl) : p+int(kl)]
-		p += int(kl)
+		r.Key = b[p : p+int(l) : p+int(l)]
+		p += int(l)
 	}
-	vl, k := readVarint32(b[p:])
-	if k <= 0 {
-		return Record{}, 0, bodyErr(k)
+	if p < len(b) && b[p] < 0x80 {
+		c := int32(b[p])
+		l, p = c>>1^-(c&1), p+1
+	} else if p+1 < len(b) && b[p+1] < 0x80 {
+		u := uint32(b[p]&0x7f) | uint32(b[p+1])<<7
+		l, p = int32(u>>1)^-int32(u&1), p+2
+	} else if l, k = next32Slow(b, p); k <= 0 {
+		return 0, bodyErr(k)
+	} else {
+		p = k
 	}
-	p += k
-	if vl >= 0 {
-		if int(vl) > len(b)-p {
-			return Record{}, 0, ErrRecordLength
+	if l >= 0 {
+		if int(l) > len(b)-p {
+			return 0, ErrRecordLength
 		}
-		r.Value = b[p : p+int(vl) : p+int(vl)]
-		p += int(vl)
+		r.Value = b[p : p+int(l) : p+int(l)]
+		p += int(l)
 	}
-	hc, k := readVarint32(b[p:])
-	if k <= 0 {
-		return Record{}, 0, bodyErr(k)
+	var hc int32
+	if p < len(b) && b[p] < 0x80 {
+		c := int32(b[p])
+		hc, p = c>>1^-(c&1), p+1
+	} else if p+1 < len(b) && b[p+1] < 0x80 {
+		u := uint32(b[p]&0x7f) | uint32(b[p+1])<<7
+		hc, p = int32(u>>1)^-int32(u&1), p+2
+	} else if hc, k = next32Slow(b, p); k <= 0 {
+		return 0, bodyErr(k)
+	} else {
+		p = k
 	}
-	p += k
+	if hc == 0 {
+		if p != len(b) {
+			return 0, ErrRecordLength
+		}
+		return n, nil
+	}
 	if hc < 0 || int(hc) > len(b)-p {
-		return Record{}, 0, ErrHeaderCount
+		return 0, ErrHeaderCount
 	}
 	hstart := p
 	for range hc {
-		hk, k := readVarint32(b[p:])
+		hk, k := next32Slow(b, p)
 		if k <= 0 {
-			return Record{}, 0, bodyErr(k)
+			return 0, bodyErr(k)
 		}
-		p += k
+		p = k
 		if hk < 0 {
-			return Record{}, 0, ErrHeaderKeyLength
+			return 0, ErrHeaderKeyLength
 		}
 		if int(hk) > len(b)-p {
-			return Record{}, 0, ErrRecordLength
+			return 0, ErrRecordLength
 		}
 		p += int(hk)
-		hv, k := readVarint32(b[p:])
+		hv, k := next32Slow(b, p)
 		if k <= 0 {
-			return Record{}, 0, bodyErr(k)
+			return 0, bodyErr(k)
 		}
-		p += k
+		p = k
 		if hv >= 0 {
 			if int(hv) > len(b)-p {
-				return Record{}, 0, ErrRecordLength
+				return 0, ErrRecordLength
 			}
 			p += int(hv)
 		}
 	}
 	if p != len(b) {
-		return Record{}, 0, ErrRecordLength
+		return 0, ErrRecordLength
 	}
-	if hc > 0 {
-		r.Headers = Headers{raw: b[hstart:p:p], n: hc}
-	}
-	return r, n, nil
+	r.Headers = Headers{raw: b[hstart:p:p], n: hc}
+	return n, nil
 }
 
 // AppendRecord appends r in the v2 record encoding. Null (nil) key and value
@@ -321,32 +380,44 @@ func (b Batch) Records() RecordIter {
 }
 
 // Next returns the next record, io.EOF after the last one, or the first
-// defect found. O(record size), no allocation.
+// defect found. O(record size), no allocation. Read reads into a caller's
+// Record and saves the copy of the result, for hot loops.
 func (it *RecordIter) Next() (Record, error) {
+	var r Record
+	if err := it.Read(&r); err != nil {
+		return Record{}, err
+	}
+	return r, nil
+}
+
+// Read is Next writing the record into *r (every field is overwritten). On
+// error *r is left zero.
+func (it *RecordIter) Read(r *Record) error {
 	if it.err != nil {
-		return Record{}, it.err
+		*r = Record{}
+		return it.err
 	}
 	if it.left == 0 {
+		*r = Record{}
 		it.err = io.EOF
-		return Record{}, io.EOF
+		return io.EOF
 	}
-	if len(it.data) == 0 {
-		it.err = ErrRecordTruncated
-		return Record{}, it.err
-	}
-	r, n, err := ReadRecord(it.data)
+	*r = Record{}
+	n, err := readRecord(it.data, r)
 	if err != nil {
+		*r = Record{}
 		it.err = err
-		return Record{}, err
+		return err
 	}
 	it.data = it.data[n:]
 	it.pos += n
 	it.left--
 	if it.left == 0 && len(it.data) != 0 {
+		*r = Record{}
 		it.err = ErrRecordsLeftover
-		return Record{}, it.err
+		return it.err
 	}
-	return r, nil
+	return nil
 }
 
 // Pos is the offset, within the records bytes, of the next record, or of the

@@ -243,8 +243,9 @@ func TestAppendBatchErrors(t *testing.T) {
 // benchmarks time.
 func walkBatch(b Batch) (n int, err error) {
 	it := b.Records()
+	var r Record
 	for {
-		r, err := it.Next()
+		err := it.Read(&r)
 		if err != nil {
 			if err == io.EOF {
 				return n, nil

@@ -23,6 +23,7 @@ func readUvarint32(b []byte) (uint32, int) {
 	return readUvarint32Slow(b)
 }
 
+//go:noinline
 func readUvarint32Slow(b []byte) (uint32, int) {
 	var x uint32
 	for i := 0; i < 5; i++ {
@@ -41,12 +42,25 @@ func readUvarint32Slow(b []byte) (uint32, int) {
 	return 0, -1 // unreachable
 }
 
-// readVarint32 decodes a zig-zag varint of at most 5 bytes.
+// readVarint32 decodes a zig-zag varint of at most 5 bytes. One- and
+// two-byte encodings (values in [-8192, 8191]: record lengths, deltas and
+// key/value lengths of typical records) take the inlined path.
 func readVarint32(b []byte) (int32, int) {
-	if len(b) > 0 && b[0] < 0x80 {
+	if len(b) >= 2 {
 		u := uint32(b[0])
-		return int32(u>>1) ^ -int32(u&1), 1
+		if u < 0x80 {
+			return int32(u>>1) ^ -int32(u&1), 1
+		}
+		if c := uint32(b[1]); c < 0x80 {
+			u = u&0x7f | c<<7
+			return int32(u>>1) ^ -int32(u&1), 2
+		}
 	}
+	return readVarint32Slow(b)
+}
+
+//go:noinline
+func readVarint32Slow(b []byte) (int32, int) {
 	u, n := readUvarint32Slow(b)
 	return int32(u>>1) ^ -int32(u&1), n
 }
@@ -60,6 +74,7 @@ func readVarint64(b []byte) (int64, int) {
 	return readVarint64Slow(b)
 }
 
+//go:noinline
 func readVarint64Slow(b []byte) (int64, int) {
 	var x uint64
 	for i := 0; i < 10; i++ {
@@ -125,4 +140,54 @@ func sizeVarint64(n int64) int {
 		s++
 	}
 	return s
+}
+
+// next32 reads the zig-zag varint at b[p:] and returns it with the position
+// after it; the position is 0 when b ends inside the varint and -1 when the
+// varint is too long. The one-byte case inlines at the call site.
+func next32(b []byte, p int) (int32, int) {
+	if p < len(b) && b[p] < 0x80 {
+		c := int32(b[p])
+		return c>>1 ^ -(c & 1), p + 1
+	}
+	return next32Slow(b, p)
+}
+
+//go:noinline
+func next32Slow(b []byte, p int) (int32, int) {
+	if p+1 < len(b) && b[p+1] < 0x80 && p >= 0 {
+		u := uint32(b[p]&0x7f) | uint32(b[p+1])<<7
+		if b[p] >= 0x80 {
+			return int32(u>>1) ^ -int32(u&1), p + 2
+		}
+	}
+	if p > len(b) {
+		return 0, 0
+	}
+	v, n := readVarint32(b[p:])
+	if n <= 0 {
+		return 0, n
+	}
+	return v, p + n
+}
+
+// next64 is next32 for a varlong.
+func next64(b []byte, p int) (int64, int) {
+	if p < len(b) && b[p] < 0x80 {
+		c := int64(b[p])
+		return c>>1 ^ -(c & 1), p + 1
+	}
+	return next64Slow(b, p)
+}
+
+//go:noinline
+func next64Slow(b []byte, p int) (int64, int) {
+	if p > len(b) {
+		return 0, 0
+	}
+	v, n := readVarint64(b[p:])
+	if n <= 0 {
+		return 0, n
+	}
+	return v, p + n
 }
