@@ -2,6 +2,7 @@ package appendpath
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"testing"
 
@@ -387,5 +388,23 @@ func TestReadWholeBatches(t *testing.T) {
 	}
 	if got, err := p.Read(20, 100); got != nil || err != nil {
 		t.Fatal("read at LEO")
+	}
+}
+
+func TestAppendClientRecordStructure(t *testing.T) {
+	b := mkBatch(t, bspec{pid: 5, seq: 0, records: 3})
+	// Claim one record fewer than the batch holds, keeping count ==
+	// lastOffsetDelta+1: bytes are left after the last record.
+	binary.BigEndian.PutUint32(b[codec.OffRecordsCount:], 2)
+	binary.BigEndian.PutUint32(b[codec.OffLastOffsetDelta:], 1)
+	codec.Batch(b).UpdateCRC()
+	p := mustOpen(t, Config{})
+	if _, err := p.AppendClient(b); !errors.Is(err, ErrInvalidRecord) {
+		t.Fatalf("got %v", err)
+	}
+	// The same bytes mirrored are not parsed (REPLICATION skips LogValidator).
+	q := mustOpen(t, Config{State: Mirroring})
+	if _, err := q.AppendMirrored(b, srcA); err != nil {
+		t.Fatal(err)
 	}
 }

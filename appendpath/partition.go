@@ -2,6 +2,7 @@ package appendpath
 
 import (
 	"errors"
+	"io"
 	"iter"
 	"sync"
 	"time"
@@ -293,6 +294,20 @@ func (p *Partition) checkBatch(b codec.Batch, k kind) error {
 			return ErrInvalidRecord
 		case b.HasProducerID() && b.BaseSequence() < 0:
 			return ErrInvalidRecord
+		}
+		if b.Compression() == codec.CompressionNone {
+			// LogValidator parses every record of the leader's batch
+			// (assignOffsetsNonCompressed); a structural defect is INVALID_RECORD.
+			it := b.Records()
+			for {
+				_, err := it.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return ErrInvalidRecord
+				}
+			}
 		}
 	}
 	return nil

@@ -1,0 +1,92 @@
+// Package appendpath is the per-batch append path of one partition replica:
+// its log, its producer state and its mirror state (kafka-reference.md §4,
+// mirroring.md §3–5).
+//
+// # The path, in Kafka's order
+//
+//	AppendClient / AppendCoordinator / AppendMirrored / AppendReplica
+//	  1. frame every batch of the caller's bytes (codec.Next); per origin:
+//	     CLIENT      one batch, baseOffset 0, size, CRC, LogValidator batch
+//	                 rules (§1.8(f)), record structure (uncompressed)
+//	     COORDINATOR one batch, size, CRC
+//	     mirrored    CRC (no size limit, no LogValidator: REPLICATION)
+//	     replica     CRC
+//	  2. roll the active segment if the append does not fit
+//	  3. copy the bytes into the log's staging area (the free tail of the
+//	     active memory segment, or a reused buffer for a file segment);
+//	     from here on only the copy is changed, never the caller's bytes
+//	  4. per batch, in the copy: map the producer ID (mirrored, rewriting
+//	     strategies; CRC fixed by `full` recompute or O(1) `patch`), assign
+//	     baseOffset and partitionLeaderEpoch where the origin calls for it
+//	     (both outside the CRC), read the producer-state fields (the first
+//	     control record for markers and MIRROR_PID_RESET barriers) and
+//	     validate them with psm's Appender, which works on a copy of state
+//	  5. write (commit the staged bytes), then commit producer state, write
+//	     .txnindex entries for aborted transactions, move the high watermark,
+//	     fsync per policy.
+//
+// A rejected batch anywhere in a chunk aborts the whole append: the staged
+// bytes are never committed, the log bytes already there are untouched, and
+// producer state is unchanged. A CLIENT exact duplicate (same producer,
+// epoch and sequence range as one of its last five batches) is answered with
+// the original offsets and writes nothing. Errors are psm.KafkaError values
+// named as Kafka names them (INVALID_RECORD, CORRUPT_MESSAGE,
+// OUT_OF_ORDER_SEQUENCE_NUMBER, …); multi-batch appends wrap them in a
+// *BatchError saying which batch.
+//
+// Cost: one CRC-32C pass and one copy per batch, plus O(1) header work and
+// one producer-state update; a rewriting strategy adds an O(1) CRC patch or a
+// second CRC pass. Nothing is allocated per batch once the log's segments
+// and the producer tables have grown (TestAppendAllocs).
+//
+// # The log
+//
+// Segments hold back-to-back batches exactly as Kafka stores them, named
+// <20-digit base offset>.log, with <base>.txnindex (34-byte AbortedTxn
+// entries) and <offset>.snapshot (psm's ProducerSnapshot v1 file) beside
+// them, so `mirrorpath dump` and Kafka's tools read them. A memory log
+// (Config.Dir == "") keeps segments in byte slices that retention recycles.
+// An append goes to one segment; a new segment is rolled first when the
+// active one would pass Config.SegmentBytes. The offset index is kept in
+// memory only (sparse, one entry per 4 KiB) and rebuilt on open.
+//
+// Durability: the fsync policy is never (the OS flushes), always (every
+// append is synced before it returns) or interval. A rolled segment is
+// always synced and a snapshot is taken at the new base, synced, so every
+// snapshot lies at or below the durable prefix (Kafka's recovery point).
+// SyncedOffset reports that prefix.
+//
+// # Recovery
+//
+// Open reads every segment, and at the first batch that is cut short, fails
+// its CRC or whose offsets go backwards it truncates the segment and deletes
+// every later one (Recovery says where and why). Producer state is then
+// rebuilt: the newest snapshot at or below the log end that decodes (corrupt
+// ones are deleted and the next older tried), then a replay of each later
+// batch with REPLICATION rules, one batch per producer-state append (as
+// LogSegment.recover does), barriers in exact order, regenerating the
+// .txnindex entries of the replayed range. A garbled baseOffset or
+// partitionLeaderEpoch lies outside the CRC and cannot be detected, in Kafka
+// either. The file layer is the FS interface; MemFS can simulate a power cut
+// that loses or garbles unsynced bytes (TestCrashRecoveryProperty).
+//
+// # Mirror states
+//
+// Stopped (writable) ─StartMirroring→ Mirroring (CLIENT and COORDINATOR
+// appends refused with READ_ONLY_TOPIC; only mirrored batches) ─Stop→
+// Stopping → Stopped. Stop runs mirroring.md §5: close open transactions
+// (variant abort: bump the leader epoch past every epoch in the log and
+// append an ABORT marker per open transaction with that producer's PID,
+// epoch and coordinator epoch, COORDINATOR origin; variant truncate:
+// truncate to the LSO), persist the mirror checkpoint, append the barrier
+// under strategy barrier. A failing step (Config.Fault or StopOptions.Fault)
+// leaves the partition Stopping and read-only; Stop again retries. An
+// unmappable PID (bitfield, policy reject) moves a mirror to Failed. Failback
+// truncates to the divergence point and mirrors the other side again.
+//
+// # Concurrency
+//
+// Every Partition method takes the partition's lock; partitions append in
+// parallel, also when they share one psm.Manager (Config.PSM) under
+// different PartitionIDs.
+package appendpath
