@@ -1,8 +1,11 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,6 +50,7 @@ func FuzzCrash(f *testing.F) {
 }
 
 func TestFuzzCampaign(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fuzzes a throwaway module")
 	}
@@ -86,6 +90,7 @@ func TestFuzzCampaign(t *testing.T) {
 }
 
 func TestFuzzArgs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -108,5 +113,72 @@ func TestFuzzArgs(t *testing.T) {
 	if code := mainArgs([]string{"fuzz", "--dir", dir, "--target", "NoSuch"}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "no fuzz target matches") || !strings.Contains(stderr.String(), "2 targets found") {
 		t.Errorf("no match: exit %d\n%s", code, stderr.String())
+	}
+}
+
+// TestClusterFuzzLiteBuild runs .clusterfuzzlite/build.sh against the
+// throwaway module with stand-ins for the OSS-Fuzz helpers: it must compile
+// every discovered target and zip the decoded seed corpus of each.
+func TestClusterFuzzLiteBuild(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("lists targets of a throwaway module")
+	}
+	for _, tool := range []string{"bash", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	realGo, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not in PATH")
+	}
+	repo, _ := filepath.Abs("../..")
+	dir := fuzzModule(t)
+	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+	for _, s := range []string{"fuzz-targets.sh", "fuzz-seed-corpus.py"} {
+		b, err := os.ReadFile(filepath.Join(repo, "scripts", s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "scripts", s), b, 0o755)
+	}
+	corpus := filepath.Join(dir, "p", "testdata", "fuzz", "FuzzCrash")
+	os.MkdirAll(corpus, 0o755)
+	os.WriteFile(filepath.Join(corpus, "first-byte-b"), []byte("go test fuzz v1\n[]byte(\"b\\x00\\n\\\"é\\u00e9\")\n"), 0o644)
+	os.WriteFile(filepath.Join(corpus, "two-args"), []byte("go test fuzz v1\nint(1)\nstring(\"x\")\n"), 0o644)
+
+	src, out, fake := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.Symlink(dir, filepath.Join(src, "mirrorpath")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(fake, "go"), []byte("#!/bin/sh\n[ \"$1\" = get ] && exit 0\nexec "+realGo+" \"$@\"\n"), 0o755)
+	os.WriteFile(filepath.Join(fake, "compile_native_go_fuzzer"), []byte("#!/bin/sh\necho \"$@\" >> \"$OUT/compiled.txt\"\n"), 0o755)
+	cmd := exec.Command("bash", filepath.Join(repo, ".clusterfuzzlite", "build.sh"))
+	cmd.Env = append(os.Environ(), "SRC="+src, "OUT="+out, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build.sh: %v\n%s", err, b)
+	}
+	compiled, _ := os.ReadFile(filepath.Join(out, "compiled.txt"))
+	if got, want := string(compiled), "example.com/fz/p FuzzClean p_FuzzClean\nexample.com/fz/p FuzzCrash p_FuzzCrash\n"; got != want {
+		t.Errorf("compiled:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "p_FuzzClean_seed_corpus.zip")); err == nil {
+		t.Error("seed corpus zip for a target without corpus")
+	}
+	zr, err := zip.OpenReader(filepath.Join(out, "p_FuzzCrash_seed_corpus.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	got := map[string]string{}
+	for _, f := range zr.File {
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		got[f.Name] = string(b)
+	}
+	if got["first-byte-b"] != "b\x00\n\"éé" || !strings.HasPrefix(got["two-args"], "go test fuzz v1\nint(1)") || len(got) != 2 {
+		t.Errorf("seed corpus %q", got)
 	}
 }

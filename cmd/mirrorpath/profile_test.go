@@ -9,6 +9,7 @@ import (
 )
 
 func TestProfileEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("profiles a throwaway module")
 	}
@@ -72,6 +73,7 @@ func BenchmarkSpin(b *testing.B) {
 }
 
 func TestProfileArgs(t *testing.T) {
+	t.Parallel()
 	mod := t.TempDir()
 	os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/e\n\ngo 1.22\n"), 0o644)
 	os.MkdirAll(filepath.Join(mod, "q"), 0o755)
