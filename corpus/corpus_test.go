@@ -56,26 +56,25 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // batch is one whole v2 batch (12-byte prefix included).
 type batch []byte
 
-func (b batch) i16(off int) int16           { return int16(binary.BigEndian.Uint16(b[off:])) }
-func (b batch) i32(off int) int32           { return int32(binary.BigEndian.Uint32(b[off:])) }
-func (b batch) i64(off int) int64           { return int64(binary.BigEndian.Uint64(b[off:])) }
-func (b batch) baseOffset() int64           { return b.i64(0) }
-func (b batch) batchLength() int32          { return b.i32(offBatchLength) }
-func (b batch) storedCRC() uint32           { return binary.BigEndian.Uint32(b[offCRC:]) }
-func (b batch) attributes() int16           { return b.i16(offAttributes) }
-func (b batch) codec() int                  { return int(b.attributes() & 7) }
-func (b batch) transactional() bool         { return b.attributes()&0x10 != 0 }
-func (b batch) control() bool               { return b.attributes()&0x20 != 0 }
-func (b batch) lastOffsetDelta() int32      { return b.i32(offLastOffsetDelta) }
-func (b batch) producerID() int64           { return b.i64(offProducerID) }
-func (b batch) producerEpoch() int16        { return b.i16(offProducerEpoch) }
-func (b batch) baseSequence() int32         { return b.i32(offBaseSequence) }
-func (b batch) recordsCount() int32         { return b.i32(offRecordsCount) }
-func (b batch) payload() []byte             { return b[headerSize:] }
-func (b batch) crcOK() bool                 { return crc32.Checksum(b[offAttributes:], castagnoli) == b.storedCRC() }
-func (b batch) String() string              { return fmt.Sprintf("batch@%d(len %d)", b.baseOffset(), len(b)) }
-func (b batch) nextOffset() int64           { return b.baseOffset() + int64(b.lastOffsetDelta()) + 1 }
-func (b batch) field(off, width int) []byte { return b[off : off+width] }
+func (b batch) i16(off int) int16      { return int16(binary.BigEndian.Uint16(b[off:])) }
+func (b batch) i32(off int) int32      { return int32(binary.BigEndian.Uint32(b[off:])) }
+func (b batch) i64(off int) int64      { return int64(binary.BigEndian.Uint64(b[off:])) }
+func (b batch) baseOffset() int64      { return b.i64(0) }
+func (b batch) batchLength() int32     { return b.i32(offBatchLength) }
+func (b batch) storedCRC() uint32      { return binary.BigEndian.Uint32(b[offCRC:]) }
+func (b batch) attributes() int16      { return b.i16(offAttributes) }
+func (b batch) codec() int             { return int(b.attributes() & 7) }
+func (b batch) transactional() bool    { return b.attributes()&0x10 != 0 }
+func (b batch) control() bool          { return b.attributes()&0x20 != 0 }
+func (b batch) lastOffsetDelta() int32 { return b.i32(offLastOffsetDelta) }
+func (b batch) producerID() int64      { return b.i64(offProducerID) }
+func (b batch) producerEpoch() int16   { return b.i16(offProducerEpoch) }
+func (b batch) baseSequence() int32    { return b.i32(offBaseSequence) }
+func (b batch) recordsCount() int32    { return b.i32(offRecordsCount) }
+func (b batch) payload() []byte        { return b[headerSize:] }
+func (b batch) crcOK() bool            { return crc32.Checksum(b[offAttributes:], castagnoli) == b.storedCRC() }
+func (b batch) String() string         { return fmt.Sprintf("batch@%d(len %d)", b.baseOffset(), len(b)) }
+func (b batch) nextOffset() int64      { return b.baseOffset() + int64(b.lastOffsetDelta()) + 1 }
 
 var errBadLength = errors.New("batchLength below the v2 minimum of 49")
 
@@ -932,7 +931,7 @@ var malformed = map[string]malformedCase{
 			t.Fatal("CRC does not verify")
 		}
 		n := int(b.recordsCount())
-		recs, rest, err := parseRecords(b.payload(), n-1)
+		_, rest, err := parseRecords(b.payload(), n-1)
 		if err != nil {
 			t.Fatalf("records before the last: %v", err)
 		}
@@ -943,7 +942,6 @@ var malformed = map[string]malformedCase{
 		if _, _, err := parseRecords(rest, 1); !errors.Is(err, errRecord) {
 			t.Errorf("last record parses: %v", err)
 		}
-		_ = recs
 	}},
 	"control-key-2-bytes": {source: "kgo-txn-abort", batch: 2, check: func(t *testing.T, seg, src []byte, at int, sb batch) {
 		if !bytes.Equal(seg[:at], src[:at]) {
