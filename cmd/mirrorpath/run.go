@@ -245,6 +245,7 @@ func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) *report.
 		rep.Notes = append(rep.Notes, fmt.Sprintf("scenario run produced no JSON result lines (exit %d): %s", code, firstLines(errOut.String(), 3)))
 		return nil
 	}
+	m.ShortenFiles()
 	if m.Malformed > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d malformed JSON lines in the scenario output were skipped", m.Malformed))
 	}

@@ -243,6 +243,17 @@ func TestScenarioMatrix(t *testing.T) {
 	if u := m.Unmet(); len(u) != 1 || u[0] != "05.scn negate" {
 		t.Errorf("unmet %v", u)
 	}
+
+	abs, _ := ParseScenarios(strings.NewReader(strings.ReplaceAll(scenarioJSON, `"file":"`, `"file":"/cat/`)))
+	abs.ShortenFiles()
+	if got := strings.Join(abs.Files, ","); got != "01.scn,05.scn" || abs.Cells[[2]string{"05.scn", "negate"}].String() != "ERR+LAT ✗" {
+		t.Errorf("shortened files %s", got)
+	}
+	clash, _ := ParseScenarios(strings.NewReader(`{"file":"a/x.scn","strategy":"s"}` + "\n" + `{"file":"b/x.scn","strategy":"s"}`))
+	clash.ShortenFiles()
+	if got := strings.Join(clash.Files, ","); got != "a/x.scn,b/x.scn" {
+		t.Errorf("clashing base names shortened: %s", got)
+	}
 }
 
 func TestReportMarkdownAndText(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -115,4 +116,28 @@ func (c *Cell) String() string {
 		s += " ✗"
 	}
 	return s
+}
+
+// ShortenFiles renames every file to its base name when the base names are
+// distinct (a catalog passed as absolute paths reads better without them).
+func (m *Matrix) ShortenFiles() {
+	base := map[string]string{}
+	seen := map[string]bool{}
+	for _, f := range m.Files {
+		b := filepath.Base(f)
+		if seen[b] {
+			return
+		}
+		seen[b] = true
+		base[f] = b
+	}
+	cells := map[[2]string]*Cell{}
+	for k, c := range m.Cells {
+		cells[[2]string{base[k[0]], k[1]}] = c
+	}
+	m.Cells = cells
+	for i, f := range m.Files {
+		m.Files[i] = base[f]
+	}
+	sort.Strings(m.Files)
 }
