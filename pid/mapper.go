@@ -63,6 +63,8 @@ type Mapper struct {
 	lastOK     bool
 	lastID     [16]byte
 	lastRegion uint32
+	snap       *saltSet // the salt snapshot snapSalted was computed from
+	snapSalted bool     // lastID has salts in snap
 
 	clusters []clusterEntry
 	origins  originTable
@@ -106,7 +108,7 @@ func NewMapper(cfg Config) *Mapper {
 // knows only the Registry's salts does. Collisions with mappings made before
 // Reset go undetected (mirroring.md §4).
 func (m *Mapper) Reset() {
-	m.last, m.lastOK = 0, false
+	m.last, m.lastOK, m.snap = 0, false, nil
 	m.clusters = m.clusters[:0]
 	m.origins.init(64)
 	m.regions = make(map[uint32]struct{})
@@ -133,18 +135,42 @@ func (m *Mapper) Strategy() Strategy { return m.strategy }
 // matching ErrLogWrite when the salt record could not be written. On error
 // the first result is p and nothing is recorded.
 func (m *Mapper) Map(cluster [16]byte, p int64) (int64, error) {
-	if m.strategy != Bitfield {
-		return m.strategy.Map(0, p, m.policy)
+	switch m.strategy {
+	case Negate:
+		return MapNegate(p), nil
+	case NegateSkip:
+		return MapNegateSkip(p), nil
+	case Bitfield:
+	default:
+		return p, nil
 	}
-	// Fast path: the previous call's cluster, a PID in [0, 2^31), a partition
-	// without salts, and the slot already held by this very origin.
-	if m.lastOK && cluster == m.lastID && uint64(p) <= LowMask && (m.salts == nil || m.salts.snap.Load() == nil) {
+	// Fast path: the previous call's cluster, a PID in [0, 2^31), a cluster
+	// without salts in this partition, and the slot already held by this very
+	// origin.
+	if m.lastOK && cluster == m.lastID && uint64(p) <= LowMask && !m.lastSalted() {
 		mapped := Compose(m.lastRegion, p)
-		if i, found := m.origins.find(mapped); found && m.origins.vals[i] == (origin{pid: p, cluster: uint32(m.last)}) {
+		if i, found := m.origins.find(mapped); found && m.origins.slots[i].origin == (origin{pid: p, cluster: uint32(m.last)}) {
 			return mapped, nil
 		}
 	}
 	return m.mapBitfield(cluster, p)
+}
+
+// lastSalted reports whether the previous call's cluster has any salt in the
+// partition's current snapshot. One atomic load; the cluster scan runs only
+// when the snapshot or the cluster changed.
+func (m *Mapper) lastSalted() bool {
+	if m.salts == nil {
+		return false
+	}
+	snap := m.salts.snap.Load()
+	if snap == nil {
+		return false
+	}
+	if snap != m.snap {
+		m.snap, m.snapSalted = snap, snap.hasCluster(m.lastID)
+	}
+	return m.snapSalted
 }
 
 func (m *Mapper) mapBitfield(cluster [16]byte, p int64) (int64, error) {
@@ -183,7 +209,7 @@ func (m *Mapper) mapBitfield(cluster [16]byte, p int64) (int64, error) {
 		m.markRegion(ci, mapped)
 		return mapped, nil
 	}
-	o := m.origins.vals[i]
+	o := m.origins.slots[i].origin
 	if o.cluster == uint32(ci) && (o.pid == p || o.pid >= 0 && p >= 0) {
 		// The same origin, or the same cluster's PIDs p and p+k·2^31 under
 		// Alias: the conflation Alias exists to show.
@@ -211,6 +237,7 @@ func (m *Mapper) clusterIndex(cluster [16]byte) int {
 	}
 	m.last, m.lastOK = i, true
 	m.lastID, m.lastRegion = cluster, m.clusters[i].region
+	m.snap = nil
 	return i
 }
 
@@ -293,7 +320,7 @@ func (m *Mapper) Origin(mapped int64) (cluster [16]byte, pid int64, ok bool) {
 	if !found {
 		return cluster, 0, false
 	}
-	o := m.origins.vals[i]
+	o := m.origins.slots[i].origin
 	return m.clusters[o.cluster].id, o.pid, true
 }
 
@@ -328,13 +355,19 @@ type origin struct {
 	cluster uint32
 }
 
+// originSlot is a key and its value side by side, so that a hit touches one
+// cache line.
+type originSlot struct {
+	key int64
+	origin
+}
+
 // originTable is an open-addressing (linear probing) map mapped PID → origin,
 // pointer-free so the GC never scans it. Key 0 marks an empty slot: mapped
 // values are negative (bitfield sets bit 63, pass-through PIDs are negative)
-// and -1 is never stored. Load factor at most 1/2.
+// and -1 is never stored. Load factor at most 1/2; 24 bytes per slot.
 type originTable struct {
-	keys  []int64
-	vals  []origin
+	slots []originSlot
 	n     int
 	shift uint8
 }
@@ -344,48 +377,46 @@ func (t *originTable) init(size int) {
 	for s := size; s > 1; s >>= 1 {
 		shift--
 	}
-	t.keys = make([]int64, size)
-	t.vals = make([]origin, size)
+	t.slots = make([]originSlot, size)
 	t.n = 0
 	t.shift = shift
 }
 
-// find returns the slot of key, or the empty slot where it would go.
+// find returns the slot of key (non-zero), or the empty slot where it would
+// go. Expected O(1); no allocation.
 func (t *originTable) find(key int64) (int, bool) {
-	mask := len(t.keys) - 1
+	mask := len(t.slots) - 1
 	i := int(uint64(key) * golden64 >> t.shift)
 	for {
-		k := t.keys[i]
+		k := t.slots[i&mask].key
 		if k == key {
-			return i, true
+			return i & mask, true
 		}
 		if k == 0 {
-			return i, false
+			return i & mask, false
 		}
-		i = (i + 1) & mask
+		i++
 	}
 }
 
 // insert stores key at slot i (from find), growing the table first when it
-// would pass half full.
+// would pass half full. Amortized O(1); allocates when it grows.
 func (t *originTable) insert(i int, key int64, v origin) {
-	if 2*(t.n+1) > len(t.keys) {
+	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 		i, _ = t.find(key)
 	}
-	t.keys[i] = key
-	t.vals[i] = v
+	t.slots[i] = originSlot{key, v}
 	t.n++
 }
 
 func (t *originTable) grow() {
-	keys, vals := t.keys, t.vals
-	t.init(2 * len(keys))
-	for j, k := range keys {
-		if k != 0 {
-			i, _ := t.find(k)
-			t.keys[i] = k
-			t.vals[i] = vals[j]
+	old := t.slots
+	t.init(2 * len(old))
+	for _, s := range old {
+		if s.key != 0 {
+			i, _ := t.find(s.key)
+			t.slots[i] = s
 			t.n++
 		}
 	}
