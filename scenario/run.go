@@ -188,9 +188,7 @@ func WriteText(w io.Writer, results []Result) error {
 	}
 	var b strings.Builder
 	b.WriteString(results[0].File)
-	if opts := optionLine(results); opts != "" {
-		b.WriteString("  (" + opts + ")")
-	}
+	b.WriteString("  options: " + optionLine(results))
 	b.WriteByte('\n')
 	for _, row := range rows {
 		for j, c := range row {
@@ -232,17 +230,15 @@ func orOK(codes []string) string {
 	return strings.Join(codes, ",")
 }
 
-// optionLine names the options in force that differ from the defaults.
+// optionLine names every option in force under any of the results, in
+// OptionSpecs order.
 func optionLine(results []Result) string {
-	def := DefaultOptions()
-	seen := map[string]bool{}
 	var parts []string
 	for _, spec := range OptionSpecs {
 		for i := range results {
-			v, ok := results[i].Options[spec.Name]
-			if ok && v != def.Get(spec.Name) && !seen[spec.Name] {
-				seen[spec.Name] = true
+			if v, ok := results[i].Options[spec.Name]; ok {
 				parts = append(parts, spec.Name+"="+v)
+				break
 			}
 		}
 	}
