@@ -1,0 +1,358 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+func init() {
+	register(command{
+		name:    "dump",
+		summary: "print the batches of Kafka .log segment files, like kafka-dump-log (--deep, --json)",
+		run:     runDump,
+	})
+}
+
+// defaultDumpLimit caps the decompressed bytes of one batch.
+const defaultDumpLimit = 64 << 20
+
+// runDump is `mirrorpath dump [--deep] [--json] FILE...`: one line per batch,
+// control records decoded. Exit 1 when any batch or file is invalid, 2 on a
+// usage error. Each file is read once into memory; decompression is capped
+// per batch by --max-decompressed, so memory stays within file size + cap.
+func runDump(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	deep := fs.Bool("deep", false, "also print every record (offset and timestamp deltas, key, value, headers)")
+	asJSON := fs.Bool("json", false, "one JSON object per batch per line")
+	limit := fs.Int("max-decompressed", defaultDumpLimit, "most decompressed `BYTES` accepted from one batch")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mirrorpath dump [--deep] [--json] [--max-decompressed BYTES] FILE...")
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() == 0 {
+		return usageError(fs, stderr, "no FILE given")
+	}
+	if *limit < 0 {
+		return usageError(fs, stderr, "--max-decompressed must be >= 0")
+	}
+	d := dumper{deep: *deep, json: *asJSON, limit: *limit, out: stdout}
+	invalid := false
+	for _, name := range fs.Args() {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "dump: %v\n", err)
+			invalid = true
+			continue
+		}
+		if d.file(name, data) {
+			invalid = true
+		}
+	}
+	if invalid {
+		return 1
+	}
+	return 0
+}
+
+type dumper struct {
+	deep, json bool
+	limit      int
+	out        io.Writer
+	buf        []byte // decompression buffer, reused
+}
+
+// batchInfo is one output line. The JSON keys are the dump tool's contract
+// (results/codec.md, "Dump tool"); optional fields are pointers or
+// omitempty so that they appear only when they apply.
+type batchInfo struct {
+	File                 string        `json:"file"`
+	Position             int64         `json:"position"`
+	BaseOffset           *int64        `json:"baseOffset,omitempty"`
+	LastOffset           *int64        `json:"lastOffset,omitempty"`
+	BatchLength          *int32        `json:"batchLength,omitempty"`
+	PartitionLeaderEpoch *int32        `json:"partitionLeaderEpoch,omitempty"`
+	Magic                *int8         `json:"magic,omitempty"`
+	CRC                  *uint32       `json:"crc,omitempty"`
+	CRCValid             *bool         `json:"crcValid,omitempty"`
+	Attributes           *int16        `json:"attributes,omitempty"`
+	Compression          string        `json:"compression,omitempty"`
+	TimestampType        string        `json:"timestampType,omitempty"`
+	IsTransactional      *bool         `json:"isTransactional,omitempty"`
+	IsControl            *bool         `json:"isControl,omitempty"`
+	LastOffsetDelta      *int32        `json:"lastOffsetDelta,omitempty"`
+	BaseTimestamp        *int64        `json:"baseTimestamp,omitempty"`
+	MaxTimestamp         *int64        `json:"maxTimestamp,omitempty"`
+	ProducerID           *int64        `json:"producerId,omitempty"`
+	ProducerEpoch        *int16        `json:"producerEpoch,omitempty"`
+	BaseSequence         *int32        `json:"baseSequence,omitempty"`
+	LastSequence         *int32        `json:"lastSequence,omitempty"`
+	RecordCount          *int32        `json:"recordCount,omitempty"`
+	ControlType          string        `json:"controlType,omitempty"`
+	CoordinatorEpoch     *int32        `json:"coordinatorEpoch,omitempty"`
+	SourceClusterID      *string       `json:"sourceClusterId,omitempty"`
+	Records              *[]recordInfo `json:"records,omitempty"`
+	Error                string        `json:"error,omitempty"`
+}
+
+type recordInfo struct {
+	OffsetDelta    int32        `json:"offsetDelta"`
+	TimestampDelta int64        `json:"timestampDelta"`
+	Key            []byte       `json:"key"`   // base64; null when null
+	Value          []byte       `json:"value"` // base64; null when null
+	Headers        []headerInfo `json:"headers"`
+}
+
+type headerInfo struct {
+	Key   string `json:"key"`
+	Value []byte `json:"value"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// file dumps one segment and reports whether anything in it was invalid.
+func (d *dumper) file(name string, data []byte) (invalid bool) {
+	if !d.json {
+		fmt.Fprintf(d.out, "Dumping %s\n", name)
+	}
+	r := codec.NewReader(data, 0)
+	for {
+		b, pos, err := r.Next()
+		if err == io.EOF {
+			return invalid
+		}
+		info := batchInfo{File: name, Position: pos}
+		if b == nil {
+			// Framing failed: show what the prefix says, then stop (the
+			// rest of the file cannot be framed).
+			rest := data[pos:]
+			if len(rest) >= codec.LogOverhead {
+				info.BaseOffset = ptr(int64(beUint64(rest[codec.OffBaseOffset:])))
+				info.BatchLength = ptr(int32(beUint32(rest[codec.OffBatchLength:])))
+			}
+			if len(rest) >= codec.HeaderSizeUpToMagic {
+				info.Magic = ptr(int8(rest[codec.OffMagic]))
+			}
+			info.Error = err.Error()
+			d.emit(&info)
+			invalid = true
+			continue
+		}
+		if d.batch(&info, b, err) {
+			invalid = true
+		}
+		d.emit(&info)
+	}
+}
+
+// batch fills info from b; crcErr is the reader's CRC verdict. It reports
+// whether the batch is invalid.
+func (d *dumper) batch(info *batchInfo, b codec.Batch, crcErr error) bool {
+	a := b.Attributes()
+	info.BaseOffset = ptr(b.BaseOffset())
+	info.LastOffset = ptr(b.LastOffset())
+	info.BatchLength = ptr(b.BatchLength())
+	info.PartitionLeaderEpoch = ptr(b.PartitionLeaderEpoch())
+	info.Magic = ptr(b.Magic())
+	info.CRC = ptr(b.CRC())
+	info.CRCValid = ptr(crcErr == nil)
+	info.Attributes = ptr(int16(a))
+	info.Compression = a.Compression().String()
+	info.TimestampType = a.TimestampType()
+	info.IsTransactional = ptr(a.Transactional())
+	info.IsControl = ptr(a.Control())
+	info.LastOffsetDelta = ptr(b.LastOffsetDelta())
+	info.BaseTimestamp = ptr(b.BaseTimestamp())
+	info.MaxTimestamp = ptr(b.MaxTimestamp())
+	info.ProducerID = ptr(b.ProducerID())
+	info.ProducerEpoch = ptr(b.ProducerEpoch())
+	info.BaseSequence = ptr(b.BaseSequence())
+	info.LastSequence = ptr(b.LastSequence())
+	info.RecordCount = ptr(b.RecordsCount())
+	if d.deep {
+		info.Records = ptr([]recordInfo{})
+	}
+	var errs []string
+	if crcErr != nil {
+		errs = append(errs, crcErr.Error())
+	}
+	if !a.Compression().Valid() {
+		info.Error = strings.Join(append(errs, codec.ErrUnsupportedCodec.Error()), "; ")
+		return true
+	}
+	it, buf, err := b.OpenRecords(d.buf, d.limit)
+	d.buf = buf
+	var rec codec.Record
+	i := 0
+	for ; err == nil; i++ {
+		if err = it.Read(&rec); err != nil {
+			break
+		}
+		if i == 0 && b.IsControl() {
+			if cerr := d.control(info, b, rec); cerr != nil {
+				errs = append(errs, cerr.Error())
+			}
+		}
+		if d.deep {
+			*info.Records = append(*info.Records, recordOf(rec))
+		}
+	}
+	if err != nil && err != io.EOF {
+		errs = append(errs, fmt.Sprintf("record %d (byte %d of the records): %v", i, it.Pos(), err))
+	}
+	info.Error = strings.Join(errs, "; ")
+	return len(errs) > 0
+}
+
+// control decodes the first record of a control batch into info.
+func (d *dumper) control(info *batchInfo, b codec.Batch, rec codec.Record) error {
+	c, err := codec.ParseControlRecord(b, rec)
+	if err != nil {
+		return fmt.Errorf("control record key: %w", err)
+	}
+	info.ControlType = c.Type.String()
+	switch c.Type {
+	case codec.ControlAbort, codec.ControlCommit:
+		m, err := codec.ParseEndTxnMarker(c.Value)
+		if err != nil {
+			return fmt.Errorf("end transaction marker: %w", err)
+		}
+		info.CoordinatorEpoch = ptr(m.CoordinatorEpoch)
+	case codec.ControlMirrorPidReset:
+		m, err := codec.ParseMirrorPidReset(c.Value)
+		if err != nil {
+			return fmt.Errorf("MIRROR_PID_RESET value: %w", err)
+		}
+		info.SourceClusterID = ptr(m.SourceClusterID)
+	}
+	return nil
+}
+
+func recordOf(r codec.Record) recordInfo {
+	ri := recordInfo{OffsetDelta: r.OffsetDelta, TimestampDelta: r.TimestampDelta, Key: r.Key, Value: r.Value,
+		Headers: []headerInfo{}}
+	for h := range r.Headers.All() {
+		ri.Headers = append(ri.Headers, headerInfo{Key: string(h.Key), Value: h.Value})
+	}
+	return ri
+}
+
+func (d *dumper) emit(info *batchInfo) {
+	if d.json {
+		line, err := json.Marshal(info)
+		if err != nil { // cannot happen: every field is marshalable
+			panic(err)
+		}
+		d.out.Write(append(line, '\n'))
+		return
+	}
+	d.out.Write(textLine(info))
+}
+
+// textLine renders info in the manner of Kafka's DumpLogSegments:
+// "key: value" pairs on one line per batch, "| " lines per record.
+func textLine(info *batchInfo) []byte {
+	var s []byte
+	kv := func(k, v string) {
+		if len(s) > 0 {
+			s = append(s, ' ')
+		}
+		s = append(s, k...)
+		s = append(s, ": "...)
+		s = append(s, v...)
+	}
+	i64 := func(p *int64) string { return strconv.FormatInt(*p, 10) }
+	i32 := func(p *int32) string { return strconv.FormatInt(int64(*p), 10) }
+	kv("position", strconv.FormatInt(info.Position, 10))
+	if info.BaseOffset != nil {
+		kv("baseOffset", i64(info.BaseOffset))
+	}
+	if info.LastOffset != nil {
+		kv("lastOffset", i64(info.LastOffset))
+		kv("count", i32(info.RecordCount))
+		kv("baseSequence", i32(info.BaseSequence))
+		kv("lastSequence", i32(info.LastSequence))
+		kv("producerId", i64(info.ProducerID))
+		kv("producerEpoch", strconv.Itoa(int(*info.ProducerEpoch)))
+		kv("partitionLeaderEpoch", i32(info.PartitionLeaderEpoch))
+		kv("isTransactional", strconv.FormatBool(*info.IsTransactional))
+		kv("isControl", strconv.FormatBool(*info.IsControl))
+		kv(info.TimestampType, i64(info.MaxTimestamp))
+		kv("size", strconv.FormatInt(int64(*info.BatchLength)+codec.LogOverhead, 10))
+		kv("magic", strconv.Itoa(int(*info.Magic)))
+		kv("compresscodec", info.Compression)
+		kv("crc", strconv.FormatUint(uint64(*info.CRC), 10))
+		kv("isvalid", strconv.FormatBool(info.Error == ""))
+	} else {
+		if info.BatchLength != nil {
+			kv("batchLength", i32(info.BatchLength))
+		}
+		if info.Magic != nil {
+			kv("magic", strconv.Itoa(int(*info.Magic)))
+		}
+	}
+	if info.ControlType != "" {
+		kv("controlType", info.ControlType)
+	}
+	if info.CoordinatorEpoch != nil {
+		kv("coordinatorEpoch", i32(info.CoordinatorEpoch))
+	}
+	if info.SourceClusterID != nil {
+		kv("sourceClusterId", strconv.Quote(*info.SourceClusterID))
+	}
+	if info.Error != "" {
+		kv("error", strconv.Quote(info.Error))
+	}
+	s = append(s, '\n')
+	if info.Records != nil {
+		for _, r := range *info.Records {
+			s = append(s, "| offsetDelta: "...)
+			s = strconv.AppendInt(s, int64(r.OffsetDelta), 10)
+			s = append(s, " timestampDelta: "...)
+			s = strconv.AppendInt(s, r.TimestampDelta, 10)
+			s = append(s, " keySize: "...)
+			s = strconv.AppendInt(s, int64(sizeOrNull(r.Key)), 10)
+			s = append(s, " valueSize: "...)
+			s = strconv.AppendInt(s, int64(sizeOrNull(r.Value)), 10)
+			s = append(s, " headerKeys: ["...)
+			for j, h := range r.Headers {
+				if j > 0 {
+					s = append(s, ',')
+				}
+				s = strconv.AppendQuote(s, h.Key)
+			}
+			s = append(s, "]\n"...)
+		}
+	}
+	return s
+}
+
+// sizeOrNull is Kafka's keySize/valueSize: -1 for null.
+func sizeOrNull(b []byte) int {
+	if b == nil {
+		return -1
+	}
+	return len(b)
+}
+
+func beUint64(b []byte) uint64 {
+	return uint64(beUint32(b))<<32 | uint64(beUint32(b[4:]))
+}
+
+func beUint32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
