@@ -28,6 +28,25 @@
 // batch (O(size)) or patched from the old value with [PatchCRC] in time
 // independent of the batch length.
 //
+// # Records
+//
+// The records section is recordsCount records back to back (record.go has
+// the layout), or one compressed stream of them (compress.go). Records walks
+// an uncompressed section with RecordIter: no allocation, every check of
+// Kafka's DefaultRecord.readFrom and DefaultRecordBatch iterators, values
+// aliasing the batch. OpenRecords and Decompress handle codecs with a
+// caller-set cap on the decompressed bytes. Control batches carry one record
+// whose key names its type (control.go): ControlRecord reads the first one,
+// which is all producer state and the barrier check need.
+//
+// # Building
+//
+// AppendBatch, AppendEndTxnMarker and AppendBarrier append whole batches,
+// CRC included, to a caller's slice; decode(encode(x)) == x, and
+// AppendBatch(nil, b.Header(), records of b, codec) rebuilds an uncompressed
+// batch b byte for byte when b was written canonically (as Kafka and the Go
+// clients write).
+//
 // # Ownership
 //
 // [Batch] is a view: it aliases the bytes it was made from and never copies.
