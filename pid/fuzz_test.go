@@ -186,6 +186,14 @@ func FuzzMapperInjective(f *testing.F) {
 	f.Add(uint64(4), false, false, []byte{0, 0, 1, 1, 0, 1, 3, 4, 0})
 	f.Add(uint64(5), false, true, []byte{2, 6, 1, 1, 0, 1, 0, 7, 2, 5, 6, 3})
 	f.Fuzz(func(t *testing.T, seed uint64, alias, saltsOn bool, ops []byte) {
+		fuzzInjective(t)(seed, alias, saltsOn, ops)
+	})
+}
+
+// fuzzInjective is FuzzMapperInjective's body.
+func fuzzInjective(t *testing.T) func(seed uint64, alias, saltsOn bool, ops []byte) {
+	return func(seed uint64, alias, saltsOn bool, ops []byte) {
+		t.Helper()
 		if len(ops) > 3*512 {
 			ops = ops[:3*512]
 		}
@@ -260,7 +268,7 @@ func FuzzMapperInjective(f *testing.F) {
 				}
 			}
 		}
-	})
+	}
 }
 
 // FuzzParseClusterID: no panic; whatever parses, both spellings of the result

@@ -512,3 +512,21 @@ func TestRegistryConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestMapperMatchesReference runs random operation sequences through
+// FuzzMapperInjective's body without the fuzzing engine, so that every
+// `go test` exercises the differential check beyond the seed corpus.
+func TestMapperMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	f := fuzzInjective(t)
+	for range 300 {
+		ops := make([]byte, 3*(1+r.IntN(200)))
+		for i := range ops {
+			ops[i] = byte(r.Uint32())
+			if i%3 == 0 && r.IntN(40) == 0 {
+				ops[i] = 0xff // leader change
+			}
+		}
+		f(r.Uint64(), r.IntN(4) == 0, r.IntN(5) != 0, ops)
+	}
+}

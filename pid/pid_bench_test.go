@@ -131,3 +131,35 @@ func BenchmarkParseClusterID(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMapPIDs measures bitfield Mapper.Map against the working set: the
+// number of distinct warm PIDs cycled through, so the origins table goes from
+// one hot slot to well beyond the L1 and L2 caches (24 bytes per slot, at
+// most half full).
+func BenchmarkMapPIDs(b *testing.B) {
+	for _, n := range []int{1, 1000, 100_000} {
+		b.Run("strategy=bitfield/pids="+strconv.Itoa(n), func(b *testing.B) {
+			m := NewMapper(Config{Strategy: Bitfield})
+			pids := make([]int64, n)
+			r := rand.New(rand.NewPCG(3, 4))
+			for i := range pids {
+				pids[i] = int64(i)
+				if _, err := m.Map(clA, pids[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r.Shuffle(n, func(i, j int) { pids[i], pids[j] = pids[j], pids[i] })
+			b.ReportAllocs()
+			i := 0
+			var sink int64
+			for b.Loop() {
+				v, _ := m.Map(clA, pids[i])
+				sink += v
+				if i++; i == n {
+					i = 0
+				}
+			}
+			benchSink = sink
+		})
+	}
+}
