@@ -135,6 +135,13 @@ func (m *Mapper) Strategy() Strategy { return m.strategy }
 // matching ErrLogWrite when the salt record could not be written. On error
 // the first result is p and nothing is recorded.
 func (m *Mapper) Map(cluster [16]byte, p int64) (int64, error) {
+	if invariants {
+		return m.mapChecked(cluster, p)
+	}
+	return m.mapPID(cluster, p)
+}
+
+func (m *Mapper) mapPID(cluster [16]byte, p int64) (int64, error) {
 	switch m.strategy {
 	case Negate:
 		return MapNegate(p), nil
@@ -223,6 +230,50 @@ func (m *Mapper) mapBitfield(cluster [16]byte, p int64) (int64, error) {
 		return mapped, nil
 	}
 	return m.collide(ci, p, int(o.cluster))
+}
+
+// mapChecked is Map with the invariants checked after each call (build tag
+// invariants): -1 only from -1; under bitfield the result is the layout of
+// the cluster's region XOR its recorded salt over the low 31 bits, and the
+// origins table holds an origin for it that may share it.
+func (m *Mapper) mapChecked(cluster [16]byte, p int64) (int64, error) {
+	mapped, err := m.mapPID(cluster, p)
+	if err != nil {
+		if mapped != p {
+			panic("pid: invariant: error result is not p")
+		}
+		return mapped, err
+	}
+	if (mapped == minusOne) != (p == minusOne) {
+		panic("pid: invariant: -1 produced or lost")
+	}
+	if m.strategy != Bitfield || p == minusOne {
+		return mapped, err
+	}
+	if p < 0 {
+		if mapped != p {
+			panic("pid: invariant: negative PID did not pass through")
+		}
+		return mapped, err
+	}
+	region, low, ok := Unbitfield(mapped)
+	want := m.fold.Region(cluster)
+	if m.salts != nil {
+		if salt, found := m.salts.snap.Load().lookup(cluster, p); found {
+			want ^= salt
+		}
+	}
+	if !ok || low != p&LowMask || region != want {
+		panic("pid: invariant: mapped PID is not region|low of its cluster and salt")
+	}
+	c, op, held := m.Origin(mapped)
+	if !held {
+		panic("pid: invariant: mapped PID has no origin")
+	}
+	if (c != cluster || op != p) && m.reg != nil && !(c == cluster && op >= 0 && m.policy == Alias) {
+		panic("pid: invariant: two origins share a mapped PID with salts on")
+	}
+	return mapped, err
 }
 
 // clusterIndex finds or adds cluster. O(clusters seen); runs only when the
