@@ -198,3 +198,32 @@ func TestCheckAllocs(t *testing.T) {
 		t.Fatalf("Check: %v allocs", n)
 	}
 }
+
+// TestDecompressAllocs: with a caller buffer of sufficient capacity and warm
+// pools, decompressing a batch allocates nothing, for every codec.
+func TestDecompressAllocs(t *testing.T) {
+	recs := randomRecords(rand.New(rand.NewPCG(5, 6)), 100, 100)
+	for _, c := range allCodecs[1:] {
+		raw, err := AppendBatch(nil, BatchHeader{}, recs, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 0, 1<<20)
+		if n := testing.AllocsPerRun(50, func() {
+			it, _, err := Batch(raw).OpenRecords(buf, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r Record
+			k := 0
+			for it.Read(&r) == nil {
+				k++
+			}
+			if k != len(recs) {
+				t.Fatalf("%d records", k)
+			}
+		}); n != 0 {
+			t.Errorf("%v: %v allocs per decompress+walk", c, n)
+		}
+	}
+}

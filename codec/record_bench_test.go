@@ -34,3 +34,40 @@ func BenchmarkRecordWalk(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDecompressWalk is OpenRecords plus the record walk for each codec
+// over the 16 KiB batch, with a reused buffer.
+func BenchmarkDecompressWalk(b *testing.B) {
+	src := walkBench16KiB(b)
+	var recs []Record
+	it := src.Records()
+	for {
+		var r Record
+		if it.Read(&r) != nil {
+			break
+		}
+		recs = append(recs, r)
+	}
+	for _, c := range []Compression{CompressionNone, CompressionGzip, CompressionSnappy, CompressionLZ4, CompressionZstd} {
+		raw, err := AppendBatch(nil, src.Header(), recs, c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bb := Batch(raw)
+		b.Run("codec="+c.String()+"/batch=16KiB", func(b *testing.B) {
+			buf := make([]byte, 0, 64<<10)
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				it, out, err := bb.OpenRecords(buf, 1<<20)
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf = out
+				var r Record
+				for it.Read(&r) == nil {
+				}
+			}
+		})
+	}
+}
