@@ -82,7 +82,12 @@ func (s *Store) newPart(p PartitionID) *storePart {
 	if int(p) < len(cur) && cur[p] != nil {
 		return cur[p]
 	}
-	next := make([]*storePart, max(int(p)+1, 2*len(cur)))
+	size := len(cur)
+	if int(p) >= size {
+		size = max(int(p)+1, 2*size)
+	}
+	next := make([]*storePart, size) // copy on write: readers keep the old slice
+
 	copy(next, cur)
 	sp := &storePart{seed: mix64(uint64(p) + 0x9e3779b97f4a7c15), gen: 1}
 	sp.app.s, sp.app.part = s, sp
