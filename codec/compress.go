@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -55,6 +56,7 @@ const xerialHeaderSize = 16 // magic, version, compatible version
 // concurrent use; allocates only to grow dst (and, rarely, to fill a pool).
 func Decompress(dst []byte, b Batch, limit int) ([]byte, error) {
 	src := b[HeaderSize:]
+	limit = min(max(limit, 0), math.MaxInt-1) // limit+1 must not overflow
 	switch b.Compression() {
 	case CompressionNone:
 		return src, nil
@@ -90,9 +92,6 @@ func (b Batch) OpenRecords(buf []byte, limit int) (RecordIter, []byte, error) {
 // and fails once more than limit bytes came out.
 func readCapped(dst []byte, r io.Reader, hint, limit int) ([]byte, error) {
 	dst = dst[:0]
-	if limit < 0 {
-		limit = 0
-	}
 	for {
 		if len(dst) == cap(dst) {
 			if len(dst) > limit {
