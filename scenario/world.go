@@ -97,7 +97,21 @@ type client struct {
 	inTxn     bool
 	txnParts  map[*partition]bool
 	txnSerial int
-	fatal     bool
+	fatal     bool // a fatal error (ProducerFencedException): only init revives it
+	// needInit: InitProducerId failed (coordinator down); it is retried,
+	// with the same forced values, before the next request.
+	needInit    bool
+	forcedPID   int64
+	forcedEpoch int16
+}
+
+// ready retries a failed InitProducerId; false when the client still has no
+// PID (the error is recorded).
+func (w *world) ready(pr *client) bool {
+	if pr.needInit {
+		w.initProducer(pr, pr.forcedPID, pr.forcedEpoch, true)
+	}
+	return !pr.needInit
 }
 
 func (w *world) tick() int64 { w.clock++; return w.clock }
@@ -311,9 +325,14 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	pr.seq = map[*partition]int32{}
 	pr.inTxn, pr.txnParts, pr.fatal = false, map[*partition]bool{}, false
 	if cl.failed {
+		// The client has no PID; it retries InitProducerId before its next
+		// request (ready).
 		w.or.clientError(pr.name, cl, nil, errCoordinatorNA)
+		pr.pid, pr.epoch, pr.needInit = -1, -1, true
+		pr.forcedPID, pr.forcedEpoch = forcedPID, forcedEpoch
 		return
 	}
+	pr.needInit = false
 	if pr.txnID == "" {
 		pr.pid, pr.epoch = cl.pids.take(), 0
 		if first && forcedPID != -1 {
@@ -387,6 +406,13 @@ func (w *world) newZombie(name string, of *client) {
 }
 
 func (w *world) begin(pr *client) {
+	if !w.ready(pr) {
+		return
+	}
+	if pr.fatal {
+		w.or.clientError(pr.name, pr.c, nil, errProducerFenced)
+		return
+	}
 	if pr.inTxn {
 		w.or.clientError(pr.name, pr.c, nil, errInvalidTxnState)
 		return
@@ -413,6 +439,9 @@ func (w *world) coordinatorCheck(pr *client) (*txnState, string) {
 }
 
 func (w *world) endTxn(pr *client, abort bool) {
+	if !w.ready(pr) {
+		return
+	}
 	if !pr.inTxn {
 		w.or.clientError(pr.name, pr.c, nil, errInvalidTxnState)
 		return
@@ -476,6 +505,13 @@ func (w *world) offsets(c *Command) {
 func (w *world) send(c *Command) error {
 	pr := w.clients[c.Args[0]]
 	p := pr.c.part(c.Args[1])
+	if !w.ready(pr) {
+		return nil
+	}
+	if pr.fatal { // ProducerFencedException is fatal: the client refuses to send
+		w.or.clientError(pr.name, pr.c, p, errProducerFenced)
+		return nil
+	}
 	if pr.c.failed {
 		w.or.clientError(pr.name, pr.c, p, errNetwork)
 		return nil
@@ -599,6 +635,59 @@ func (w *world) sync(dest *cluster) error {
 	return fmt.Errorf("sync did not converge in %d rounds", maxSyncRounds)
 }
 
+// batchesFrom returns every batch of r's log from offset on (test-sized logs).
+func batchesFrom(r replica, offset int64) []codec.Batch {
+	var out []codec.Batch
+	for off := offset; off < r.LogEndOffset(); {
+		chunk, err := r.Read(off, 1<<20)
+		if err != nil || len(chunk) == 0 {
+			break
+		}
+		next := off
+		eachBatch(chunk, func(b codec.Batch) {
+			if b.LastOffset() >= off {
+				out = append(out, b)
+				next = b.NextOffset()
+			}
+		})
+		if next <= off {
+			break
+		}
+		off = next
+	}
+	return out
+}
+
+// divergence is the first offset at which follower's log differs from
+// leader's (Kafka finds it through leader epochs; the simulator compares the
+// bytes), or follower's log end when it is a prefix of leader's.
+func divergence(leader, follower replica) int64 {
+	lb, fb := batchesFrom(leader, 0), batchesFrom(follower, 0)
+	for i, b := range fb {
+		if i >= len(lb) || string(lb[i]) != string(b) {
+			return b.BaseOffset()
+		}
+	}
+	return follower.LogEndOffset()
+}
+
+// reconcileFollowers truncates every follower to its divergence point from
+// the leader, after the leader's log was cut or rewritten (STOPPING's
+// truncate variant, a leader change).
+func (w *world) reconcileFollowers(p *partition) error {
+	for i, r := range p.reps {
+		if i == p.leader {
+			continue
+		}
+		if d := divergence(p.lead(), r); d < r.LogEndOffset() {
+			if err := r.Truncate(d); err != nil {
+				return fmt.Errorf("truncate follower %d of %s %s: %w", i, p.c.name, p.key, err)
+			}
+		}
+	}
+	return nil
+}
+
 // replicaFetch moves one fetch chunk to each follower that is behind.
 func (w *world) replicaFetch(p *partition) (bool, error) {
 	moved := false
@@ -685,16 +774,26 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 				break
 			}
 		}
+		lso := p.lead().LastStableOffset()
 		err := p.lead().Stop(req)
 		p.state = p.lead().State()
+		if variant == "truncate" && lso < p.mirroredEnd {
+			// The truncate variant cut the mirrored prefix back to the LSO:
+			// that is where the two sides now diverge.
+			p.stopSrcPos = max(0, p.stopSrcPos-(p.mirroredEnd-lso))
+			p.mirroredEnd = lso
+		}
 		if err == nil && p.state != stateStopped {
 			return fmt.Errorf("stop %s %s: state %s after success", dest.name, p.key, p.state)
 		}
 		if p.state == stateStopped {
 			p.source = nil
 		}
+		if err := w.reconcileFollowers(p); err != nil {
+			return err
+		}
 		p.advanceHW()
-		w.or.rescanIfShorter(p)
+		w.or.rescan(p)
 	}
 	return nil
 }
@@ -713,7 +812,7 @@ func (w *world) restart(cl *cluster) error {
 }
 
 // elect moves leadership to the next replica at a new leader epoch. Followers
-// ahead of the new leader truncate to its log end. A partition past STOPPING
+// truncate to their divergence point from the new leader. A partition past STOPPING
 // must not be writable without its own barrier, so the new leader of a
 // STOPPED partition runs STOPPING again (a second barrier under `barrier`).
 func (w *world) elect(p *partition) error {
@@ -723,16 +822,15 @@ func (w *world) elect(p *partition) error {
 	if err := lead.BecomeLeader(p.leaderEpoch); err != nil {
 		return err
 	}
-	for i, r := range p.reps {
-		if i != p.leader && r.LogEndOffset() > lead.LogEndOffset() {
-			if err := r.Truncate(lead.LogEndOffset()); err != nil {
-				return err
-			}
-		}
+	if err := w.reconcileFollowers(p); err != nil {
+		return err
 	}
 	if p.state == stateStopped && lead.State() != stateStopped {
 		if err := lead.Stop(stopRequest{Variant: w.opts.Get("stop-variant")}); err != nil {
 			p.state = lead.State()
+		}
+		if err := w.reconcileFollowers(p); err != nil {
+			return err
 		}
 	}
 	p.advanceHW()
