@@ -1,0 +1,93 @@
+package scenario
+
+import (
+	"os"
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+// runWorld executes a file step by step and returns the world for
+// inspection.
+func runWorld(t *testing.T, file, strategy string) *world {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := Resolve(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(strategy, opts)
+	for i := range s.Commands {
+		if err := w.exec(&s.Commands[i]); err != nil {
+			t.Fatal(err)
+		}
+		w.or.afterStep()
+	}
+	return w
+}
+
+// TestLeaderChangeDuringStopping is catalog 23's second claim: the barrier
+// is written twice and the log end offset grows by the control records only.
+func TestLeaderChangeDuringStopping(t *testing.T) {
+	for _, st := range []string{"barrier", "negate"} {
+		w := runWorld(t, "../scenarios/23-leader-change-stopping.scn", st)
+		p := w.byName["B"].part("t/0")
+		for i, r := range p.reps {
+			barriers, data, records := 0, 0, 0
+			for _, b := range batchesFrom(r, 0) {
+				switch {
+				case b.IsControl() && readTruth(b).control == codec.ControlMirrorPidReset:
+					barriers++
+				case b.IsControl():
+					t.Errorf("%s replica %d: unexpected control batch %v", st, i, readTruth(b).control)
+				default:
+					data++
+					records += int(b.RecordsCount())
+				}
+			}
+			wantBarriers := 0
+			if st == "barrier" {
+				wantBarriers = 2
+			}
+			if barriers != wantBarriers || data != 2 || records != 20 {
+				t.Errorf("%s replica %d: %d barriers, %d data batches, %d records; want %d, 2, 20",
+					st, i, barriers, data, records, wantBarriers)
+			}
+			if got, want := r.LogEndOffset(), int64(20+wantBarriers); got != want {
+				t.Errorf("%s replica %d: LEO %d, want %d (data + barriers only)", st, i, got, want)
+			}
+		}
+	}
+}
+
+// TestFailbackTruncatesToDivergence: in catalog 03, A keeps its own batch
+// below the divergence point and appends B's log after it as-is (the barrier
+// included, under barrier).
+func TestFailbackTruncatesToDivergence(t *testing.T) {
+	w := runWorld(t, "../scenarios/03-failback.scn", "barrier")
+	a := w.byName["A"].part("t/0")
+	var kinds []string
+	for _, b := range batchesFrom(a.lead(), 0) {
+		if b.IsControl() {
+			kinds = append(kinds, readTruth(b).control.String())
+		} else {
+			kinds = append(kinds, readTruth(b).producer)
+		}
+	}
+	want := []string{"p", "MIRROR_PID_RESET", "q", "MIRROR_PID_RESET", "r"}
+	if len(kinds) != len(want) {
+		t.Fatalf("A's log: %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("A's log: %v, want %v", kinds, want)
+		}
+	}
+}
