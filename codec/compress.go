@@ -165,7 +165,7 @@ type zstdState struct {
 
 var zstdPool = sync.Pool{New: func() any {
 	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxWindow(MaxZstdWindow))
+		zstd.WithDecoderMaxWindow(MaxZstdWindow), zstd.WithDecoderMaxMemory(MaxZstdWindow))
 	if err != nil {
 		panic(err) // options are constant
 	}

@@ -286,3 +286,48 @@ func allocatedBytes() uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+// FuzzDecompress compares the bounded decompressors with references: the
+// standard library's compress/gzip for gzip (an independent implementation),
+// a separate xerial/raw snappy reader for snappy, and the libraries' plain
+// readers for lz4 and zstd. Whatever the reference produces within limit we
+// must produce byte for byte; beyond limit we must fail with
+// ErrDecompressionLimit; where it fails, we must fail.
+func FuzzDecompress(f *testing.F) {
+	for _, s := range seedBatches(f) {
+		if b, err := ParseBatch(s); err == nil && b.Compression() != CompressionNone {
+			f.Add([]byte(b[HeaderSize:]), uint8(b.Compression()), uint32(1<<20))
+			f.Add([]byte(b[HeaderSize:]), uint8(b.Compression()), uint32(100))
+		}
+	}
+	f.Fuzz(func(t *testing.T, section []byte, codec uint8, limit32 uint32) {
+		c := Compression(codec % 5)
+		if c == CompressionNone {
+			return
+		}
+		limit := int(limit32 % (4 << 20))
+		h, _ := AppendBatch(nil, BatchHeader{}, nil, CompressionNone)
+		b := Batch(append(h, section...))
+		be.PutUint32(b[OffBatchLength:], uint32(len(b)-LogOverhead))
+		b.SetAttributes(Attributes(c))
+		got, err := Decompress(nil, b, limit)
+		want, rerr := refDecompress(c, section, limit)
+		switch {
+		case rerr == nil && len(want) <= limit:
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%v: reference gives %d bytes, ours %d bytes, %v", c, len(want), len(got), err)
+			}
+		case rerr == nil:
+			if !errors.Is(err, ErrDecompressionLimit) {
+				t.Fatalf("%v: reference exceeds limit %d, ours: %v", c, limit, err)
+			}
+		default:
+			if err == nil {
+				t.Fatalf("%v: reference fails (%v), ours gives %d bytes", c, rerr, len(got))
+			}
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("%v: unclassified %v", c, err)
+			}
+		}
+	})
+}
