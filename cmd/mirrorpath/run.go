@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mirrorpath/mirrorpath/internal/benchgate"
 	"github.com/mirrorpath/mirrorpath/internal/report"
 )
 
@@ -74,18 +75,26 @@ func init() {
 	})
 }
 
-// Default benchmark selection of `mirrorpath run`: the append path under each
-// strategy, the physical limit and the producer-state update (benchmarks.md §3).
-const runBenchRE = "^Benchmark(Append|Limit|Update)$"
+// Benchmark selection of `mirrorpath run` (benchmarks.md §3): the append path
+// under each strategy, the physical limit and the producer-state update. The
+// quick default keeps BenchmarkAppend at producers=1000 (the charted count);
+// the other counts, a million producers above all, need seconds of warm-up
+// each. -bench patterns are matched per name level, and a pattern deeper than
+// a benchmark's name would turn it into a parent that measures nothing, so
+// the quick selection is three patterns run one after the other.
+var (
+	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkUpdate$"}
+	runFullPatterns  = []string{"^Benchmark(Append|Limit|Update)$"}
+)
 
 // runRun is `mirrorpath run`.
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	full := fs.Bool("full", false, "publication-grade counts: -benchtime 1s -count 10 (tens of minutes)")
 	out := fs.String("out", "", "output `DIR` (default results/<YYYY-MM-DD> under the module)")
-	bench := fs.String("bench", runBenchRE, "benchmarks to run (`RE`, as go test -bench)")
+	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench; default: Append at producers=1000, Limit, Update; with --full every Append, Limit, Update)")
 	benchtime := fs.String("benchtime", "", "override -benchtime (`D` or Nx; default 100ms, 1s with --full)")
-	count := fs.Int("count", 0, "override -count (`N`; default 3, 10 with --full)")
+	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 3, 10 with --full)")
 	pkgs := fs.String("pkg", "./appendpath ./psm ./pid ./codec", "benchmark `PACKAGES` (space or comma separated)")
 	scen := fs.String("scenarios", "scenarios", "scenario catalog `DIR` (every *.scn in it), relative to the module")
 	noBench := fs.Bool("no-bench", false, "skip the benchmarks")
@@ -95,10 +104,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		"usage: mirrorpath run [--full] [--out DIR] [--bench RE] [--pkg PACKAGES] [--scenarios DIR]"); !ok {
 		return code
 	}
-	cfg := runConfig{bench: *bench, benchtime: "100ms", count: 3, pkgs: splitList(*pkgs), scenarios: *scen,
+	cfg := runConfig{patterns: runQuickPatterns, benchtime: "100ms", count: 3, pkgs: splitList(*pkgs), scenarios: *scen,
 		noBench: *noBench, noScenarios: *noScen, full: *full, args: args}
 	if *full {
-		cfg.benchtime, cfg.count = "1s", 10
+		cfg.benchtime, cfg.count, cfg.patterns = "1s", 10, runFullPatterns
+	}
+	if *bench != "" {
+		cfg.patterns = []string{*bench}
 	}
 	if *benchtime != "" {
 		cfg.benchtime = *benchtime
@@ -123,11 +135,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 }
 
 type runConfig struct {
-	root, out, bench, benchtime, scenarios string
-	count                                  int
-	pkgs                                   []string
-	noBench, noScenarios, full             bool
-	args                                   []string
+	root, out, benchtime, scenarios string
+	patterns                        []string
+	count                           int
+	pkgs                            []string
+	noBench, noScenarios, full      bool
+	args                            []string
 }
 
 // moduleRoot returns dir, or the nearest directory at or above the current
@@ -167,7 +180,8 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	if c.full {
 		mode = "full"
 	}
-	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: -bench '%s' -benchtime %s -count %d", mode, c.bench, c.benchtime, c.count))
+	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of -benchtime %s, -bench '%s'",
+		mode, c.count, c.benchtime, strings.Join(c.patterns, "' then '")))
 	rep.Env = append(rep.Env, fmt.Sprintf("%s/%s, %d CPUs, toolchain %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion(c.root)))
 
 	// 1. Scenario catalog.
@@ -262,9 +276,13 @@ func callCommand(c command, args []string, stdout, stderr io.Writer) (code int, 
 	return c.run(args, stdout, stderr), ""
 }
 
-// benchmarks runs go test -bench once per package (so that one package that
-// does not build or has no benchmark does not hide the others), streams the
-// output into bench.txt and parses it.
+// benchmarks builds one test binary per package (so that a package that
+// does not build or has no benchmark does not hide the others), then runs
+// c.count rounds; each round runs every binary once per pattern with
+// -test.count 1. Spreading the samples of every configuration over the
+// whole run, as the gate does, keeps machine drift out of the ratios, which
+// compare configurations measured at different moments. The output goes to
+// bench.txt and is parsed.
 func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figures {
 	raw, err := os.Create(filepath.Join(c.out, "bench.txt"))
 	if err != nil {
@@ -272,7 +290,17 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 		return nil
 	}
 	defer raw.Close()
-	var all bytes.Buffer
+	binDir, err := os.MkdirTemp("", "mirrorpath-run-")
+	if err != nil {
+		rep.Notes = append(rep.Notes, err.Error())
+		return nil
+	}
+	defer os.RemoveAll(binDir)
+
+	ctx := context.Background()
+	tree := benchgate.WorkingTree(c.root, "run")
+	var bins []benchgate.Binary
+	step := progress(stderr, "run", fmt.Sprintf("building test binaries of %s", strings.Join(c.pkgs, " ")), nil)
 	for i, pkg := range c.pkgs {
 		if !strings.Contains(pkg, "...") {
 			if st, err := os.Stat(filepath.Join(c.root, pkg)); err != nil || !st.IsDir() {
@@ -280,44 +308,48 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 				continue
 			}
 		}
-		var results int
-		step := progress(stderr, "run", fmt.Sprintf("[%d/%d] go test -bench %s", i+1, len(c.pkgs), pkg),
-			func() string { return fmt.Sprintf("%d results", results) })
-		cmd := exec.Command("go", "test", "-run", "^$", "-bench", c.bench, "-benchtime", c.benchtime,
-			"-count", strconv.Itoa(c.count), "-benchmem", pkg)
-		cmd.Dir = c.root
-		var pkgOut, errOut bytes.Buffer
-		pr, pw := io.Pipe()
-		cmd.Stdout, cmd.Stderr = pw, &errOut
-		done := make(chan struct{})
-		go func() {
-			sc := bufio.NewScanner(pr)
-			sc.Buffer(make([]byte, 64<<10), 1<<20)
-			for sc.Scan() {
-				line := sc.Text()
-				if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "/op") {
-					results++
-				}
-				pkgOut.WriteString(line + "\n")
-			}
-			io.Copy(io.Discard, pr)
-			close(done)
-		}()
-		err := cmd.Run()
-		pw.Close()
-		<-done
-		raw.Write(pkgOut.Bytes())
-		all.Write(pkgOut.Bytes())
+		b, err := tree.BuildTests(ctx, []string{pkg}, filepath.Join(binDir, strconv.Itoa(i)))
 		switch {
 		case err != nil:
-			step("FAILED")
-			msg := firstLines(errOut.String()+failLines(pkgOut.String()), 4)
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: go test failed (%v); results it printed are kept: %s", pkg, err, msg))
-		case results == 0:
-			step("no benchmarks")
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no benchmark matches -bench '%s'", pkg, c.bench))
-		default:
-			step(fmt.Sprintf("%d results", results))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: does not build, its benchmarks are missing: %s", pkg, firstLines(err.Error(), 3)))
+		case len(b) == 0:
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: has no test files, so no benchmarks", pkg))
+		}
+		bins = append(bins, b...)
+	}
+	step(fmt.Sprintf("%d binaries", len(bins)))
+
+	results := map[string]int{}
+	failed := map[string]bool{}
+	var all bytes.Buffer
+	total := 0
+	for round := 1; round <= c.count; round++ {
+		step := progress(stderr, "run", fmt.Sprintf("benchmarks, round %d/%d", round, c.count),
+			func() string { return fmt.Sprintf("%d results so far", total) })
+		for _, b := range bins {
+			if failed[b.ImportPath] {
+				continue
+			}
+			for _, pat := range c.patterns {
+				out, err := b.RunBench(ctx, pat, c.benchtime, 0)
+				if err != nil {
+					failed[b.ImportPath] = true
+					rep.Notes = append(rep.Notes, fmt.Sprintf("%s: benchmark run failed in round %d, later rounds skipped: %s",
+						b.ImportPath, round, firstLines(failLines(err.Error()), 4)))
+					break
+				}
+				n := strings.Count(string(out), "\nBenchmark")
+				results[b.ImportPath] += n
+				total += n
+				raw.Write(out)
+				all.Write(out)
+			}
+		}
+		step(fmt.Sprintf("%d results", total))
+	}
+	for _, b := range bins {
+		if results[b.ImportPath] == 0 && !failed[b.ImportPath] {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no benchmark matches %s", b.ImportPath, strings.Join(c.patterns, " or ")))
 		}
 	}
 	fig, err := report.ParseBench(&all, "bench.txt")

@@ -173,7 +173,7 @@ func RunInterleaved(ctx context.Context, pairs []Pair, cfg RunConfig, c *Collect
 				if s == Head {
 					bin = p.Head
 				}
-				out, err := runBinary(ctx, bin, cfg)
+				out, err := bin.RunBench(ctx, cfg.Bench, cfg.BenchTime, cfg.Timeout)
 				if err != nil {
 					return err
 				}
@@ -192,13 +192,16 @@ func RunInterleaved(ctx context.Context, pairs []Pair, cfg RunConfig, c *Collect
 	return nil
 }
 
-func runBinary(ctx context.Context, b Binary, cfg RunConfig) ([]byte, error) {
-	args := []string{"-test.run", "^$", "-test.bench", cfg.Bench, "-test.count", "1", "-test.benchmem"}
-	if cfg.BenchTime != "" {
-		args = append(args, "-test.benchtime", cfg.BenchTime)
+// RunBench runs the benchmarks matching bench once (-test.count 1, with
+// -test.benchmem) in the package directory and returns the output. A zero
+// benchTime or timeout keeps the testing package's default.
+func (b Binary) RunBench(ctx context.Context, bench, benchTime string, timeout time.Duration) ([]byte, error) {
+	args := []string{"-test.run", "^$", "-test.bench", bench, "-test.count", "1", "-test.benchmem"}
+	if benchTime != "" {
+		args = append(args, "-test.benchtime", benchTime)
 	}
-	if cfg.Timeout > 0 {
-		args = append(args, "-test.timeout", cfg.Timeout.String())
+	if timeout > 0 {
+		args = append(args, "-test.timeout", timeout.String())
 	}
 	cmd := exec.CommandContext(ctx, b.Path, args...)
 	cmd.Dir = b.Dir
