@@ -1,0 +1,138 @@
+package psm
+
+import (
+	"testing"
+)
+
+// The hot paths of the Store do not allocate once its tables and scratch have
+// grown: AllocsPerRun's warm-up run does the growing.
+
+func assertNoAllocs(t *testing.T, name string, f func()) {
+	t.Helper()
+	if n := testing.AllocsPerRun(200, f); n != 0 {
+		t.Errorf("%s: %v allocs per run, want 0", name, n)
+	}
+}
+
+func TestStoreUpdateDoesNotAllocate(t *testing.T) {
+	s := NewStore(Options{})
+	const producers = 1000
+	seq := make([]int32, producers)
+	var off int64
+	update := func(origin Origin, pid int64) {
+		a := s.Begin(0, origin)
+		b := data(pid, 0, seq[pid], 1)
+		b.BaseOffset = off
+		if _, err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+		a.Commit()
+		seq[pid]++
+		off++
+	}
+	for pid := range int64(producers) {
+		update(Client, pid)
+	}
+	var pid int64
+	assertNoAllocs(t, "client update", func() { update(Client, pid%producers); pid++ })
+	assertNoAllocs(t, "replication update", func() { update(Replication, pid%producers); pid++ })
+
+	assertNoAllocs(t, "duplicate", func() {
+		a := s.Begin(0, Client)
+		out, err := a.Add(data(5, 0, seq[5]-1, 1))
+		if err != nil || !out.Duplicate.Found {
+			t.Fatalf("%+v %v", out, err)
+		}
+		a.Abort()
+	})
+	assertNoAllocs(t, "rejected", func() {
+		a := s.Begin(0, Client)
+		if _, err := a.Add(data(5, 0, seq[5]+3, 1)); err != ErrOutOfOrderSequence {
+			t.Fatal(err)
+		}
+		a.Abort()
+	})
+	// A replicated fetch of 40 batches from 20 producers uses the pending index.
+	assertNoAllocs(t, "multi-batch append", func() {
+		a := s.Begin(0, Replication)
+		for i := range int64(40) {
+			p := i % 20
+			b := data(p, 0, seq[p], 1)
+			b.BaseOffset = off
+			if _, err := a.Add(b); err != nil {
+				t.Fatal(err)
+			}
+			seq[p]++
+			off++
+		}
+		a.Commit()
+	})
+	// A transaction: start, abort marker (index entry), HW moves past it.
+	assertNoAllocs(t, "transaction", func() {
+		a := s.Begin(0, Client)
+		b := txnData(7, 0, seq[7], 1)
+		b.BaseOffset = off
+		if _, err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+		a.Commit()
+		seq[7]++
+		off++
+		a = s.Begin(0, Coordinator)
+		m := marker(7, 0, true, 0)
+		m.BaseOffset = off
+		if _, err := a.Add(m); err != nil {
+			t.Fatal(err)
+		}
+		if c := a.Commit(); len(c.Aborted) != 1 {
+			t.Fatalf("%+v", c)
+		}
+		off++
+		s.OnHighWatermark(0, off)
+	})
+	assertNoAllocs(t, "barrier append", func() {
+		a := s.Begin(1, Replication)
+		if _, err := a.Add(barrierBatch()); err != nil {
+			t.Fatal(err)
+		}
+		a.Commit()
+	})
+}
+
+func TestStoreResetDoesNotAllocate(t *testing.T) {
+	s := NewStore(Options{})
+	a := s.Begin(0, Replication)
+	for pid := range int64(5000) {
+		a.Add(data(pid, 0, 0, 1))
+	}
+	a.Commit()
+	assertNoAllocs(t, "reset", func() { s.Reset(0) })
+	if s.ProducerCount(0) != 0 {
+		t.Fatal("reset left producers")
+	}
+}
+
+func TestStoreSnapshotDoesNotAllocate(t *testing.T) {
+	s := NewStore(Options{})
+	a := s.Begin(0, Replication)
+	for pid := range int64(3000) {
+		b := txnData(pid, 0, 0, 1)
+		b.Transactional = pid%3 == 0
+		b.BaseOffset = pid
+		a.Add(b)
+	}
+	a.Commit()
+	buf := s.AppendSnapshot(nil, 0)
+	snap := append([]byte(nil), buf...)
+	assertNoAllocs(t, "snapshot write", func() { buf = s.AppendSnapshot(buf[:0], 0) })
+	assertNoAllocs(t, "snapshot load", func() {
+		if err := s.LoadSnapshot(0, snap, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assertNoAllocs(t, "corrupt snapshot", func() {
+		if err := s.LoadSnapshot(0, snap[:len(snap)-1], 0); err == nil {
+			t.Fatal("truncated snapshot accepted")
+		}
+	})
+}

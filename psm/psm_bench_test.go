@@ -1,0 +1,213 @@
+package psm
+
+import (
+	"maps"
+	"strconv"
+	"sync/atomic"
+	"testing"
+)
+
+// Every benchmark runs the Store (impl=store) beside the reference Model
+// (impl=model) in the same process, so benchstat -col /impl prints the ratio.
+
+var benchImpls = []string{"store", "model"}
+
+func newImpl(impl string, opts Options) Manager {
+	if impl == "store" {
+		return NewStore(opts)
+	}
+	return NewModel(opts)
+}
+
+// populate gives partition p n producers, PIDs 0..n-1, each with one batch
+// (seq 0, timestamp 1000) at offsets 0..n-1.
+func populate(m Manager, p PartitionID, n int) {
+	const chunk = 10000
+	for lo := 0; lo < n; lo += chunk {
+		a := m.Begin(p, Replication)
+		for pid := lo; pid < min(n, lo+chunk); pid++ {
+			b := data(int64(pid), 0, 0, 1)
+			b.BaseOffset = int64(pid)
+			a.Add(b)
+		}
+		a.Commit()
+	}
+}
+
+var benchSizes = []int{1000, 100000, 1000000}
+
+// stride visits the producers in a scattered order (an odd stride is coprime
+// with the sizes above only if it shares no factor; 7919 is prime).
+const stride = 7919
+
+// BenchmarkUpdate: one CLIENT append of one batch (Begin, Add, Commit) to a
+// partition holding producers entries, each op a different producer.
+func BenchmarkUpdate(b *testing.B) {
+	for _, impl := range benchImpls {
+		for _, n := range benchSizes {
+			b.Run("impl="+impl+"/producers="+strconv.Itoa(n), func(b *testing.B) {
+				m := newImpl(impl, Options{})
+				populate(m, 0, n)
+				seq := make([]int32, n)
+				for i := range seq {
+					seq[i] = 1
+				}
+				off := int64(n)
+				pid := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					pid += stride
+					if pid >= n {
+						pid %= n
+					}
+					a := m.Begin(0, Client)
+					bt := data(int64(pid), 0, seq[pid], 1)
+					bt.BaseOffset = off
+					if _, err := a.Add(bt); err != nil {
+						b.Fatal(err)
+					}
+					a.Commit()
+					seq[pid]++
+					off++
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkUpdateParallel: the same update from GOMAXPROCS goroutines, each
+// on its own partition of 1000 producers (one Store shared; one Model per
+// goroutine, since the Model is not safe for concurrent use).
+func BenchmarkUpdateParallel(b *testing.B) {
+	const n = 1000
+	for _, impl := range benchImpls {
+		b.Run("impl="+impl+"/producers="+strconv.Itoa(n), func(b *testing.B) {
+			shared := NewStore(Options{})
+			var next atomic.Uint32
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				p := PartitionID(next.Add(1))
+				var m Manager = shared
+				if impl == "model" {
+					m = NewModel(Options{})
+				}
+				populate(m, p, n)
+				seq := make([]int32, n)
+				for i := range seq {
+					seq[i] = 1
+				}
+				off, pid := int64(n), 0
+				for pb.Next() {
+					pid = (pid + stride) % n
+					a := m.Begin(p, Client)
+					bt := data(int64(pid), 0, seq[pid], 1)
+					bt.BaseOffset = off
+					if _, err := a.Add(bt); err != nil {
+						b.Error(err)
+						return
+					}
+					a.Commit()
+					seq[pid]++
+					off++
+				}
+			})
+		})
+	}
+}
+
+// undoReset is a test-only O(1) inverse of Store.Reset on a partition nobody
+// wrote to since: it brings the previous generation's entries back.
+func (s *Store) undoReset(p PartitionID, count int) {
+	sp := s.part(p)
+	sp.gen--
+	sp.count = count
+}
+
+// BenchmarkReset: the barrier on a partition of n producers. The Store's op
+// is Reset plus undoReset (both O(1)), so every Reset meets n live entries;
+// the Model's entries are put back with the timer stopped.
+func BenchmarkReset(b *testing.B) {
+	for _, impl := range benchImpls {
+		for _, n := range []int{1000, 1000000} {
+			b.Run("impl="+impl+"/producers="+strconv.Itoa(n), func(b *testing.B) {
+				m := newImpl(impl, Options{})
+				populate(m, 0, n)
+				b.ReportAllocs()
+				if s, ok := m.(*Store); ok {
+					for b.Loop() {
+						s.Reset(0)
+						s.undoReset(0, n)
+					}
+					if s.ProducerCount(0) != n {
+						b.Fatal("undo lost producers")
+					}
+					return
+				}
+				md := m.(*Model)
+				saved := maps.Clone(md.part(0).producers)
+				for b.Loop() {
+					md.Reset(0)
+					b.StopTimer()
+					maps.Copy(md.part(0).producers, saved)
+					b.StartTimer()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkExpire: the expiration scan over n producers of which none has
+// expired (the periodic check's usual case), ProducerStateManagerBench's
+// partition sizes.
+func BenchmarkExpire(b *testing.B) {
+	for _, impl := range benchImpls {
+		for _, n := range []int{10000, 100000} {
+			b.Run("impl="+impl+"/producers="+strconv.Itoa(n)+"/expired=none", func(b *testing.B) {
+				m := newImpl(impl, Options{})
+				populate(m, 0, n)
+				b.ReportAllocs()
+				for b.Loop() {
+					if m.ExpireProducers(0, 2000) != 0 {
+						b.Fatal("expired")
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSnapshotWrite and BenchmarkSnapshotRead: Kafka's snapshot file of
+// n producers, encoded to a reused buffer and loaded back.
+func BenchmarkSnapshotWrite(b *testing.B) {
+	for _, impl := range benchImpls {
+		n := 100000
+		b.Run("impl="+impl+"/producers="+strconv.Itoa(n), func(b *testing.B) {
+			m := newImpl(impl, Options{})
+			populate(m, 0, n)
+			buf := m.AppendSnapshot(nil, 0)
+			b.SetBytes(int64(len(buf)))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = m.AppendSnapshot(buf[:0], 0)
+			}
+		})
+	}
+}
+
+func BenchmarkSnapshotRead(b *testing.B) {
+	for _, impl := range benchImpls {
+		n := 100000
+		b.Run("impl="+impl+"/producers="+strconv.Itoa(n), func(b *testing.B) {
+			m := newImpl(impl, Options{})
+			populate(m, 0, n)
+			snap := m.AppendSnapshot(nil, 0)
+			b.SetBytes(int64(len(snap)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := m.LoadSnapshot(0, snap, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
