@@ -53,7 +53,7 @@ type Mapper struct {
 	fold     Fold
 	rnd      rand.Source
 	reg      *Registry
-	salts    *partSalts // nil when reg is nil
+	salts    *partSalts // &noSalts when reg is nil
 	topic    [16]byte
 	part     int32
 
@@ -65,6 +65,7 @@ type Mapper struct {
 	lastRegion uint32
 	snap       *saltSet // the salt snapshot snapSalted was computed from
 	snapSalted bool     // lastID has salts in snap
+	fast       bool     // bitfield, lastOK and !snapSalted: Map may take its inline path
 
 	clusters []clusterEntry
 	origins  originTable
@@ -77,6 +78,10 @@ type clusterEntry struct {
 	region uint32 // fold of id, unsalted
 	marked bool   // region is in Mapper.regions
 }
+
+// noSalts is the salts of every Mapper without a Registry: never published,
+// so its snapshot stays nil. Shared and read-only.
+var noSalts partSalts
 
 type runtimeSource struct{}
 
@@ -97,6 +102,7 @@ func NewMapper(cfg Config) *Mapper {
 	if m.rnd == nil {
 		m.rnd = runtimeSource{}
 	}
+	m.salts = &noSalts
 	if m.reg != nil {
 		m.salts = m.reg.partition(cfg.TopicID, cfg.Partition)
 	}
@@ -108,7 +114,7 @@ func NewMapper(cfg Config) *Mapper {
 // knows only the Registry's salts does. Collisions with mappings made before
 // Reset go undetected (mirroring.md §4).
 func (m *Mapper) Reset() {
-	m.last, m.lastOK, m.snap = 0, false, nil
+	m.last, m.lastOK, m.snap, m.snapSalted, m.fast = 0, false, nil, false, false
 	m.clusters = m.clusters[:0]
 	m.origins.init(64)
 	m.regions = make(map[uint32]struct{})
@@ -151,10 +157,10 @@ func (m *Mapper) mapPID(cluster [16]byte, p int64) (int64, error) {
 	default:
 		return p, nil
 	}
-	// Fast path: the previous call's cluster, a PID in [0, 2^31), a cluster
-	// without salts in this partition, and the slot already held by this very
-	// origin.
-	if m.lastOK && cluster == m.lastID && uint64(p) <= LowMask && !m.lastSalted() {
+	// Fast path: the previous call's cluster, which had no salt in the
+	// partition's snapshot and the snapshot has not changed since, a PID in
+	// [0, 2^31), and the slot already held by this very origin.
+	if m.fast && m.salts.snap.Load() == m.snap && cluster == m.lastID && uint64(p) <= LowMask {
 		mapped := Compose(m.lastRegion, p)
 		if i, found := m.origins.find(mapped); found && m.origins.slots[i].origin == (origin{pid: p, cluster: uint32(m.last)}) {
 			return mapped, nil
@@ -167,15 +173,13 @@ func (m *Mapper) mapPID(cluster [16]byte, p int64) (int64, error) {
 // partition's current snapshot. One atomic load; the cluster scan runs only
 // when the snapshot or the cluster changed.
 func (m *Mapper) lastSalted() bool {
-	if m.salts == nil {
-		return false
-	}
 	snap := m.salts.snap.Load()
 	if snap == nil {
 		return false
 	}
 	if snap != m.snap {
 		m.snap, m.snapSalted = snap, snap.hasCluster(m.lastID)
+		m.fast = m.strategy == Bitfield && !m.snapSalted
 	}
 	return m.snapSalted
 }
@@ -198,11 +202,9 @@ func (m *Mapper) mapBitfield(cluster [16]byte, p int64) (int64, error) {
 			low &= LowMask
 		}
 		region := m.clusters[ci].region
-		if m.salts != nil {
-			if snap := m.salts.snap.Load(); snap != nil {
-				if salt, ok := snap.lookup(cluster, p); ok {
-					region ^= salt
-				}
+		if m.lastSalted() { // also re-arms the fast path after a snapshot change
+			if salt, ok := m.snap.probe(cluster, p); ok {
+				region ^= salt
 			}
 		}
 		mapped = Compose(region, low)
@@ -258,10 +260,8 @@ func (m *Mapper) mapChecked(cluster [16]byte, p int64) (int64, error) {
 	}
 	region, low, ok := Unbitfield(mapped)
 	want := m.fold.Region(cluster)
-	if m.salts != nil {
-		if salt, found := m.salts.snap.Load().lookup(cluster, p); found {
-			want ^= salt
-		}
+	if salt, found := m.salts.snap.Load().lookup(cluster, p); found {
+		want ^= salt
 	}
 	if !ok || low != p&LowMask || region != want {
 		panic("pid: invariant: mapped PID is not region|low of its cluster and salt")
@@ -288,7 +288,8 @@ func (m *Mapper) clusterIndex(cluster [16]byte) int {
 	}
 	m.last, m.lastOK = i, true
 	m.lastID, m.lastRegion = cluster, m.clusters[i].region
-	m.snap = nil
+	m.snap, m.snapSalted = nil, false
+	m.fast = m.strategy == Bitfield
 	return i
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -360,10 +361,12 @@ func newSaltSet(n int) *saltSet {
 	return &saltSet{slots: make([]saltSlot, size), shift: shift}
 }
 
+// saltHash mixes a (cluster, pid) key with one multiply; the rotation keeps
+// the XOR-clash pairs (hi^d, lo^d), which share a region and so are the
+// clusters that get salts, from hashing alike.
 func saltHash(cluster [16]byte, pid int64) uint64 {
-	h := binary.LittleEndian.Uint64(cluster[:8]) ^ binary.LittleEndian.Uint64(cluster[8:])*mixConst1 ^ uint64(pid)
-	h *= golden64
-	return h ^ h>>29
+	h := binary.LittleEndian.Uint64(cluster[:8]) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(cluster[8:]), 32) ^ uint64(pid)
+	return h * golden64
 }
 
 func (s *saltSet) put(cluster [16]byte, pid int64, salt uint32) {
@@ -387,6 +390,11 @@ func (s *saltSet) lookup(cluster [16]byte, pid int64) (uint32, bool) {
 	if s == nil || !s.hasCluster(cluster) {
 		return 0, false
 	}
+	return s.probe(cluster, pid)
+}
+
+// probe is lookup for a cluster known to have salts in s.
+func (s *saltSet) probe(cluster [16]byte, pid int64) (uint32, bool) {
 	mask := uint64(len(s.slots) - 1)
 	for i := saltHash(cluster, pid) >> s.shift; ; i = (i + 1) & mask {
 		sl := &s.slots[i]
