@@ -148,6 +148,15 @@ func (m *Mapper) Map(cluster [16]byte, p int64) (int64, error) {
 }
 
 func (m *Mapper) mapPID(cluster [16]byte, p int64) (int64, error) {
+	// Fast path (m.fast implies bitfield): the previous call's cluster, which
+	// had no salt in the partition's snapshot, unchanged since; a PID in
+	// [0, 2^31); and its slot already held by this very origin.
+	if m.fast && uint64(p) <= LowMask && cluster == m.lastID && m.salts.snap.Load() == m.snap {
+		mapped := Compose(m.lastRegion, p)
+		if i, found := m.origins.find(mapped); found && m.origins.slots[i].origin == (origin{pid: p, cluster: uint32(m.last)}) {
+			return mapped, nil
+		}
+	}
 	switch m.strategy {
 	case Negate:
 		return MapNegate(p), nil
@@ -156,15 +165,6 @@ func (m *Mapper) mapPID(cluster [16]byte, p int64) (int64, error) {
 	case Bitfield:
 	default:
 		return p, nil
-	}
-	// Fast path: the previous call's cluster, which had no salt in the
-	// partition's snapshot and the snapshot has not changed since, a PID in
-	// [0, 2^31), and the slot already held by this very origin.
-	if m.fast && m.salts.snap.Load() == m.snap && cluster == m.lastID && uint64(p) <= LowMask {
-		mapped := Compose(m.lastRegion, p)
-		if i, found := m.origins.find(mapped); found && m.origins.slots[i].origin == (origin{pid: p, cluster: uint32(m.last)}) {
-			return mapped, nil
-		}
 	}
 	return m.mapBitfield(cluster, p)
 }
