@@ -88,7 +88,8 @@ func (c *Command) Has(flag string) bool {
 }
 
 // Script is a parsed scenario file: every command in file order. Set and
-// expect lines are commands (and steps) too; Sets and Expects index them.
+// expect lines are commands (and steps) too; Settings and Expects read them.
+// A Script is immutable once parsed and safe to share between goroutines.
 type Script struct {
 	File     string
 	Commands []Command
@@ -162,6 +163,16 @@ const (
 	vStrategy                      // a strategy name
 	vCodes                         // CODE,CODE...
 )
+
+// Limits keep a hostile file from sizing the simulation beyond reason: each
+// bounded key is refused above its limit (Parse reports it as a syntax error).
+var limits = map[string]int64{
+	"replicas":    9,
+	"partitions":  64,
+	"records":     10000,
+	"bytes":       1 << 16, // value bytes per record
+	"fetch-bytes": 64 << 20,
+}
 
 // syntax describes one command: words is the positional pattern, where an
 // upper-case entry is a word of that kind, a lower-case entry a literal

@@ -173,14 +173,6 @@ func (o *oracle) rescan(p *partition) {
 	}
 }
 
-func (o *oracle) rescanIfShorter(p *partition) {
-	for _, r := range p.reps {
-		if s := o.shadows[r]; s != nil && r.LogEndOffset() < s.scanned {
-			o.shadows[r] = newShadow()
-		}
-	}
-}
-
 func rewriting(strategy string) bool {
 	return strategy == "negate" || strategy == "negate-skip" || strategy == "bitfield"
 }

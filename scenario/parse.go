@@ -144,6 +144,11 @@ func (p *parser) command(line int, words []string) (Command, error) {
 			if err := checkValue(kind, v); err != nil {
 				return c, p.errf(line, ErrSyntax, "%s: %s=%q: %v", c.Op, k, v, err)
 			}
+			if max, ok := limits[k]; ok {
+				if n, _ := strconv.ParseInt(v, 10, 64); n > max {
+					return c, p.errf(line, ErrSyntax, "%s: %s=%s above the limit %d", c.Op, k, v, max)
+				}
+			}
 		}
 		c.KV = append(c.KV, KV{k, v})
 	}

@@ -86,7 +86,9 @@ func Resolve(s *Script, flags map[string]string) (Options, error) {
 // Run runs s under every strategy its options select (flags override the
 // file's set lines) and returns one Result per strategy. An error means the
 // run could not complete (a broker package failed, or none is wired); the
-// findings of the oracle are in the Results.
+// findings of the oracle are in the Results. Cost: one fresh in-memory world
+// per strategy, linear in the data the file sends times the steps that read
+// it back. s is only read: Runs of one Script may proceed concurrently.
 func Run(s *Script, flags map[string]string) ([]Result, error) {
 	opts, err := Resolve(s, flags)
 	if err != nil {
@@ -103,7 +105,8 @@ func Run(s *Script, flags map[string]string) ([]Result, error) {
 	return out, nil
 }
 
-// RunStrategy runs s once under strategy st on a fresh world.
+// RunStrategy runs s once under strategy st on a fresh world. Deterministic:
+// the same s, st and opts give the same Result. Safe for concurrent use.
 func RunStrategy(s *Script, st string, opts Options) (res Result, err error) {
 	if openReplica == nil {
 		return Result{}, ErrNotWired
@@ -143,7 +146,8 @@ func RunStrategy(s *Script, st string, opts Options) (res Result, err error) {
 	return res, nil
 }
 
-// WriteJSON writes one JSON object per result, one per line.
+// WriteJSON writes one JSON object per result, one per line, in the form of
+// scenarios.md §2.
 func WriteJSON(w io.Writer, results []Result) error {
 	enc := json.NewEncoder(w)
 	for i := range results {
