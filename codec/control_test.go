@@ -199,8 +199,43 @@ func TestMirrorPidCollisionRecords(t *testing.T) {
 	}
 }
 
+// vectorBarrier is the MIRROR_PID_RESET batch of mirroring.md §5 for leader
+// epoch 9, source cluster "abc", ts 1700000000000: 79 bytes.
+const vectorBarrier = `
+0000000000000000  # 0-7    baseOffset 0 (the leader assigns it)
+00000043          # 8-11   batchLength 67
+00000009          # 12-15  partitionLeaderEpoch 9
+02                # 16     magic 2
+8361caca          # 17-20  crc
+0020              # 21-22  attributes: control, not transactional, no codec
+00000000          # 23-26  lastOffsetDelta 0
+0000018bcfe56800  # 27-34  baseTimestamp
+0000018bcfe56800  # 35-42  maxTimestamp
+ffffffffffffffff  # 43-50  producerId -1
+ffff              # 51-52  producerEpoch -1
+ffffffff          # 53-56  baseSequence -1
+00000001          # 57-60  recordsCount 1
+22                # record length 17
+00 00 00          # attributes, timestampDelta 0, offsetDelta 0
+08 0000 0007      # key: 4 bytes, version 0, type 7 (MIRROR_PID_RESET)
+0e                # value: 7 bytes
+0000 04 616263 00 # version 0, SourceClusterId "abc" (compact), no tagged fields
+00                # no headers
+`
+
 func TestAppendBarrier(t *testing.T) {
 	raw := AppendBarrier(nil, 9, "abc", 1700000000000)
+	if want := unhex(t, vectorBarrier); !bytes.Equal(raw, want) {
+		t.Fatalf("barrier\n got %x\nwant %x", raw, want)
+	}
+	for _, b := range []Batch{Batch(raw), Batch(AppendEndTxnMarker(nil, 3, 4, 5, true, 6))} {
+		if err := sameHeaderAsKmsg(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := compareWalks(b[HeaderSize:], b.RecordsCount()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	b, err := ParseBatch(raw)
 	if err != nil || b.VerifyCRC() != nil {
 		t.Fatal(err, b.VerifyCRC())
