@@ -95,7 +95,7 @@ func (f *Figures) UpdateChart() *Chart {
 	xs = sortBatches(xs)
 	xi := index(xs)
 	c := &Chart{Kind: Line, Title: "Producer-state update cost by number of producers",
-		XLabel: "producers", YLabel: "ns per update (lower is better)", X: xs}
+		XLabel: "producers", YLabel: "ns/op of BenchmarkUpdate (lower is better)", X: xs}
 	series := map[string]int{}
 	mn, mx := math.Inf(1), 0.0
 	for _, k := range up {
@@ -116,7 +116,7 @@ func (f *Figures) UpdateChart() *Chart {
 	sort.SliceStable(c.Series, func(i, j int) bool { return c.Series[i].Name < c.Series[j].Name })
 	if mx > 20*mn {
 		c.LogY = true
-		c.YLabel = "ns per update (log scale; lower is better)"
+		c.YLabel = "ns/op of BenchmarkUpdate (log scale; lower is better)"
 	}
 	return c
 }
