@@ -180,9 +180,6 @@ func rewriting(strategy string) bool {
 // mirrored records the PID mapping of one mirrored chunk (I5) and checks
 // that mirrored and local PIDs never meet (I6), under rewriting strategies.
 func (o *oracle) mirrored(p *partition, src []byte, first int64) {
-	if !rewriting(o.w.strategy) {
-		return
-	}
 	from := p.source.name
 	var dst []codec.Batch
 	for off := first; off < p.lead().LogEndOffset(); {
@@ -200,7 +197,10 @@ func (o *oracle) mirrored(p *partition, src []byte, first int64) {
 		}
 		db := dst[i]
 		i++
-		if b.IsControl() || b.ProducerID() == codec.NoProducerID {
+		if !b.IsControl() {
+			p.pairs[db.BaseOffset()] = b.BaseOffset()
+		}
+		if !rewriting(o.w.strategy) || b.IsControl() || b.ProducerID() == codec.NoProducerID {
 			return
 		}
 		sp, dp := b.ProducerID(), db.ProducerID()
@@ -223,8 +223,73 @@ func (o *oracle) afterStep() {
 				o.scan(p, r)
 			}
 			o.checkPartition(p)
+			o.checkReadCommitted(p)
 		}
 	}
+}
+
+// readCommitted says whether a read_committed consumer of r delivers batch b:
+// decided is false while b is not wholly below the LSO.
+func readCommitted(r replica, b codec.Batch) (visible, decided bool) {
+	if b.LastOffset() >= r.LastStableOffset() {
+		return false, false
+	}
+	if !b.IsTransactional() {
+		return true, true
+	}
+	for _, t := range r.AbortedTxns(b.BaseOffset(), b.NextOffset()) {
+		if t.PID == b.ProducerID() && t.FirstOffset <= b.BaseOffset() && b.BaseOffset() <= t.LastOffset {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// checkReadCommitted is the second half of I3: while p is MIRRORING, the
+// read_committed view of each mirrored batch equals that of its source batch
+// (else M3, or M5 when the destination does not track the batch's PID).
+// A pair is dropped once both sides are decided.
+func (o *oracle) checkReadCommitted(p *partition) {
+	if p.state != stateMirroring || len(p.pairs) == 0 || p.c.failed {
+		return
+	}
+	src := p.source.part(p.key).lead()
+	offs := make([]int64, 0, len(p.pairs))
+	for d := range p.pairs {
+		offs = append(offs, d)
+	}
+	slices.Sort(offs)
+	for _, d := range offs {
+		s := p.pairs[d]
+		db, ok1 := batchAt(p.lead(), d)
+		sb, ok2 := batchAt(src, s)
+		if !ok1 || !ok2 || db.BaseOffset() != d || sb.BaseOffset() != s {
+			delete(p.pairs, d) // truncated away on either side
+			continue
+		}
+		dv, dd := readCommitted(p.lead(), db)
+		sv, sd := readCommitted(src, sb)
+		if !dd || !sd {
+			continue
+		}
+		delete(p.pairs, d)
+		if dv == sv {
+			continue
+		}
+		code := "M3"
+		if o.w.opts.Get("has-producer-id") == "stock" && db.ProducerID() < codec.NoProducerID {
+			code = "M5" // Kafka's pid > -1: the destination never tracked this transaction
+		}
+		o.report(code, p, fmt.Sprintf("read_committed: %s's batch at offset %d is %s on %s, %s at offset %d on %s",
+			readTruth(db).producer, d, visibility(dv), p.c.name, visibility(sv), s, p.source.name))
+	}
+}
+
+func visibility(v bool) string {
+	if v {
+		return "delivered"
+	}
+	return "skipped"
 }
 
 // scan reads r's new batches and checks conflation (M1, M2, LAT), marker

@@ -73,6 +73,15 @@ type replica interface {
 	// Restart rebuilds producer and mirror state from the log (recovery).
 	Restart() error
 	Producers() []producerEntry
+	// AbortedTxns lists the transaction-index entries overlapping
+	// [from, to): what a read_committed fetch gets with its data.
+	AbortedTxns(from, to int64) []abortedTxn
+}
+
+// abortedTxn is one .txnindex entry.
+type abortedTxn struct {
+	PID                     int64
+	FirstOffset, LastOffset int64
 }
 
 // openReplica opens one replica; wire.go binds it to appendpath.

@@ -197,6 +197,14 @@ func (a *apReplica) Producers() []producerEntry {
 	return out
 }
 
+func (a *apReplica) AbortedTxns(from, to int64) []abortedTxn {
+	var out []abortedTxn
+	for _, t := range a.p.AbortedTxns(nil, from, to) {
+		out = append(out, abortedTxn{PID: t.ProducerID, FirstOffset: t.FirstOffset, LastOffset: t.LastOffset})
+	}
+	return out
+}
+
 // errorName is the Kafka name of an append error (a *psm.KafkaError), else
 // the error text.
 func errorName(err error) string {

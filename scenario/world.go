@@ -69,6 +69,10 @@ type partition struct {
 	stopSrcPos   int64
 	stoppedFrom  *cluster
 	mirroredPIDs map[int64]pidOrigin // destination PID → origin, for I5/I6
+	// pairs maps the offset of each data batch mirrored in the current
+	// MIRRORING session to its offset in the source partition, until the
+	// oracle has compared their read_committed visibility (I3).
+	pairs map[int64]int64
 	localPIDs    map[int64]bool      // PIDs of local client batches, for I6
 }
 
@@ -594,6 +598,7 @@ func (w *world) mirror(dest, src *cluster, topic string) error {
 			}
 		}
 		p.state, p.source, p.stoppedFrom = stateMirroring, src, nil
+		p.pairs = map[int64]int64{}
 		p.advanceHW()
 	}
 	return nil

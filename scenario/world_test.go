@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -88,6 +89,45 @@ func TestFailbackTruncatesToDivergence(t *testing.T) {
 	for i := range want {
 		if kinds[i] != want[i] {
 			t.Fatalf("A's log: %v, want %v", kinds, want)
+		}
+	}
+}
+
+// TestReadCommittedView checks the read_committed comparison on its own: the
+// last sync of m5-read-committed.scn mirrors an aborted transaction that B
+// does not track, so B delivers what A skips.
+func TestReadCommittedView(t *testing.T) {
+	src, err := os.ReadFile("testdata/oracle/m5-read-committed.scn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse("m5.scn", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := Resolve(s, nil)
+	for _, st := range []string{"negate", "verbatim"} {
+		w := newWorld(st, opts)
+		for i := range s.Commands {
+			if err := w.exec(&s.Commands[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := w.byName["B"].part("t/0")
+		if len(p.pairs) != 2 {
+			t.Fatalf("%s: %d mirrored data batches paired, want 2", st, len(p.pairs))
+		}
+		w.or.checkReadCommitted(p)
+		got := codesOf(w.or)
+		want := map[string]string{"negate": "M5", "verbatim": ""}[st]
+		if got != want {
+			t.Errorf("%s: %q %+v, want %q", st, got, w.or.violations, want)
+		}
+		if st == "negate" && !strings.Contains(w.or.violations[0].Detail, "delivered on B, skipped at offset 0 on A") {
+			t.Errorf("detail %q", w.or.violations[0].Detail)
+		}
+		if len(p.pairs) != 0 {
+			t.Errorf("%s: decided pairs kept: %v", st, p.pairs)
 		}
 	}
 }
