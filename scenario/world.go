@@ -72,8 +72,8 @@ type partition struct {
 	// pairs maps the offset of each data batch mirrored in the current
 	// MIRRORING session to its offset in the source partition, until the
 	// oracle has compared their read_committed visibility (I3).
-	pairs map[int64]int64
-	localPIDs    map[int64]bool      // PIDs of local client batches, for I6
+	pairs     map[int64]int64
+	localPIDs map[int64]bool // PIDs of local client batches, for I6
 }
 
 type pidOrigin struct {
