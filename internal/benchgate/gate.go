@@ -134,7 +134,7 @@ type Row struct {
 	Base, Head      benchmath.Summary // Center is the median
 	NBase, NHead    int
 	P               float64 // Mann-Whitney U p-value; NaN when not compared
-	Delta           float64 // (head-base)/base of the medians; NaN when base is 0 or a side is missing
+	Delta           float64 // (head-base)/base of the medians; +Inf from 0 up, NaN when both are 0 or a side is missing
 	Verdict         Verdict
 	Note            string // why it fails, or statistics warnings
 }
@@ -196,8 +196,11 @@ func (c *Collector) Compare(opt Options) (*Result, error) {
 		row.Head = benchmath.AssumeNothing.Summary(hs, 0.95)
 		cmp := benchmath.AssumeNothing.Compare(bs, hs)
 		row.P = cmp.P
-		if row.Base.Center != 0 {
+		switch {
+		case row.Base.Center != 0:
 			row.Delta = (row.Head.Center - row.Base.Center) / row.Base.Center
+		case row.Head.Center > 0: // from nothing to something, e.g. 0 → 64 B/op
+			row.Delta = math.Inf(1)
 		}
 		classify(&row, opt)
 		var warn []string

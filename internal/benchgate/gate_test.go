@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -115,6 +116,10 @@ func TestCompareAllocIncreaseFails(t *testing.T) {
 	}
 	if row(t, r, "sec/op").Verdict == Regression {
 		t.Fatal("time row fails on equal samples")
+	}
+	// B/op from 0 to 16 is significantly worse but not gated.
+	if b := row(t, r, "B/op"); b.Verdict != Slower || !math.IsInf(b.Delta, 1) {
+		t.Fatalf("B/op row %+v", b)
 	}
 	// A decrease passes.
 	r = compare(t, benchText("p", "BenchmarkX", s, 2), benchText("p", "BenchmarkX", s, 1))

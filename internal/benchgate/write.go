@@ -61,8 +61,11 @@ func summary(s benchmath.Summary, n int, cls benchunit.Class) string {
 }
 
 func pct(d float64) string {
-	if math.IsNaN(d) {
+	switch {
+	case math.IsNaN(d):
 		return "-"
+	case math.IsInf(d, 1):
+		return "+∞%"
 	}
 	return fmt.Sprintf("%+.2f%%", 100*d)
 }
