@@ -3,7 +3,7 @@
 # measured): an A/A run must pass, an injected slowdown and an injected
 # allocation must fail. Prints each gate's table and a closing verdict line.
 #
-#   SLOWDOWN  factor of extra work in the "slow" revision (default 10)
+#   SLOWDOWN  work factor of the "slow" revision, e.g. 10 or 1.3 (default 10)
 #   COUNT     interleaved rounds per side (default 10)
 #   BENCHTIME per-run -benchtime (default 20ms)
 set -euo pipefail
@@ -45,7 +45,7 @@ revision() { # name rounds alloc
   git add . && g commit -q -m "$1" && git tag "$1"
 }
 revision fast 2000 no
-revision slow $((2000 * factor)) no
+revision slow "$(awk -v f="$factor" 'BEGIN { printf "%d", 2000 * f }')" no
 revision alloc 2000 yes
 
 gate() { # label base head
