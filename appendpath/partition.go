@@ -626,8 +626,11 @@ func (p *Partition) Snapshot() []byte {
 // Mapper returns the PID mapper (origins table, collision stats).
 func (p *Partition) Mapper() *pid.Mapper { return p.mapper }
 
-// Batches iterates the batches from offset on, each a copy valid until the
-// next iteration, with a framing error at the end if any.
+// Batches iterates the batches whose base offset is at least from, with a
+// framing error at the end if any. Each batch aliases the log (memory) or a
+// per-segment buffer (file) and is valid only until the next iteration. The
+// partition's lock is held during the iteration: the loop body must not call
+// other methods of p.
 func (p *Partition) Batches(from int64) iter.Seq2[codec.Batch, error] {
 	return func(yield func(codec.Batch, error) bool) {
 		p.mu.Lock()
