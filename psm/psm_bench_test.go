@@ -2,6 +2,7 @@ package psm
 
 import (
 	"maps"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -85,16 +86,23 @@ func BenchmarkUpdateParallel(b *testing.B) {
 	const n = 1000
 	for _, impl := range benchImpls {
 		b.Run("impl="+impl+"/producers="+strconv.Itoa(n), func(b *testing.B) {
+			// One partition per goroutine, populated before the clock starts.
+			procs := runtime.GOMAXPROCS(0)
 			shared := NewStore(Options{})
-			var next atomic.Uint32
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				p := PartitionID(next.Add(1))
-				var m Manager = shared
+			ms := make([]Manager, procs)
+			for i := range ms {
+				ms[i] = shared
 				if impl == "model" {
-					m = NewModel(Options{})
+					ms[i] = NewModel(Options{})
 				}
-				populate(m, p, n)
+				populate(ms[i], PartitionID(i), n)
+			}
+			var next atomic.Int32
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := int(next.Add(1) - 1)
+				m, p := ms[i], PartitionID(i)
 				seq := make([]int32, n)
 				for i := range seq {
 					seq[i] = 1
@@ -150,14 +158,16 @@ func BenchmarkReset(b *testing.B) {
 				}
 				md := m.(*Model)
 				saved := maps.Clone(md.part(0).producers)
-				start := cpuNanos()
+				var cpu int64
 				for b.Loop() {
+					start := cpuNanos()
 					md.Reset(0)
+					cpu += cpuNanos() - start
 					b.StopTimer()
 					maps.Copy(md.part(0).producers, saved)
 					b.StartTimer()
 				}
-				reportCPU(b, start)
+				b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}

@@ -1,6 +1,7 @@
 package psm
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 	"sync"
@@ -52,12 +53,12 @@ type storePart struct {
 	verif   []storeVerif
 	app     storeAppend
 	refs    []snapRef // AppendSnapshot scratch
+	enc     []byte    // AppendSnapshot scratch: entries in table order
 }
 
 type snapRef struct {
-	pid   int64
-	shard uint8
-	slot  int32
+	pid int64
+	pos int64 // offset of the encoded entry in enc
 }
 
 func (s *Store) part(p PartitionID) *storePart {
@@ -293,49 +294,50 @@ func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
 }
 
 // AppendSnapshot sorts the entries by PID so that equal states give equal
-// files. O(n log n); allocation-free once its scratch has grown.
+// files. The table is scanned once in slot order, each entry encoded into a
+// scratch buffer as it is met; then 16-byte (pid, position) pairs are sorted
+// and the encoded entries copied out in PID order, so the sort never touches
+// the table. O(n log n); allocation-free once its scratch has grown.
 func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 	sp := s.part(p)
-	refs := sp.refs[:0]
+	refs, enc := sp.refs[:0], sp.enc[:0]
 	for si := range sp.shards {
 		sh := &sp.shards[si]
 		for i := range sh.keys {
-			if sh.keys[i].gen == sp.gen {
-				refs = append(refs, snapRef{pid: sh.keys[i].pid, shard: uint8(si), slot: int32(i)})
+			if sh.keys[i].gen != sp.gen {
+				continue
 			}
+			refs = append(refs, snapRef{pid: sh.keys[i].pid, pos: int64(len(enc))})
+			enc = appendSlotEntry(enc, sh.keys[i].pid, &sh.vals[i])
 		}
 	}
-	slices.SortFunc(refs, func(a, b snapRef) int {
-		switch {
-		case a.pid < b.pid:
-			return -1
-		case a.pid > b.pid:
-			return 1
-		}
-		return 0
-	})
-	sp.refs = refs
+	slices.SortFunc(refs, func(a, b snapRef) int { return cmp.Compare(a.pid, b.pid) })
+	sp.refs, sp.enc = refs, enc
 	start := len(dst)
-	dst = slices.Grow(dst, snapOffEntries+len(refs)*SnapshotEntrySize)
+	dst = slices.Grow(dst, snapOffEntries+len(enc))
 	dst = appendSnapshotHeader(dst, len(refs))
 	for _, r := range refs {
-		v := &sp.shards[r.shard].vals[r.slot]
-		var newest BatchMetadata
-		lastOffset := int64(-1)
-		if v.n > 0 {
-			newest = *v.at(int(v.n) - 1)
-			lastOffset = newest.LastOffset
-		}
-		dst = be.AppendUint64(dst, uint64(r.pid))
-		dst = be.AppendUint16(dst, uint16(v.epoch))
-		dst = be.AppendUint32(dst, uint32(v.lastSeq()))
-		dst = be.AppendUint64(dst, uint64(lastOffset))
-		dst = be.AppendUint32(dst, uint32(newest.OffsetDelta))
-		dst = be.AppendUint64(dst, uint64(v.lastTs))
-		dst = be.AppendUint32(dst, uint32(v.coordEpoch))
-		dst = be.AppendUint64(dst, uint64(v.txnFirst))
+		dst = append(dst, enc[r.pos:r.pos+SnapshotEntrySize]...)
 	}
 	return finishSnapshot(dst, start)
+}
+
+// appendSlotEntry encodes one entry in the 46-byte snapshot layout.
+func appendSlotEntry(dst []byte, pid int64, v *slotVal) []byte {
+	var newest BatchMetadata
+	lastOffset := int64(-1)
+	if v.n > 0 {
+		newest = *v.at(int(v.n) - 1)
+		lastOffset = newest.LastOffset
+	}
+	dst = be.AppendUint64(dst, uint64(pid))
+	dst = be.AppendUint16(dst, uint16(v.epoch))
+	dst = be.AppendUint32(dst, uint32(v.lastSeq()))
+	dst = be.AppendUint64(dst, uint64(lastOffset))
+	dst = be.AppendUint32(dst, uint32(newest.OffsetDelta))
+	dst = be.AppendUint64(dst, uint64(v.lastTs))
+	dst = be.AppendUint32(dst, uint32(v.coordEpoch))
+	return be.AppendUint64(dst, uint64(v.txnFirst))
 }
 
 func (s *Store) LoadSnapshot(p PartitionID, src []byte, nowMs int64) error {
