@@ -51,10 +51,10 @@
 //
 // The pure mapping functions (MapNegate, MapNegateSkip, MapBitfield,
 // Strategy.Map) are a few instructions. Mapper.Map under bitfield adds, for an
-// unsalted cluster, one atomic pointer load (the partition's salt snapshot,
-// nil while it has none) and one probe of a pointer-free open-addressing
-// table; a salted cluster adds a probe of the immutable salt snapshot. Neither
-// locks nor allocates. Rewrite writes the new PID into the batch and fixes
+// unsalted cluster, one atomic pointer load (the partition's salt snapshot)
+// and one probe of the pointer-free open-addressing origins table; a salted
+// cluster adds a probe of the immutable salt snapshot. Neither locks nor
+// allocates. Measured figures are in results/pid.md. Rewrite writes the new PID into the batch and fixes
 // the CRC by recomputing it (Full, O(size)) or patching it (Patch, O(1) in
 // size, codec.PatchCRC).
 //
