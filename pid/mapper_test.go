@@ -530,3 +530,36 @@ func TestMapperMatchesReference(t *testing.T) {
 		f(r.Uint64(), r.IntN(4) == 0, r.IntN(5) != 0, ops)
 	}
 }
+
+// The fold is a Mapper option: the XOR clash of clA and clB (same XOR
+// region) is not a clash under FoldMix, and both spellings of a cluster ID
+// name the same cluster.
+func TestMapperFold(t *testing.T) {
+	for _, fold := range Folds() {
+		m := NewMapper(Config{Strategy: Bitfield, Fold: fold, Registry: NewRegistry(nil, nil)})
+		a, b := mustMap(t, m, clA, 5), mustMap(t, m, clB, 5)
+		ra, _, _ := Unbitfield(a)
+		if ra != fold.Region(clA) {
+			t.Errorf("%v: A's region %#x, want %#x", fold, ra, fold.Region(clA))
+		}
+		wantCollisions := uint64(0)
+		if fold == XOR {
+			wantCollisions = 1
+		}
+		if st := m.Stats(); a == b || st.Collisions != wantCollisions {
+			t.Errorf("%v: A.5 = %d, B.5 = %d, stats %+v", fold, a, b, st)
+		}
+	}
+	text, err := ParseClusterID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64, err := ParseClusterID("a6e4EJ2tEdGAtADAT9QwyA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMapper(Config{Strategy: Bitfield})
+	if x, y := mustMap(t, m, text, 9), mustMap(t, m, b64, 9); x != y || m.Stats().Clusters != 1 {
+		t.Errorf("the two spellings map apart: %d, %d", x, y)
+	}
+}
