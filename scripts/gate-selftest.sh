@@ -5,12 +5,12 @@
 #
 #   SLOWDOWN  work factor of the "slow" revision, e.g. 10 or 1.3 (default 10)
 #   COUNT     interleaved rounds per side (default 10)
-#   BENCHTIME per-run -benchtime (default 20ms)
+#   BENCHTIME per-run -benchtime (default 100ms)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 factor=${SLOWDOWN:-10}
 count=${COUNT:-10}
-benchtime=${BENCHTIME:-20ms}
+benchtime=${BENCHTIME:-100ms}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$repo" && go build -o "$work/mirrorpath" ./cmd/mirrorpath)

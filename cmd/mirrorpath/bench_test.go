@@ -88,7 +88,7 @@ func TestBenchGateAAandInjectedSlowdown(t *testing.T) {
 	})
 	gate := func(base, head string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
-		args := []string{"bench", "--repo", dir, "--base", base, "--bench", "Work", "--count", "10", "--benchtime", "5ms", "--pkg", "./..."}
+		args := []string{"bench", "--repo", dir, "--base", base, "--bench", "Work", "--count", "10", "--benchtime", "20ms", "--pkg", "./..."}
 		if head != "" {
 			args = append(args, "--head", head)
 		}
@@ -122,7 +122,7 @@ func TestBenchGateAAandInjectedSlowdown(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "gate")
 		var stdout, stderr bytes.Buffer
 		code := mainArgs([]string{"bench", "--repo", dir, "--base", "alloc", "--bench", "Work", "--count", "10",
-			"--benchtime", "5ms", "--out", out}, &stdout, &stderr)
+			"--benchtime", "20ms", "--out", out}, &stdout, &stderr)
 		if code != 0 {
 			t.Fatalf("working tree vs its own commit: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 		}
