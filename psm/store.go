@@ -527,16 +527,24 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 	if pi >= 0 {
 		w = &a.pend[pi]
 	} else {
-		a.pend = append(a.pend, pendingEntry{})
+		// Reuse the slot without zeroing it: the window of upd starts empty
+		// (n = 0), so only the scalars are written, never the 120-byte ring.
+		if n := len(a.pend); n < cap(a.pend) {
+			a.pend = a.pend[:n+1]
+		} else {
+			a.pend = append(a.pend, pendingEntry{})
+		}
 		w = &a.pend[len(a.pend)-1]
 		w.pid, w.h, w.slot, w.version = pid, h, slot, version
+		w.hasVerif, w.clearVerif, w.verifLow = false, false, 0
+		u := &w.upd
+		u.n, u.head = 0, 0
 		if cv != nil {
 			w.curEpoch, w.curLastSeq = cv.epoch, cv.lastSeq()
-			w.upd = *cv
-			w.upd.n, w.upd.head = 0, 0
+			u.lastTs, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTs, cv.txnFirst, cv.coordEpoch, cv.epoch
 		} else {
 			w.curEpoch, w.curLastSeq = -1, -1
-			w.upd = freshVal
+			u.lastTs, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
 		}
 		if !a.committedEmpty {
 			if e := sp.verifEntry(pid); e != nil {
