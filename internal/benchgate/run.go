@@ -166,6 +166,7 @@ func RunInterleaved(ctx context.Context, pairs []Pair, cfg RunConfig, c *Collect
 		return fmt.Errorf("benchgate: rounds must be at least 1, got %d", cfg.Rounds)
 	}
 	start := time.Now()
+	last := start // of the last progress line: one at least every 10 s
 	for i := 0; i < cfg.Rounds; i++ {
 		for _, p := range pairs {
 			for _, s := range Order(i) {
@@ -183,9 +184,15 @@ func RunInterleaved(ctx context.Context, pairs []Pair, cfg RunConfig, c *Collect
 				if err := c.Add(s, bytes.NewReader(out), s.String()); err != nil {
 					return err
 				}
+				if cfg.Progress != nil && time.Since(last) > 10*time.Second {
+					last = time.Now()
+					fmt.Fprintf(cfg.Progress, "bench:   round %d/%d: %s %s done (%s)\n",
+						i+1, cfg.Rounds, s, bin.ImportPath, time.Since(start).Round(time.Second))
+				}
 			}
 		}
 		if cfg.Progress != nil {
+			last = time.Now()
 			fmt.Fprintf(cfg.Progress, "bench: round %d/%d done (%s)\n", i+1, cfg.Rounds, time.Since(start).Round(time.Second))
 		}
 	}
