@@ -27,6 +27,7 @@ var OptionSpecs = []OptionSpec{
 	{"barrier-apply", []string{"exact", "prototype"}, "barrier: exact order, or the prototype hazard that resurrects pre-barrier entries"},
 	{"stop-variant", []string{"abort", "truncate"}, "STOPPING closes open transactions with ABORT markers or by truncating to the LSO"},
 	{"has-producer-id", []string{"not-minus-one", "stock"}, "PSM test for a producer: pid != -1, or Kafka's stock pid > -1"},
+	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
 }
 
 // Options holds one value per OptionSpec. The zero value is not valid; use

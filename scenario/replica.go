@@ -67,10 +67,11 @@ type replica interface {
 	StartMirroring() error
 	Stop(req stopRequest) error
 	Truncate(offset int64) error
-	// BecomeLeader makes the replica the leader at epoch; it keeps only
-	// what its log gives it.
-	BecomeLeader(epoch int32) error
-	// Restart rebuilds producer and mirror state from the log (recovery).
+	// BecomeLeader makes the replica the leader at epoch, in the mirror
+	// state the controller holds for the partition; it keeps only what its
+	// log gives it.
+	BecomeLeader(epoch int32, state string) error
+	// Restart rebuilds producer state from the log (recovery).
 	Restart() error
 	Producers() []producerEntry
 	// AbortedTxns lists the transaction-index entries overlapping

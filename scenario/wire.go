@@ -68,8 +68,10 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		}
 	}
 	s1, s2 := partitionSeed(cfg.ClusterID, cfg.Topic, cfg.Partition)
-	mapper := pid.NewMapper(pid.Config{Strategy: st, Policy: pol, Fold: fold, Rand: rand.NewPCG(s1, s2),
-		Registry: reg, TopicID: topicID(cfg.Topic), Partition: cfg.Partition})
+	newMapper := func() *pid.Mapper {
+		return pid.NewMapper(pid.Config{Strategy: st, Policy: pol, Fold: fold, Rand: rand.NewPCG(s1, s2),
+			Registry: reg, TopicID: topicID(cfg.Topic), Partition: cfg.Partition})
+	}
 	po := psm.Options{HasProducerID: psm.NonNegativeOne}
 	if cfg.Options.Get("has-producer-id") == "stock" {
 		po.HasProducerID = psm.Stock
@@ -77,27 +79,50 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 	if cfg.Options.Get("barrier-apply") == "prototype" {
 		po.BarrierApply = psm.Prototype
 	}
-	p, err := appendpath.Open(appendpath.Config{
+	a := &apReplica{newMapper: newMapper, cfg: appendpath.Config{
+		Dir:                 "log",
+		FS:                  appendpath.NewMemFS(),
 		LeaderEpoch:         cfg.LeaderEpoch,
 		ManualHighWatermark: true,
 		Strategy:            st,
 		CRCFix:              fix,
 		Policy:              pol,
 		Fold:                fold,
-		Mapper:              mapper,
 		MirrorOffsets:       appendpath.AssignOffsets,
 		PSMOptions:          po,
 		Now:                 func() time.Time { return time.UnixMilli(epochMillis) },
-	})
-	if err != nil {
+	}}
+	if err := a.open(appendpath.Stopped, cfg.LeaderEpoch); err != nil {
 		return nil, err
 	}
-	return &apReplica{p: p}, nil
+	return a, nil
 }
 
-// apReplica adapts *appendpath.Partition to replica.
+// apReplica adapts *appendpath.Partition to replica. Each replica keeps its
+// log in files of its own in-memory file system, so that a restart or a
+// leadership change can reopen it: the reopened partition recovers producer
+// state from its snapshot and log, and starts with an empty origins table.
 type apReplica struct {
-	p *appendpath.Partition
+	p         *appendpath.Partition
+	cfg       appendpath.Config
+	newMapper func() *pid.Mapper
+}
+
+// open (re)opens the partition from its files in mirror state st.
+func (a *apReplica) open(st appendpath.MirrorState, epoch int32) error {
+	if a.p != nil {
+		if err := a.p.Close(); err != nil {
+			return err
+		}
+	}
+	cfg := a.cfg
+	cfg.State, cfg.LeaderEpoch, cfg.Mapper = st, epoch, a.newMapper()
+	p, err := appendpath.Open(cfg)
+	if err != nil {
+		return err
+	}
+	a.p = p
+	return nil
 }
 
 func result(r appendpath.Result) appendResult {
@@ -169,19 +194,22 @@ func (a *apReplica) Stop(req stopRequest) error {
 
 var errInjected = errors.New("scenario: fault injected by the scenario")
 
-func (a *apReplica) BecomeLeader(epoch int32) error {
-	a.p.SetLeaderEpoch(epoch)
-	return nil
+// BecomeLeader reopens the replica from its log in the mirror state the
+// controller holds for the partition, at the new leader epoch.
+func (a *apReplica) BecomeLeader(epoch int32, state string) error {
+	st := appendpath.Stopped
+	switch state {
+	case stateMirroring, stateStopping:
+		st = appendpath.Mirroring // STOPPING is retried by the next stop
+	case stateFailed:
+		st = appendpath.Failed
+	}
+	return a.open(st, epoch)
 }
 
-// Restart rebuilds producer state from the log; the origins table of the
-// mapper is memory only and is lost, as in a broker restart.
-func (a *apReplica) Restart() error {
-	if m := a.p.Mapper(); m != nil {
-		m.Reset()
-	}
-	return a.p.Rebuild()
-}
+// Restart reopens the replica from its files (the recovery path): producer
+// state from the newest snapshot plus a replay, an empty origins table.
+func (a *apReplica) Restart() error { return a.open(a.p.State(), a.p.LeaderEpoch()) }
 
 func (a *apReplica) Producers() []producerEntry {
 	es := a.p.Producers()

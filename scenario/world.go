@@ -67,6 +67,7 @@ type partition struct {
 	// mirroring left off, and the source, persisted for failback.
 	mirroredEnd  int64
 	stopSrcPos   int64
+	stopEnd      int64 // log end right after the successful STOPPING
 	stoppedFrom  *cluster
 	mirroredPIDs map[int64]pidOrigin // destination PID → origin, for I5/I6
 	// pairs maps the offset of each data batch mirrored in the current
@@ -280,7 +281,7 @@ func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 			}
 			p.reps = append(p.reps, r)
 		}
-		if err := p.lead().BecomeLeader(0); err != nil {
+		if err := p.lead().BecomeLeader(0, stateNone); err != nil {
 			return err
 		}
 		cl.parts = append(cl.parts, p)
@@ -533,6 +534,15 @@ func (w *world) send(c *Command) error {
 			t.parts = append(t.parts, p)
 		}
 		pr.txnParts[p] = true
+	} else if pr.inTxn && w.opts.Get("txn-verification") == "on" && !openOn(p.lead(), pr.pid) {
+		// KIP-890 verification (kafka-reference.md §3.5): the partition has
+		// no transaction open for this PID, so the leader asks the
+		// coordinator whether the partition belongs to the producer's
+		// transaction at this epoch.
+		if _, e := w.coordinatorCheck(pr); e != "" {
+			w.or.clientError(pr.name, pr.c, p, e)
+			return nil
+		}
 	}
 	d := dataBatch{pid: pr.pid, epoch: pr.epoch, seq: pr.seq[p], records: argInt(c, "records", 1),
 		bytes: argInt(c, "bytes", 16), txn: pr.inTxn, producer: pr.name, txnSerial: pr.txnSerial, ts: w.tick()}
@@ -564,6 +574,16 @@ func (w *world) send(c *Command) error {
 	}
 	w.or.checkAck(pr, p, d, res, leo)
 	return nil
+}
+
+// openOn reports whether r's producer state has a transaction open for pid.
+func openOn(r replica, pid int64) bool {
+	for _, e := range r.Producers() {
+		if e.PID == pid {
+			return e.TxnFirstOffset >= 0
+		}
+	}
+	return false
 }
 
 // --- mirroring ---------------------------------------------------------------
@@ -793,6 +813,7 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		}
 		if p.state == stateStopped {
 			p.source = nil
+			p.stopEnd = p.lead().LogEndOffset()
 		}
 		if err := w.reconcileFollowers(p); err != nil {
 			return err
@@ -816,27 +837,33 @@ func (w *world) restart(cl *cluster) error {
 	return nil
 }
 
-// elect moves leadership to the next replica at a new leader epoch. Followers
-// truncate to their divergence point from the new leader. A partition past STOPPING
-// must not be writable without its own barrier, so the new leader of a
-// STOPPED partition runs STOPPING again (a second barrier under `barrier`).
+// elect moves leadership to the next replica at a new leader epoch; the new
+// leader reopens from its log in the partition's mirror state, and followers
+// truncate to their divergence point from it. A STOPPED partition whose new
+// leader lacks part of the STOPPING output (closing markers, barrier: not yet
+// replicated) runs STOPPING again, since it must never be writable without
+// its barrier; its log cannot hold local writes yet, as they come after.
 func (w *world) elect(p *partition) error {
 	p.leader = (p.leader + 1) % len(p.reps)
 	p.leaderEpoch++
 	lead := p.lead()
-	if err := lead.BecomeLeader(p.leaderEpoch); err != nil {
+	rerun := p.state == stateStopped && lead.LogEndOffset() < p.stopEnd
+	state := p.state
+	if rerun {
+		state = stateMirroring
+	}
+	if err := lead.BecomeLeader(p.leaderEpoch, state); err != nil {
 		return err
+	}
+	if rerun {
+		if err := lead.Stop(stopRequest{Variant: w.opts.Get("stop-variant")}); err != nil {
+			p.state = lead.State()
+		} else {
+			p.stopEnd = lead.LogEndOffset()
+		}
 	}
 	if err := w.reconcileFollowers(p); err != nil {
 		return err
-	}
-	if p.state == stateStopped && lead.State() != stateStopped {
-		if err := lead.Stop(stopRequest{Variant: w.opts.Get("stop-variant")}); err != nil {
-			p.state = lead.State()
-		}
-		if err := w.reconcileFollowers(p); err != nil {
-			return err
-		}
 	}
 	p.advanceHW()
 	w.or.rescan(p)
