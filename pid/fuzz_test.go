@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -365,7 +366,9 @@ func refDecode(s string) ([16]byte, bool) {
 // FuzzRegistryLoad feeds arbitrary bytes to the mirror-state log decoder, raw
 // (the CRC check guards the rejection paths) and with every framed batch's
 // CRC repaired (so mutations reach the record, key and value decoders). Load
-// must not panic, must hold no more salts than the input has room for, and
+// must not panic, must allocate and hold no more than the input has room for
+// (32 bytes allocated per input byte plus 1 MiB of slack for the process,
+// one salt per 54-byte key), and
 // what it loads must survive a write/Load round trip.
 func FuzzRegistryLoad(f *testing.F) {
 	var log bytes.Buffer
@@ -389,11 +392,20 @@ func FuzzRegistryLoad(f *testing.F) {
 				in = repairCRCs(data)
 			}
 			r := NewRegistry(nil, nil)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			err := r.Load(in)
+			runtime.ReadMemStats(&after)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32*uint64(len(in))+1<<20 { // slack: the fuzz engine allocates too
+				t.Fatalf("Load of %d bytes allocated %d bytes", len(in), alloc)
+			}
 			if err != nil && !errors.Is(err, ErrBadLog) {
 				t.Fatalf("Load error %v does not match ErrBadLog", err)
 			}
-			if r.Len() > len(in)/codec.HeaderSize {
+			// Every salt needs a key of its own: type, topic, partition,
+			// string length, a cluster ID of at least 22 bytes, PID.
+			const minSaltKey = 2 + 16 + 4 + 2 + 22 + 8
+			if r.Len() > len(in)/minSaltKey {
 				t.Fatalf("%d salts from %d bytes", r.Len(), len(in))
 			}
 			salts := r.Salts()
