@@ -65,7 +65,7 @@ type Mapper struct {
 	lastRegion uint32
 	snap       *saltSet // the salt snapshot snapSalted was computed from
 	snapSalted bool     // lastID has salts in snap
-	fast       bool     // bitfield, lastOK and !snapSalted: Map may take its inline path
+	fast       bool     // bitfield, lastOK and !snapSalted: mapPID may take its fast path
 
 	clusters []clusterEntry
 	origins  originTable
