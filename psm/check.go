@@ -17,7 +17,7 @@ func checkSlot(sp *storePart, sh *shard, slot int) {
 	if sh.used*4 > len(sh.keys)*3 {
 		invariantf("shard load %d/%d above 3/4", sh.used, len(sh.keys))
 	}
-	if g := sh.keys[slot].gen; g != sp.gen {
+	if g := sh.meta[slot].gen; g != sp.gen || sh.keys[sh.meta[slot].slot].val != uint32(slot) {
 		invariantf("slot written under generation %d, partition is at %d", g, sp.gen)
 	}
 	checkWindow(&sh.vals[slot])
@@ -69,9 +69,17 @@ func checkPartFull(sp *storePart) {
 		sh := &sp.shards[si]
 		used := 0
 		for i, k := range sh.keys {
-			switch {
-			case k.gen == genEmpty:
+			if k.gen == genEmpty {
 				continue
+			}
+			used++
+			if int(k.val) >= len(sh.meta) {
+				invariantf("shard %d slot %d owns value %d of %d", si, i, k.val, len(sh.meta))
+			}
+			if m := sh.meta[k.val]; m.pid != k.pid || m.gen != k.gen || m.slot != uint32(i) {
+				invariantf("shard %d slot %d key %+v, meta %+v", si, i, k, m)
+			}
+			switch {
 			case k.gen != genTomb && k.gen > sp.gen:
 				invariantf("slot generation %d ahead of partition %d", k.gen, sp.gen)
 			case k.gen == sp.gen:
@@ -80,12 +88,14 @@ func checkPartFull(sp *storePart) {
 				if uint64(si) != h>>shardShift {
 					invariantf("pid %d in shard %d, hash says %d", k.pid, si, h>>shardShift)
 				}
-				if j, ok := sh.find(k.pid, sp.gen, h); !ok || j != i {
+				if j, ok := sh.find(k.pid, sp.gen, h); !ok || j != int(k.val) {
 					invariantf("pid %d at slot %d not found by probing (%d, %v)", k.pid, i, j, ok)
 				}
-				checkWindow(&sh.vals[i])
+				checkWindow(&sh.vals[k.val])
 			}
-			used++
+		}
+		if len(sh.meta) != used || len(sh.vals) != used {
+			invariantf("shard %d: %d used slots, %d meta, %d values", si, used, len(sh.meta), len(sh.vals))
 		}
 		if used != sh.used {
 			invariantf("shard %d counts %d used slots, holds %d", si, sh.used, used)

@@ -265,3 +265,62 @@ func TestStoreMatchesModelRandom(t *testing.T) {
 		runDiff(t, b)
 	}
 }
+
+// TestStoreMatchesModelManyProducers stresses table growth, stale slots after
+// barriers, tombstones after expiration and rehashing with thousands of PIDs.
+func TestStoreMatchesModelManyProducers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	opts := Options{ExpirationMs: 400}
+	d := &diff{t: t, model: NewModel(opts), store: NewStore(opts), now: 1000}
+	seq := map[int64]int32{}
+	for round := range 300 {
+		d.step = round
+		d.now += int64(rng.IntN(20))
+		switch r := rng.IntN(20); {
+		case r == 0:
+			d.trace(0, "reset", Batch{}, 0)
+			if a, b := d.model.Reset(0), d.store.Reset(0); a != b {
+				d.fail("reset %d %d", a, b)
+			}
+			clear(seq)
+		case r == 1:
+			d.trace(0, "expire", Batch{}, d.now)
+			if a, b := d.model.ExpireProducers(0, d.now), d.store.ExpireProducers(0, d.now); a != b {
+				d.fail("expire %d %d", a, b)
+			}
+		case r == 2:
+			d.trace(0, "snapshot reload", Batch{}, d.now)
+			snap := d.store.AppendSnapshot(nil, 0)
+			if d.model.LoadSnapshot(0, snap, d.now) != nil || d.store.LoadSnapshot(0, snap, d.now) != nil {
+				d.fail("reload")
+			}
+		default:
+			origin := Origin(rng.IntN(3))
+			ma, sa := d.model.Begin(0, origin), d.store.Begin(0, origin)
+			for range 1 + rng.IntN(60) {
+				pid := int64(rng.IntN(4000))
+				b := data(pid, 0, seq[pid], 1)
+				b.MaxTimestamp = d.now
+				b.BaseOffset = d.next[0]
+				mo, merr := ma.Add(b)
+				so, serr := sa.Add(b)
+				if mo != so || merr != serr {
+					d.fail("add %+v: %v %v", b, merr, serr)
+				}
+				if merr == nil {
+					seq[pid]++
+					d.next[0]++
+				}
+			}
+			ma.Commit()
+			sa.Commit()
+		}
+		if round%25 == 0 {
+			d.compareState(0)
+		}
+	}
+	d.compareState(0)
+	if d.store.ProducerCount(0) < 100 {
+		t.Fatalf("only %d producers: the test did not stress the table", d.store.ProducerCount(0))
+	}
+}

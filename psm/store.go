@@ -115,7 +115,9 @@ func (sp *storePart) resetProducers() {
 	sp.gen++
 	if sp.gen == genTomb { // wrapped: old generations would come back to life
 		for i := range sp.shards {
-			clear(sp.shards[i].keys)
+			sh := &sp.shards[i]
+			clear(sh.keys)
+			sh.meta, sh.vals = sh.meta[:0], sh.vals[:0]
 			sp.shards[i].used = 0
 			sp.shards[i].version++
 		}
@@ -230,8 +232,8 @@ func (s *Store) Producers(p PartitionID) iter.Seq[ProducerInfo] {
 		sp := s.part(p)
 		for si := range sp.shards {
 			sh := &sp.shards[si]
-			for i := range sh.keys {
-				if sh.keys[i].gen == sp.gen && !yield(sh.vals[i].info(sh.keys[i].pid)) {
+			for i := range sh.meta {
+				if sh.meta[i].gen == sp.gen && !yield(sh.vals[i].info(sh.meta[i].pid)) {
 					return
 				}
 			}
@@ -280,9 +282,9 @@ func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
 	n := 0
 	for si := range sp.shards {
 		sh := &sp.shards[si]
-		for i := range sh.keys {
-			if sh.keys[i].gen == sp.gen && s.isExpired(&sh.vals[i], nowMs) {
-				sh.keys[i].gen = genTomb
+		for i := range sh.meta {
+			if sh.meta[i].gen == sp.gen && s.isExpired(&sh.vals[i], nowMs) {
+				sh.tomb(i)
 				n++
 			}
 		}
@@ -303,12 +305,12 @@ func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 	refs, enc := sp.refs[:0], sp.enc[:0]
 	for si := range sp.shards {
 		sh := &sp.shards[si]
-		for i := range sh.keys {
-			if sh.keys[i].gen != sp.gen {
+		for i := range sh.meta {
+			if sh.meta[i].gen != sp.gen {
 				continue
 			}
-			refs = append(refs, snapRef{pid: sh.keys[i].pid, pos: int64(len(enc))})
-			enc = appendSlotEntry(enc, sh.keys[i].pid, &sh.vals[i])
+			refs = append(refs, snapRef{pid: sh.meta[i].pid, pos: int64(len(enc))})
+			enc = appendSlotEntry(enc, sh.meta[i].pid, &sh.vals[i])
 		}
 	}
 	slices.SortFunc(refs, func(a, b snapRef) int { return cmp.Compare(a.pid, b.pid) })

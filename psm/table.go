@@ -8,6 +8,12 @@ import "math"
 // two choices are independent. Shards grow one at a time, which bounds the
 // pause of a rehash to 1/numShards of the partition.
 //
+// Slot keys are 16 bytes (PID, generation, value index) so that probing stays
+// within few cache lines; the 144-byte values live in a dense array beside a
+// 16-byte meta array (PID, generation, key slot), one entry per non-empty
+// key slot. Scans (expiration, snapshots, iteration) walk the dense arrays,
+// whose length is the number of used slots, not the table capacity.
+//
 // Every key carries the partition generation it was written under. Reset
 // bumps the generation: in O(1) every slot of an older generation becomes
 // stale, which lookups skip like a tombstone and inserts reuse. A rehash drops
@@ -26,7 +32,14 @@ const (
 type slotKey struct {
 	pid int64
 	gen uint32
-	_   uint32
+	val uint32 // index into meta and vals, owned by this slot while it is not empty
+}
+
+// valMeta mirrors the key of a value so that scans need not visit the keys.
+type valMeta struct {
+	pid  int64
+	gen  uint32
+	slot uint32 // the key slot that owns this value
 }
 
 // slotVal is one producer entry: ProducerStateEntry without the producer ID.
@@ -107,9 +120,10 @@ func valOf(in *ProducerInfo) slotVal {
 
 type shard struct {
 	keys    []slotKey
+	meta    []valMeta // dense, parallel to vals
 	vals    []slotVal
-	used    int    // slots that are not empty: live, stale or tombstone
-	version uint32 // bumped by every rehash, which moves slots
+	used    int    // slots that are not empty (live, stale or tombstone) == len(vals)
+	version uint32 // bumped by every rehash, which moves slots and values
 }
 
 // mix64 is the MurmurHash3 finalizer.
@@ -122,7 +136,7 @@ func mix64(h uint64) uint64 {
 	return h
 }
 
-// find returns the slot of a live key. O(1) expected.
+// find returns the value index of a live key. O(1) expected.
 func (sh *shard) find(pid int64, gen uint32, h uint64) (int, bool) {
 	if len(sh.keys) == 0 {
 		return -1, false
@@ -131,7 +145,7 @@ func (sh *shard) find(pid int64, gen uint32, h uint64) (int, bool) {
 	for i := h & mask; ; i = (i + 1) & mask {
 		k := &sh.keys[i]
 		if k.gen == gen && k.pid == pid {
-			return int(i), true
+			return int(k.val), true
 		}
 		if k.gen == genEmpty {
 			return -1, false
@@ -139,8 +153,8 @@ func (sh *shard) find(pid int64, gen uint32, h uint64) (int, bool) {
 	}
 }
 
-// insert claims a slot for a key known to be absent and returns it; the
-// caller fills vals[i]. It may rehash first, which bumps version.
+// insert claims a slot for a key known to be absent and returns its value
+// index; the caller fills vals[i]. It may rehash first, which bumps version.
 func (sh *shard) insert(pid int64, gen uint32, h uint64, seed uint64) int {
 	if (sh.used+1)*4 > len(sh.keys)*3 {
 		sh.rehash(gen, seed)
@@ -150,23 +164,29 @@ func (sh *shard) insert(pid int64, gen uint32, h uint64, seed uint64) int {
 	for ; ; i = (i + 1) & mask {
 		g := sh.keys[i].gen
 		if g == genEmpty {
+			sh.keys[i].val = uint32(len(sh.vals))
+			sh.meta = append(sh.meta, valMeta{}) // within capacity: rehash reserved 3/4 of the slots
+			sh.vals = append(sh.vals, slotVal{})
 			sh.used++
 			break
 		}
-		if g != gen { // stale or tombstone: reuse
+		if g != gen { // stale or tombstone: reuse the slot and its value
 			break
 		}
 	}
-	sh.keys[i] = slotKey{pid: pid, gen: gen}
-	return int(i)
+	k := &sh.keys[i]
+	k.pid, k.gen = pid, gen
+	sh.meta[k.val] = valMeta{pid: pid, gen: gen, slot: uint32(i)}
+	return int(k.val)
 }
 
-// rehash moves the live keys into a table whose load is at most 1/2 after
-// one more insert, dropping stale slots and tombstones. O(slots).
+// rehash moves the live entries into a table whose load is at most 1/2 after
+// one more insert, dropping stale slots and tombstones and compacting the
+// value arrays. O(used slots).
 func (sh *shard) rehash(gen uint32, seed uint64) {
 	live := 0
-	for i := range sh.keys {
-		if sh.keys[i].gen == gen {
+	for i := range sh.meta {
+		if sh.meta[i].gen == gen {
 			live++
 		}
 	}
@@ -174,18 +194,30 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 	for size < 2*(live+1) {
 		size *= 2
 	}
-	keys, vals := make([]slotKey, size), make([]slotVal, size)
+	keys := make([]slotKey, size)
+	meta := make([]valMeta, 0, size*3/4+1)
+	vals := make([]slotVal, 0, size*3/4+1)
 	mask := uint64(size - 1)
-	for i := range sh.keys {
-		if sh.keys[i].gen != gen {
+	for i := range sh.meta {
+		m := sh.meta[i]
+		if m.gen != gen {
 			continue
 		}
-		j := mix64(uint64(sh.keys[i].pid)^seed) & mask
+		j := mix64(uint64(m.pid)^seed) & mask
 		for keys[j].gen != genEmpty {
 			j = (j + 1) & mask
 		}
-		keys[j], vals[j] = sh.keys[i], sh.vals[i]
+		keys[j] = slotKey{pid: m.pid, gen: gen, val: uint32(len(vals))}
+		meta = append(meta, valMeta{pid: m.pid, gen: gen, slot: uint32(j)})
+		vals = append(vals, sh.vals[i])
 	}
-	sh.keys, sh.vals, sh.used = keys, vals, live
+	sh.keys, sh.meta, sh.vals, sh.used = keys, meta, vals, live
 	sh.version++
+}
+
+// tomb removes the live entry at value index vi (expiration).
+func (sh *shard) tomb(vi int) {
+	m := &sh.meta[vi]
+	m.gen = genTomb
+	sh.keys[m.slot].gen = genTomb
 }
