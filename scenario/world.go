@@ -281,9 +281,6 @@ func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 			}
 			p.reps = append(p.reps, r)
 		}
-		if err := p.lead().BecomeLeader(0, stateNone); err != nil {
-			return err
-		}
 		cl.parts = append(cl.parts, p)
 	}
 	return nil
