@@ -165,8 +165,8 @@ func appendSaltBatch(dst []byte, off int64, s Salt) ([]byte, error) {
 // Load replays a mirror-state log (back-to-back v2 batches, as written by a
 // Registry) on top of what r holds: each salt record sets the salt of its key,
 // a record with a null value (a tombstone) removes it, records of other types
-// (key type prefix other than 3) and control batches are skipped. Later
-// offsets write the log's next offset.
+// (key type prefix other than 3) and control batches are skipped.
+// NextOffset becomes one past the last batch read, if that is higher.
 //
 // Load stops at the first defect and returns a *LogError with its position:
 // bad framing, CRC mismatch, a compressed batch, a malformed record, key or
@@ -174,9 +174,9 @@ func appendSaltBatch(dst []byte, off int64, s Salt) ([]byte, error) {
 // applied, as a log recovery keeps the valid prefix. A cut trailing batch
 // reports codec.ErrPartial.
 //
-// Memory is bounded by the input: one entry per record read, each record at
-// least codec.HeaderSize bytes of log. Salt strings are copied, nothing
-// aliases log. O(len(log)) plus a snapshot rebuild per touched partition.
+// Memory is bounded by the input: one entry per distinct key, each key at
+// least 54 bytes of log, and no allocation sized by a length field. Salt
+// strings are copied; nothing aliases log. O(len(log)) plus a snapshot rebuild per touched partition.
 func (r *Registry) Load(log []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
