@@ -473,9 +473,40 @@ func TestRewriteBatch(t *testing.T) {
 // Mappers of different partitions share a Registry and add salts while the
 // others map: run with -race.
 func TestRegistryConcurrent(t *testing.T) {
+	// A log of salts for cluster C in the same four partitions, which a
+	// loader replays while the Mappers run: their snapshots change under
+	// them, their mappings (of A and B) must not.
+	var cLog []byte
+	off := int64(0)
+	for part := range int32(4) {
+		for p := range int64(20) {
+			var err error
+			off++
+			cLog, err = appendSaltBatch(cLog, off, Salt{TopicID: topicT, Partition: part, Cluster: clC, PID: p, Salt: 0x5a5a})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	var log bytes.Buffer
 	reg := NewRegistry(&log, nil)
 	var wg sync.WaitGroup
+	done := make(chan struct{})
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if err := reg.Load(cLog); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
 	results := make([]map[int64]int64, 4)
 	for part := range 4 {
 		wg.Add(1)
@@ -496,7 +527,9 @@ func TestRegistryConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if reg.Len() != 4*200 {
+	close(done)
+	<-loaded
+	if reg.Len() != 4*200+4*20 {
 		t.Fatalf("%d salts", reg.Len())
 	}
 	reg2 := NewRegistry(nil, nil)
