@@ -74,7 +74,8 @@ func MapBitfield(region uint32, p int64, policy Policy) (int64, error) {
 	return m, nil
 }
 
-// Compose builds 1|region|low with no checks; low must be in [0, 2^31).
+// Compose builds 1|region|low, keeping the low 31 bits of low, with no other
+// checks: it can return -1. O(1).
 func Compose(region uint32, low int64) int64 {
 	return int64(signBit | uint64(region)<<LowBits | uint64(low)&LowMask)
 }
