@@ -51,8 +51,11 @@
 //
 // # Store layout and concurrency
 //
-// A partition owns numShards tables (keys: PID and generation, 16 bytes;
-// values: ProducerStateEntry with a five-batch ring, 144 bytes). The hash of
+// A partition owns numShards tables. Keys are 16 bytes (PID, generation,
+// value index) so that probing stays in few cache lines; the 144-byte values
+// (ProducerStateEntry with a five-batch ring) sit in a dense array beside a
+// 16-byte meta array, one entry per used slot, which the scans (expiration,
+// snapshots, iteration) walk instead of the whole capacity. The hash of
 // (partition, PID) picks the shard from its top bits and the first probe
 // slot from its low bits; shards rehash independently at load 3/4, dropping
 // stale and expired slots. Each partition also owns its transaction lists and

@@ -22,7 +22,7 @@ import (
 //
 // Cost: Begin/Add/Commit O(1) expected per batch and allocation-free once the
 // tables have grown; Reset O(1) whatever the number of producers; Producers,
-// ExpireProducers and AppendSnapshot O(table slots of the partition).
+// ExpireProducers and AppendSnapshot O(used slots of the partition).
 type Store struct {
 	opts   Options
 	mu     sync.Mutex                   // serializes directory growth
@@ -115,11 +115,7 @@ func (sp *storePart) resetProducers() {
 	sp.gen++
 	if sp.gen == genTomb { // wrapped: old generations would come back to life
 		for i := range sp.shards {
-			sh := &sp.shards[i]
-			clear(sh.keys)
-			sh.meta, sh.vals = sh.meta[:0], sh.vals[:0]
-			sp.shards[i].used = 0
-			sp.shards[i].version++
+			sp.shards[i].clear()
 		}
 		sp.gen = 1
 	}
@@ -192,9 +188,14 @@ func (s *Store) Reset(p PartitionID) int {
 	return len(sp.ongoing)
 }
 
+// Clear empties p's tables outright, O(table slots), so that the rebuild or
+// snapshot load that follows inserts into clean tables.
 func (s *Store) Clear(p PartitionID) {
 	sp := s.part(p)
 	sp.resetProducers()
+	for i := range sp.shards {
+		sp.shards[i].clear()
+	}
 	sp.ongoing = sp.ongoing[:0]
 	sp.unrepl = sp.unrepl[:0]
 }
@@ -276,7 +277,7 @@ func (s *Store) OnHighWatermark(p PartitionID, hw int64) {
 	sp.unrepl = slices.DeleteFunc(sp.unrepl, func(t TxnInfo) bool { return t.LastOffset < hw })
 }
 
-// ExpireProducers is O(table slots of p); removed slots become tombstones.
+// ExpireProducers is O(used slots of p); removed slots become tombstones.
 func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
 	sp := s.part(p)
 	n := 0

@@ -53,8 +53,6 @@ type slotVal struct {
 	win        [NumBatchesToRetain]BatchMetadata
 }
 
-var freshVal = slotVal{lastTs: -1, txnFirst: -1, coordEpoch: -1, epoch: -1}
-
 func (v *slotVal) at(i int) *BatchMetadata {
 	j := int(v.head) + i
 	if j >= NumBatchesToRetain {
@@ -153,31 +151,56 @@ func (sh *shard) find(pid int64, gen uint32, h uint64) (int, bool) {
 	}
 }
 
+// maxReuseProbe bounds the probe run an insert accepts while stale slots or
+// tombstones lie on it: past it the shard is purged first, so that a barrier
+// or an expiration leaves no long chains behind for long.
+const maxReuseProbe = 16
+
 // insert claims a slot for a key known to be absent and returns its value
 // index; the caller fills vals[i]. It may rehash first, which bumps version.
 func (sh *shard) insert(pid int64, gen uint32, h uint64, seed uint64) int {
 	if (sh.used+1)*4 > len(sh.keys)*3 {
 		sh.rehash(gen, seed)
 	}
-	mask := uint64(len(sh.keys) - 1)
-	i := h & mask
-	for ; ; i = (i + 1) & mask {
-		g := sh.keys[i].gen
-		if g == genEmpty {
+	for {
+		mask := uint64(len(sh.keys) - 1)
+		i, reuse, probes := h&mask, -1, 0
+		for ; ; i = (i + 1) & mask {
+			g := sh.keys[i].gen
+			if g == genEmpty {
+				break
+			}
+			if g != gen && reuse < 0 { // stale or tombstone: reusable
+				reuse = int(i)
+			}
+			probes++
+		}
+		// The key is absent, so the whole run was probed: lookups of absent
+		// keys pay for it too. Purge a long run that holds dead slots.
+		if reuse >= 0 && probes > maxReuseProbe {
+			sh.rehash(gen, seed)
+			continue
+		}
+		if reuse >= 0 {
+			i = uint64(reuse)
+		} else {
 			sh.keys[i].val = uint32(len(sh.vals))
 			sh.meta = append(sh.meta, valMeta{}) // within capacity: rehash reserved 3/4 of the slots
 			sh.vals = append(sh.vals, slotVal{})
 			sh.used++
-			break
 		}
-		if g != gen { // stale or tombstone: reuse the slot and its value
-			break
-		}
+		k := &sh.keys[i]
+		k.pid, k.gen = pid, gen
+		sh.meta[k.val] = valMeta{pid: pid, gen: gen, slot: uint32(i)}
+		return int(k.val)
 	}
-	k := &sh.keys[i]
-	k.pid, k.gen = pid, gen
-	sh.meta[k.val] = valMeta{pid: pid, gen: gen, slot: uint32(i)}
-	return int(k.val)
+}
+
+// clear empties the shard, keeping its capacity. O(slots).
+func (sh *shard) clear() {
+	clear(sh.keys)
+	sh.meta, sh.vals, sh.used = sh.meta[:0], sh.vals[:0], 0
+	sh.version++
 }
 
 // rehash moves the live entries into a table whose load is at most 1/2 after
