@@ -136,3 +136,43 @@ func TestStoreSnapshotDoesNotAllocate(t *testing.T) {
 		}
 	})
 }
+
+// TestResetIsConstantTime checks structurally that a barrier touches no slot:
+// every shard keeps its keys, values and version, and yet no producer is left.
+func TestResetIsConstantTime(t *testing.T) {
+	s := NewStore(Options{})
+	populate(s, 0, 20000)
+	sp := s.part(0)
+	type shape struct {
+		used, version int
+		first         slotKey
+	}
+	var before [numShards]shape
+	for i := range sp.shards {
+		sh := &sp.shards[i]
+		before[i] = shape{sh.used, int(sh.version), sh.keys[0]}
+	}
+	s.Reset(0)
+	for i := range sp.shards {
+		sh := &sp.shards[i]
+		if (shape{sh.used, int(sh.version), sh.keys[0]}) != before[i] {
+			t.Fatalf("shard %d touched by Reset", i)
+		}
+	}
+	if s.ProducerCount(0) != 0 {
+		t.Fatal("producers left")
+	}
+	for range s.Producers(0) {
+		t.Fatal("Producers yields a stale entry")
+	}
+	if _, ok := s.Producer(0, 123); ok {
+		t.Fatal("stale entry found")
+	}
+	// The stale slots are reused: repopulating does not grow the tables.
+	populate(s, 0, 20000)
+	for i := range sp.shards {
+		if sp.shards[i].used > before[i].used {
+			t.Fatalf("shard %d grew from %d to %d used slots", i, before[i].used, sp.shards[i].used)
+		}
+	}
+}
