@@ -440,3 +440,64 @@ func repairCRCs(data []byte) []byte {
 		rest = r
 	}
 }
+
+// FuzzTables checks the two open-addressing tables against Go maps: the
+// origins table (insert, find, growth) and the salt snapshot (put, lookup,
+// the salted-clusters list), with keys drawn to collide in their hashes.
+func FuzzTables(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add(bytes.Repeat([]byte{0x80, 1, 0xff}, 100))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			data = data[:4096]
+		}
+		var ot originTable
+		ot.init(1 + int(len(data)%3)) // sizes 1, 2, 4: growth from the start
+		ref := map[int64]origin{}
+		saltRef := map[refOrigin]uint32{}
+		var ss []Salt
+		for i := 0; i+1 < len(data); i += 2 {
+			key := Compose(uint32(data[i]>>4), int64(data[i+1]))
+			if data[i]&1 == 1 {
+				key = -int64(data[i+1]) - 2 // a pass-through-like key
+			}
+			v := origin{pid: int64(i), cluster: uint32(data[i] & 7)}
+			j, found := ot.find(key)
+			if _, ok := ref[key]; ok != found {
+				t.Fatalf("find(%d) = %v, reference %v", key, found, ok)
+			}
+			if !found {
+				ot.insert(j, key, v)
+				ref[key] = v
+			}
+			c := fuzzClusters[int(data[i])%len(fuzzClusters)]
+			o := refOrigin{c, int64(data[i+1] % 32)}
+			saltRef[o] = uint32(i)
+			ss = append(ss, Salt{Cluster: c, PID: o.p, Salt: int64(i)})
+		}
+		if ot.n != len(ref) || 2*ot.n > len(ot.slots) && ot.n > 0 {
+			t.Fatalf("%d entries in %d slots, reference %d", ot.n, len(ot.slots), len(ref))
+		}
+		for k, v := range ref {
+			j, found := ot.find(k)
+			if !found || ot.slots[j].origin != v {
+				t.Fatalf("entry %d: %v %+v, want %+v", k, found, ot.slots[j].origin, v)
+			}
+		}
+		ps := &partSalts{m: map[saltKey]Salt{}}
+		for _, s := range ss {
+			ps.m[saltKey{s.Cluster, s.PID}] = s
+		}
+		ps.publish()
+		snap := ps.snap.Load()
+		for _, c := range fuzzClusters {
+			for p := range int64(32) {
+				got, ok := snap.lookup(c, p)
+				want, wok := saltRef[refOrigin{c, p}]
+				if ok != wok || got != want {
+					t.Fatalf("salt of (%x, %d) = %#x, %v; reference %#x, %v", c[:2], p, got, ok, want, wok)
+				}
+			}
+		}
+	})
+}
