@@ -3,6 +3,8 @@ package scenario
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -217,6 +219,47 @@ func FuzzScenario(f *testing.F) {
 						v.Detail, src)
 				}
 			}
+		}
+	})
+}
+
+// FuzzRun runs arbitrary scenario text, which may be hostile: whatever
+// parses must run without a panic, deterministically, under a strategy the
+// input picks; a run may end with an error (a mirror cycle, say) but never
+// hang or allocate beyond the limits of lang.go.
+func FuzzRun(f *testing.F) {
+	f.Add([]byte(fullScript), uint8(4))
+	catalog, _ := filepath.Glob("../scenarios/*.scn")
+	for i, file := range catalog {
+		if src, err := os.ReadFile(file); err == nil {
+			f.Add(src, uint8(i))
+		}
+	}
+	f.Add([]byte("cluster A\ncluster B\ntopic t\nmirror B from A\nmirror A from B\nproducer p on A\nsend p t/0\nsync\n"), uint8(0))
+	f.Add([]byte("cluster A replicas=3\ntopic t partitions=2\nproducer p on A transactional=x\nbegin p\nsend p t/1\nelect A t/1\nrestart A\ncommit p\n"), uint8(2))
+	f.Fuzz(func(t *testing.T, src []byte, st uint8) {
+		if len(src) > 2048 {
+			return
+		}
+		s, err := Parse("fuzz.scn", src)
+		if err != nil || len(s.Commands) > 60 {
+			return
+		}
+		strategy := StrategyNames[int(st)%len(StrategyNames)]
+		opts, err := Resolve(s, nil)
+		if err != nil {
+			t.Fatalf("parsed settings do not resolve: %v", err)
+		}
+		r1, err1 := RunStrategy(s, strategy, opts)
+		r2, err2 := RunStrategy(s, strategy, opts)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("errors differ: %v / %v", err1, err2)
+		}
+		var a, b bytes.Buffer
+		WriteJSON(&a, []Result{r1})
+		WriteJSON(&b, []Result{r2})
+		if a.String() != b.String() {
+			t.Fatalf("two runs differ:\n%s\n%s", a.String(), b.String())
 		}
 	})
 }

@@ -10,6 +10,11 @@ import (
 	"strings"
 )
 
+// ErrScenario reports a file that parses but asks the simulator for
+// something it cannot do (a mirror cycle); RunStrategy wraps it with
+// file:line.
+var ErrScenario = errors.New("scenario: cannot run")
+
 // ErrNotWired reports that no broker implementation is bound to the
 // simulator (see wire.go).
 var ErrNotWired = errors.New("scenario: no broker implementation wired")

@@ -595,6 +595,20 @@ func (w *world) mirror(dest, src *cluster, topic string) error {
 		if topic != "" && p.topic != topic {
 			continue
 		}
+		switch {
+		case p.state == stateMirroring && p.source == src:
+			continue // already mirroring src
+		case p.state == stateStopping || p.state == stateFailed:
+			return fmt.Errorf("%w: %s %s is %s: stop it before it mirrors again", ErrScenario, dest.name, p.key, p.state)
+		}
+		for x, hops := src.part(p.key), 0; x.source != nil && hops <= len(w.clusters); x, hops = x.source.part(p.key), hops+1 {
+			if x.state != stateMirroring && x.state != stateStopping {
+				break
+			}
+			if x.source == dest {
+				return fmt.Errorf("%w: %s from %s would close a mirror cycle on %s", ErrScenario, dest.name, src.name, p.key)
+			}
+		}
 		p.srcPos = 0
 		if sp := src.part(p.key); sp.stoppedFrom == dest {
 			div := sp.stopSrcPos
