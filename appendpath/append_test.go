@@ -408,3 +408,14 @@ func TestAppendClientRecordStructure(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestEmptyFetchIsNoop(t *testing.T) {
+	p := mustOpen(t, Config{State: Mirroring})
+	r, err := p.AppendMirrored(nil, srcA)
+	if err != nil || r.Batches != 0 || p.LogEndOffset() != 0 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if r, err := p.AppendReplica([]byte{}); err != nil || r.Batches != 0 {
+		t.Fatalf("%+v %v", r, err)
+	}
+}

@@ -339,7 +339,10 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		pos += len(b)
 	}
 	if n == 0 {
-		return Result{}, fail(k, 0, 0, ErrInvalidRecord)
+		if k == kindMirror || k == kindReplica {
+			return Result{FirstOffset: -1, LastOffset: -1}, nil // an empty fetch
+		}
+		return Result{}, ErrInvalidRecord
 	}
 	// 2. Roll before the append if it does not fit the active segment.
 	if p.log.needsRoll(len(src)) {
