@@ -196,3 +196,44 @@ func TestRegistryLoadLive(t *testing.T) {
 		t.Errorf("after Load: %d (salt %#x, %v)", after, salt, ok)
 	}
 }
+
+// A new leader loads the log and keeps appending to it: offsets continue and
+// a third leader sees the salts of both.
+func TestRegistryContinuesLog(t *testing.T) {
+	w := &flakyWriter{}
+	m1 := newTestMapper(NewRegistry(w, nil), 1)
+	mustMap(t, m1, clA, 1)
+	b1 := mustMap(t, m1, clB, 1)
+
+	reg2 := NewRegistry(w, nil)
+	if err := reg2.Load(bytes.Clone(w.buf)); err != nil {
+		t.Fatal(err)
+	}
+	m2 := newTestMapper(reg2, 2)
+	mustMap(t, m2, clA, 2)
+	b2 := mustMap(t, m2, clB, 2)
+	if reg2.NextOffset() != 2 {
+		t.Errorf("next offset %d, want 2", reg2.NextOffset())
+	}
+
+	reg3 := NewRegistry(nil, nil)
+	if err := reg3.Load(w.buf); err != nil {
+		t.Fatal(err)
+	}
+	var offs []int64
+	rd := codec.NewReader(w.buf, 0)
+	for {
+		b, _, err := rd.Next()
+		if err != nil {
+			break
+		}
+		offs = append(offs, b.BaseOffset())
+	}
+	if len(offs) != 2 || offs[0] != 0 || offs[1] != 1 {
+		t.Errorf("log offsets %v, want [0 1]", offs)
+	}
+	m3 := newTestMapper(reg3, 3)
+	if mustMap(t, m3, clB, 1) != b1 || mustMap(t, m3, clB, 2) != b2 {
+		t.Error("third leader maps B differently")
+	}
+}
