@@ -11,13 +11,23 @@
 //
 // The world is clusters of partitions, each partition a set of replicas. A
 // replica is one appendpath.Partition: the real log, producer-state manager
-// and PID strategy of the project, reached through the narrow replica
-// interface in world.go, so that the simulator has no second model of the
-// broker. What is not the broker lives here: the PID allocator of each
-// cluster, the transaction coordinator (transactional.id → PID and epoch,
-// InitProducerId fencing, markers), the group coordinator (KIP-447
-// TxnOffsetCommit checks), clients and zombies, mirror and replica fetchers,
-// and the oracle.
+// (psm) and PID strategy and mapper (pid) of the project, reached through the
+// narrow replica interface of replica.go and bound in wire.go, so that the
+// simulator has no second model of the broker. Batches are built and read
+// with codec. Each replica keeps its log in files of its own in-memory file
+// system: a restart, or a leadership change, reopens it and it recovers
+// producer state from its snapshot and log, with an empty origins table, in
+// the mirror state the controller holds for the partition.
+//
+// What is not the broker lives here: the PID allocator of each cluster
+// (blocks of 1000 from pid-start), the transaction coordinator
+// (transactional.id → PID and epoch; InitProducerId bumps the epoch, aborts
+// an open transaction with markers and rotates an exhausted epoch to a new
+// PID; KIP-890 verification), the group coordinator (KIP-447
+// TxnOffsetCommit checks), clients and zombies, mirror fetchers (whole
+// batches below the source's high watermark, at most fetch-bytes per chunk,
+// fan-in and failback), replica fetchers and leader elections (followers
+// truncate to their divergence point), and the oracle (oracle.go).
 //
 // # Knowing the true producer
 //
@@ -30,6 +40,7 @@
 //
 // # Determinism
 //
-// Nothing depends on wall-clock time, map order or randomness: a file and its
-// options give the same output on every run.
+// Nothing depends on wall-clock time, map order or randomness (the broker
+// clock is fixed, salts come from a seeded source): a file and its options
+// give the same output on every run.
 package scenario

@@ -1,10 +1,13 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/pid"
 )
 
 // runWorld executes a file step by step and returns the world for
@@ -129,6 +132,31 @@ func TestReadCommittedView(t *testing.T) {
 		}
 		if len(p.pairs) != 0 {
 			t.Errorf("%s: decided pairs kept: %v", st, p.pairs)
+		}
+	}
+}
+
+func TestMirrorCycleIsAFileError(t *testing.T) {
+	s, err := Parse("cycle.scn", []byte("cluster A\ncluster B\ntopic t\nmirror B from A\nmirror A from B\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(s, map[string]string{"strategy": "verbatim"})
+	if !errors.Is(err, ErrScenario) || !strings.HasPrefix(err.Error(), "cycle.scn:5: mirror: ") {
+		t.Fatalf("err = %v, want cycle.scn:5 and ErrScenario", err)
+	}
+}
+
+// TestStrategyNamesMatchPID: the names are spelled as package pid spells
+// them (one name per strategy everywhere).
+func TestStrategyNamesMatchPID(t *testing.T) {
+	all := pid.Strategies()
+	if len(all) != len(StrategyNames) {
+		t.Fatalf("pid has %d strategies, scenario %d", len(all), len(StrategyNames))
+	}
+	for i, st := range all {
+		if st.String() != StrategyNames[i] {
+			t.Errorf("strategy %d: pid %q, scenario %q", i, st, StrategyNames[i])
 		}
 	}
 }
