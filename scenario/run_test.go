@@ -1,0 +1,49 @@
+package scenario
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestWriteText(t *testing.T) {
+	opts := DefaultOptions()
+	results := []Result{
+		{File: "x.scn", Strategy: "verbatim", Options: opts.For("verbatim"),
+			Violations: []Violation{{Code: "M4", Step: 12}, {Code: "ERR", Step: 9}, {Code: "M4", Step: 14}},
+			Expectations: []ExpectResult{{Line: 20, Want: []string{"M4"}, Got: []string{"M4", "ERR"}}}},
+		{File: "x.scn", Strategy: "barrier", Options: opts.For("barrier"),
+			Expectations: []ExpectResult{{Line: 21, Want: []string{"ok"}, Got: []string{}, Held: true}}},
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, results); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"x.scn  options: barrier-apply=exact stop-variant=abort has-producer-id=not-minus-one txn-verification=on",
+		"strategy  M4  ERR  expect",
+		"verbatim  12  9    FAILED line 20: want M4, got M4,ERR",
+		"barrier   -   -    held: ok",
+	}
+	got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestResolveOrder(t *testing.T) {
+	s, err := Parse("o.scn", []byte("set crc-fix=patch stop-variant=truncate\nset crc-fix=full\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Resolve(s, map[string]string{"stop-variant": "abort", "strategy": "bitfield"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Get("crc-fix") != "full" || o.Get("stop-variant") != "abort" || len(o.Strategies()) != 1 {
+		t.Errorf("resolved %v %v", o.For("bitfield"), o.Strategies())
+	}
+	if _, err := Resolve(s, map[string]string{"fold": "rot13"}); err == nil {
+		t.Error("bad flag value accepted")
+	}
+}
