@@ -10,7 +10,7 @@ func TestWriteText(t *testing.T) {
 	opts := DefaultOptions()
 	results := []Result{
 		{File: "x.scn", Strategy: "verbatim", Options: opts.For("verbatim"),
-			Violations: []Violation{{Code: "M4", Step: 12}, {Code: "ERR", Step: 9}, {Code: "M4", Step: 14}},
+			Violations:   []Violation{{Code: "M4", Step: 12}, {Code: "ERR", Step: 9}, {Code: "M4", Step: 14}},
 			Expectations: []ExpectResult{{Line: 20, Want: []string{"M4"}, Got: []string{"M4", "ERR"}}}},
 		{File: "x.scn", Strategy: "barrier", Options: opts.For("barrier"),
 			Expectations: []ExpectResult{{Line: 21, Want: []string{"ok"}, Got: []string{}, Held: true}}},
