@@ -183,6 +183,11 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of -benchtime %s, -bench '%s'",
 		mode, c.count, c.benchtime, strings.Join(c.patterns, "' then '")))
 	rep.Env = append(rep.Env, fmt.Sprintf("%s/%s, %d CPUs, toolchain %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion(c.root)))
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil { // Linux: say how busy the machine was
+		if f := strings.Fields(string(la)); len(f) >= 3 {
+			rep.Env = append(rep.Env, fmt.Sprintf("load average at start %s %s %s (1, 5, 15 min): wall-clock figures are only as steady as this allows", f[0], f[1], f[2]))
+		}
+	}
 
 	// 1. Scenario catalog.
 	if c.noScenarios {
