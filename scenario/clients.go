@@ -1,0 +1,293 @@
+package scenario
+
+// Clients: producers and zombies, and the transaction and group coordinator
+// requests they make (InitProducerId, AddPartitionsToTxn, EndTxn,
+// TxnOffsetCommit, KIP-890 verification), on top of coord.go.
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+func (w *world) newProducer(c *Command) error {
+	cl := w.byName[c.Args[1]]
+	pr := &client{name: c.Args[0], c: cl, txnID: argStr(c, "transactional"), seq: map[*partition]int32{},
+		txnParts: map[*partition]bool{}}
+	w.clients[pr.name] = pr
+	pid, forcePID := argInt64(c, "pid")
+	epoch, forceEpoch := argInt64(c, "epoch")
+	if !forcePID {
+		pid = -1
+	}
+	if !forceEpoch {
+		epoch = -1
+	}
+	w.initProducer(pr, pid, int16(epoch), true)
+	return nil
+}
+
+// initProducer is InitProducerId (kafka-reference.md §5.2). forcedPID ≥ 0 or
+// forcedEpoch ≥ 0 replace what the coordinator would hand out (raw edge
+// cases); -1 means not forced. A forced PID may be any int64 except -1.
+func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, first bool) {
+	cl := pr.c
+	pr.seq = map[*partition]int32{}
+	pr.inTxn, pr.txnParts, pr.fatal = false, map[*partition]bool{}, false
+	if cl.failed {
+		// The client has no PID; it retries InitProducerId before its next
+		// request (ready).
+		w.or.clientError(pr.name, cl, nil, errCoordinatorNA)
+		pr.pid, pr.epoch, pr.needInit = -1, -1, true
+		pr.forcedPID, pr.forcedEpoch = forcedPID, forcedEpoch
+		return
+	}
+	pr.needInit = false
+	if pr.txnID == "" {
+		pr.pid, pr.epoch = cl.pids.take(), 0
+		if first && forcedPID != -1 {
+			pr.pid = forcedPID
+		}
+		if first && forcedEpoch >= 0 {
+			pr.epoch = forcedEpoch
+		}
+		return
+	}
+	t := cl.txn.ids[pr.txnID]
+	switch {
+	case t == nil:
+		t = &txnState{id: pr.txnID, pid: cl.pids.take()}
+		cl.txn.ids[pr.txnID] = t
+		cl.txn.order = append(cl.txn.order, t)
+	case epochExhausted(t.epoch):
+		w.abortOpen(cl, t, t.epoch)
+		t.pid, t.epoch = cl.pids.take(), 0
+	default:
+		t.epoch++
+		w.abortOpen(cl, t, t.epoch)
+	}
+	if first && forcedPID != -1 {
+		t.pid = forcedPID
+	}
+	if first && forcedEpoch >= 0 {
+		t.epoch = forcedEpoch
+	}
+	pr.pid, pr.epoch = t.pid, t.epoch
+}
+
+// abortOpen aborts t's open transaction with markers at epoch (the fence of
+// InitProducerId).
+func (w *world) abortOpen(cl *cluster, t *txnState, epoch int16) {
+	if t.open {
+		w.writeMarkers(cl, t, epoch, true, t.producer)
+	}
+}
+
+// writeMarkers appends one COMMIT or ABORT marker per partition of t's
+// transaction, COORDINATOR origin, and closes the transaction.
+func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, who string) {
+	for _, p := range t.parts {
+		ts := w.tick()
+		w.markers[ts] = markerTruth{producer: t.producer, serial: t.serial, abort: abort}
+		b := codec.AppendEndTxnMarker(nil, t.pid, epoch, cl.txn.coordEpoch, abort, ts)
+		if cl.failed {
+			w.or.clientError(who, cl, p, errCoordinatorNA)
+			continue
+		}
+		if _, err := p.lead().AppendCoordinator(b); err != nil {
+			w.or.clientError(who, cl, p, errorName(err))
+			continue
+		}
+		p.advanceHW()
+	}
+	t.open, t.parts = false, nil
+}
+
+func (w *world) newZombie(name string, of *client) {
+	z := &client{name: name, c: of.c, txnID: of.txnID, pid: of.pid, epoch: of.epoch, seq: map[*partition]int32{},
+		inTxn: of.inTxn, txnParts: map[*partition]bool{}, txnSerial: of.txnSerial}
+	for p, s := range of.seq {
+		z.seq[p] = s
+	}
+	for p := range of.txnParts {
+		z.txnParts[p] = true
+	}
+	w.clients[name] = z
+}
+
+func (w *world) begin(pr *client) {
+	if !w.ready(pr) {
+		return
+	}
+	if pr.fatal {
+		w.or.clientError(pr.name, pr.c, nil, errProducerFenced)
+		return
+	}
+	if pr.inTxn {
+		w.or.clientError(pr.name, pr.c, nil, errInvalidTxnState)
+		return
+	}
+	pr.inTxn = true
+	pr.txnParts = map[*partition]bool{}
+	pr.txnSerial++
+}
+
+// coordinatorCheck is the coordinator's pid/epoch check of AddPartitionsToTxn
+// and EndTxn.
+func (w *world) coordinatorCheck(pr *client) (*txnState, string) {
+	if pr.c.failed {
+		return nil, errCoordinatorNA
+	}
+	t := pr.c.txn.ids[pr.txnID]
+	switch {
+	case t == nil || t.pid != pr.pid:
+		return nil, errPIDMapping
+	case t.epoch != pr.epoch:
+		return nil, errProducerFenced
+	}
+	return t, ""
+}
+
+func (w *world) endTxn(pr *client, abort bool) {
+	if !w.ready(pr) {
+		return
+	}
+	if !pr.inTxn {
+		w.or.clientError(pr.name, pr.c, nil, errInvalidTxnState)
+		return
+	}
+	t, e := w.coordinatorCheck(pr)
+	if e != "" {
+		w.or.clientError(pr.name, pr.c, nil, e)
+		pr.inTxn = false
+		return
+	}
+	pr.inTxn = false
+	if !t.open { // nothing was added: EndTxn on an empty transaction writes no marker
+		return
+	}
+	w.writeMarkers(pr.c, t, t.epoch, abort, pr.name)
+}
+
+func (w *world) offsets(c *Command) {
+	pr, g := w.clients[c.Args[0]], w.groups[c.Args[1]]
+	member := c.Args[2]
+	if member == "-" {
+		member = ""
+	}
+	gen := int32(-1)
+	if known, ok := g.members[member]; ok {
+		gen = known
+	}
+	if v, ok := c.Get("generation"); ok {
+		n, _ := strconv.ParseInt(v, 10, 32)
+		gen = int32(n)
+	}
+	if !pr.inTxn {
+		w.or.clientError(pr.name, g.c, nil, errInvalidTxnState)
+		return
+	}
+	if g.c.failed {
+		w.or.clientError(pr.name, g.c, nil, errCoordinatorNA)
+		return
+	}
+	e := g.checkTxnOffsetCommit(member, argStr(c, "instance"), gen)
+	if e == "" {
+		if t, ce := w.coordinatorCheck(pr); ce != "" {
+			e = errInvalidProducerEpoch // the offsets write is fenced at the __consumer_offsets leader
+		} else if !t.open {
+			t.open, t.producer, t.serial = true, pr.name, pr.txnSerial
+		}
+	}
+	if e == "" {
+		return
+	}
+	w.or.clientError(pr.name, g.c, nil, e)
+	switch e {
+	case errIllegalGeneration, errUnknownMemberID, errFencedInstanceID:
+		w.endTxn(pr, true) // CommitFailedException is abortable: the application aborts
+	default:
+		pr.fatal = true
+	}
+}
+
+// send is one produce request of one batch.
+func (w *world) send(c *Command) error {
+	pr := w.clients[c.Args[0]]
+	p := pr.c.part(c.Args[1])
+	if !w.ready(pr) {
+		return nil
+	}
+	if pr.fatal { // ProducerFencedException is fatal: the client refuses to send
+		w.or.clientError(pr.name, pr.c, p, errProducerFenced)
+		return nil
+	}
+	if pr.c.failed {
+		w.or.clientError(pr.name, pr.c, p, errNetwork)
+		return nil
+	}
+	if pr.inTxn && !pr.txnParts[p] { // AddPartitionsToTxn
+		t, e := w.coordinatorCheck(pr)
+		if e != "" {
+			w.or.clientError(pr.name, pr.c, p, e)
+			return nil
+		}
+		if !t.open {
+			t.open, t.producer, t.serial = true, pr.name, pr.txnSerial
+		}
+		if !t.has(p) {
+			t.parts = append(t.parts, p)
+		}
+		pr.txnParts[p] = true
+	} else if pr.inTxn && w.opts.Get("txn-verification") == "on" && !openOn(p.lead(), pr.pid) {
+		// KIP-890 verification (kafka-reference.md §3.5): the partition has
+		// no transaction open for this PID, so the leader asks the
+		// coordinator whether the partition belongs to the producer's
+		// transaction at this epoch.
+		if _, e := w.coordinatorCheck(pr); e != "" {
+			w.or.clientError(pr.name, pr.c, p, e)
+			return nil
+		}
+	}
+	d := dataBatch{pid: pr.pid, epoch: pr.epoch, seq: pr.seq[p], records: argInt(c, "records", 1),
+		bytes: argInt(c, "bytes", 16), txn: pr.inTxn, producer: pr.name, txnSerial: pr.txnSerial, ts: w.tick()}
+	if pr.pid == -1 {
+		d.seq, d.epoch = -1, -1
+	}
+	if v, ok := c.Get("seq"); ok {
+		n, _ := strconv.ParseInt(v, 10, 32)
+		d.seq = int32(n)
+	}
+	if v, ok := c.Get("epoch"); ok {
+		n, _ := strconv.ParseInt(v, 10, 16)
+		d.epoch = int16(n)
+	}
+	b, err := d.build()
+	if err != nil {
+		return fmt.Errorf("build batch: %w", err)
+	}
+	leo := p.lead().LogEndOffset()
+	p.localPIDs[d.pid] = true // I6 is about the PIDs that meet, appended or not
+	res, err := p.lead().AppendClient(b)
+	if err != nil {
+		w.or.clientError(pr.name, pr.c, p, errorName(err))
+		return nil
+	}
+	p.advanceHW()
+	if d.seq >= 0 {
+		pr.seq[p] = codec.IncrementSequence(d.seq, int32(d.records))
+	}
+	w.or.checkAck(pr, p, d, res, leo)
+	return nil
+}
+
+// openOn reports whether r's producer state has a transaction open for pid.
+func openOn(r replica, pid int64) bool {
+	for _, e := range r.Producers() {
+		if e.PID == pid {
+			return e.TxnFirstOffset >= 0
+		}
+	}
+	return false
+}

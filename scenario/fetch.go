@@ -1,0 +1,306 @@
+package scenario
+
+// Mirroring and replication: mirror and replica fetchers, STOPPING, restarts
+// and leader elections.
+
+import (
+	"fmt"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+// mirror makes dest's partitions (of topic, or all) start MIRRORING from src.
+// Failback (src stopped mirroring from dest): dest truncates to the divergence
+// point, the dest offset where src's mirroring left off, and fetches src from
+// the offset src had reached then (mirroring.md §5). Otherwise dest fetches
+// src from its start and appends after what it holds (fan-in).
+func (w *world) mirror(dest, src *cluster, topic string) error {
+	for _, p := range dest.parts {
+		if topic != "" && p.topic != topic {
+			continue
+		}
+		switch {
+		case p.state == stateMirroring && p.source == src:
+			continue // already mirroring src
+		case p.state == stateStopping || p.state == stateFailed:
+			return fmt.Errorf("%w: %s %s is %s: stop it before it mirrors again", ErrScenario, dest.name, p.key, p.state)
+		}
+		for x, hops := src.part(p.key), 0; x.source != nil && hops <= len(w.clusters); x, hops = x.source.part(p.key), hops+1 {
+			if x.state != stateMirroring && x.state != stateStopping {
+				break
+			}
+			if x.source == dest {
+				return fmt.Errorf("%w: %s from %s would close a mirror cycle on %s", ErrScenario, dest.name, src.name, p.key)
+			}
+		}
+		p.srcPos = 0
+		if sp := src.part(p.key); sp.stoppedFrom == dest {
+			div := sp.stopSrcPos
+			p.srcPos = sp.mirroredEnd
+			if div < p.lead().LogEndOffset() {
+				w.or.truncated(p, div)
+				for _, r := range p.reps {
+					if err := r.Truncate(div); err != nil {
+						return fmt.Errorf("truncate %s %s: %w", dest.name, p.key, err)
+					}
+				}
+				w.or.rescan(p)
+			}
+		}
+		for _, r := range p.reps {
+			if err := r.StartMirroring(); err != nil {
+				return fmt.Errorf("start mirroring %s %s: %w", dest.name, p.key, err)
+			}
+		}
+		p.state, p.source, p.stoppedFrom = stateMirroring, src, nil
+		p.pairs = map[int64]int64{}
+		p.advanceHW()
+	}
+	return nil
+}
+
+// maxSyncRounds bounds the fetch loop of one sync (each round moves at least
+// one batch).
+const maxSyncRounds = 1 << 20
+
+// sync runs replica fetchers everywhere and the mirror fetchers of dest (all
+// when nil) until nothing moves.
+func (w *world) sync(dest *cluster) error {
+	for round := 0; round < maxSyncRounds; round++ {
+		moved := false
+		for _, cl := range w.clusters {
+			if cl.failed {
+				continue
+			}
+			for _, p := range cl.parts {
+				m, err := w.replicaFetch(p)
+				if err != nil {
+					return err
+				}
+				moved = moved || m
+				if (dest == nil || dest == cl) && p.state == stateMirroring && !p.source.failed {
+					m, err := w.mirrorFetch(p)
+					if err != nil {
+						return err
+					}
+					moved = moved || m
+				}
+			}
+		}
+		if !moved {
+			w.or.checkReplicasAgree()
+			return nil
+		}
+	}
+	return fmt.Errorf("sync did not converge in %d rounds", maxSyncRounds)
+}
+
+// batchesFrom returns every batch of r's log from offset on (test-sized logs).
+func batchesFrom(r replica, offset int64) []codec.Batch {
+	var out []codec.Batch
+	for off := offset; off < r.LogEndOffset(); {
+		chunk, err := r.Read(off, 1<<20)
+		if err != nil || len(chunk) == 0 {
+			break
+		}
+		next := off
+		eachBatch(chunk, func(b codec.Batch) {
+			if b.LastOffset() >= off {
+				out = append(out, b)
+				next = b.NextOffset()
+			}
+		})
+		if next <= off {
+			break
+		}
+		off = next
+	}
+	return out
+}
+
+// divergence is the first offset at which follower's log differs from
+// leader's (Kafka finds it through leader epochs; the simulator compares the
+// bytes), or follower's log end when it is a prefix of leader's.
+func divergence(leader, follower replica) int64 {
+	lb, fb := batchesFrom(leader, 0), batchesFrom(follower, 0)
+	for i, b := range fb {
+		if i >= len(lb) || string(lb[i]) != string(b) {
+			return b.BaseOffset()
+		}
+	}
+	return follower.LogEndOffset()
+}
+
+// reconcileFollowers truncates every follower to its divergence point from
+// the leader, after the leader's log was cut or rewritten (STOPPING's
+// truncate variant, a leader change).
+func (w *world) reconcileFollowers(p *partition) error {
+	for i, r := range p.reps {
+		if i == p.leader {
+			continue
+		}
+		if d := divergence(p.lead(), r); d < r.LogEndOffset() {
+			if err := r.Truncate(d); err != nil {
+				return fmt.Errorf("truncate follower %d of %s %s: %w", i, p.c.name, p.key, err)
+			}
+		}
+	}
+	return nil
+}
+
+// replicaFetch moves one fetch chunk to each follower that is behind.
+func (w *world) replicaFetch(p *partition) (bool, error) {
+	moved := false
+	lead := p.lead()
+	for i, r := range p.reps {
+		if i == p.leader || r.LogEndOffset() >= lead.LogEndOffset() {
+			continue
+		}
+		data, err := lead.Read(r.LogEndOffset(), p.c.fetchBytes)
+		if err != nil || len(data) == 0 {
+			return moved, fmt.Errorf("replica fetch %s %s: %v", p.c.name, p.key, err)
+		}
+		if _, err := r.AppendReplica(data); err != nil {
+			return moved, fmt.Errorf("replica append %s %s: %w", p.c.name, p.key, err)
+		}
+		moved = true
+	}
+	before := lead.HighWatermark()
+	p.advanceHW()
+	return moved || lead.HighWatermark() != before, nil
+}
+
+// mirrorFetch moves one chunk (at most the destination's fetch-bytes, whole
+// batches below the source's high watermark) from the source leader.
+func (w *world) mirrorFetch(p *partition) (bool, error) {
+	sp := p.source.part(p.key)
+	src := sp.lead()
+	from, hw := p.srcPos, src.HighWatermark()
+	if from >= hw {
+		return false, nil
+	}
+	data, err := src.Read(from, p.c.fetchBytes)
+	if err != nil {
+		return false, fmt.Errorf("mirror fetch %s %s from %s: %w", p.c.name, p.key, p.source.name, err)
+	}
+	n, done := 0, false
+	eachBatch(data, func(b codec.Batch) {
+		if done || b.LastOffset() >= hw {
+			done = true
+			return
+		}
+		n += b.Size()
+	})
+	data = data[:n]
+	if len(data) == 0 {
+		return false, nil
+	}
+	res, err := p.lead().AppendMirrored(data, p.source.id)
+	if err != nil {
+		if st := p.lead().State(); st == stateFailed {
+			p.state = stateFailed
+			w.or.report("FAIL", p, fmt.Sprintf("mirror partition FAILED: %s", errorName(err)))
+			return false, nil
+		}
+		return false, fmt.Errorf("mirrored append %s %s: %w", p.c.name, p.key, err)
+	}
+	eachBatch(data, func(b codec.Batch) { p.srcPos = b.NextOffset() })
+	w.or.mirrored(p, data, res.FirstOffset)
+	p.advanceHW()
+	return true, nil
+}
+
+// stop runs one STOPPING attempt on every mirrored partition of dest (of
+// topic, or all).
+func (w *world) stop(dest *cluster, topic, variant string) error {
+	if dest.failed {
+		return nil
+	}
+	for _, p := range dest.parts {
+		if topic != "" && p.topic != topic {
+			continue
+		}
+		if p.state != stateMirroring && p.state != stateStopping && p.state != stateFailed {
+			continue
+		}
+		if p.state != stateStopping { // the first attempt: remember where mirroring left off
+			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
+		}
+		req := stopRequest{Variant: variant}
+		for i := range dest.faults {
+			if dest.faults[i].times > 0 {
+				req.FailAt = dest.faults[i].at
+				dest.faults[i].times--
+				break
+			}
+		}
+		lso := p.lead().LastStableOffset()
+		err := p.lead().Stop(req)
+		p.state = p.lead().State()
+		if variant == "truncate" && lso < p.mirroredEnd {
+			// The truncate variant cut the mirrored prefix back to the LSO:
+			// that is where the two sides now diverge.
+			p.stopSrcPos = max(0, p.stopSrcPos-(p.mirroredEnd-lso))
+			p.mirroredEnd = lso
+		}
+		if err == nil && p.state != stateStopped {
+			return fmt.Errorf("stop %s %s: state %s after success", dest.name, p.key, p.state)
+		}
+		if p.state == stateStopped {
+			p.source = nil
+			p.stopEnd = p.lead().LogEndOffset()
+		}
+		if err := w.reconcileFollowers(p); err != nil {
+			return err
+		}
+		p.advanceHW()
+		w.or.rescan(p)
+	}
+	return nil
+}
+
+// restart rebuilds every replica of cl from its log.
+func (w *world) restart(cl *cluster) error {
+	for _, p := range cl.parts {
+		for _, r := range p.reps {
+			if err := r.Restart(); err != nil {
+				return fmt.Errorf("restart %s %s: %w", cl.name, p.key, err)
+			}
+		}
+		w.or.rescan(p)
+	}
+	return nil
+}
+
+// elect moves leadership to the next replica at a new leader epoch; the new
+// leader reopens from its log in the partition's mirror state, and followers
+// truncate to their divergence point from it. A STOPPED partition whose new
+// leader lacks part of the STOPPING output (closing markers, barrier: not yet
+// replicated) runs STOPPING again, since it must never be writable without
+// its barrier; its log cannot hold local writes yet, as they come after.
+func (w *world) elect(p *partition) error {
+	p.leader = (p.leader + 1) % len(p.reps)
+	p.leaderEpoch++
+	lead := p.lead()
+	rerun := p.state == stateStopped && lead.LogEndOffset() < p.stopEnd
+	state := p.state
+	if rerun {
+		state = stateMirroring
+	}
+	if err := lead.BecomeLeader(p.leaderEpoch, state); err != nil {
+		return err
+	}
+	if rerun {
+		if err := lead.Stop(stopRequest{Variant: w.opts.Get("stop-variant")}); err != nil {
+			p.state = lead.State()
+		} else {
+			p.stopEnd = lead.LogEndOffset()
+		}
+	}
+	if err := w.reconcileFollowers(p); err != nil {
+		return err
+	}
+	p.advanceHW()
+	w.or.rescan(p)
+	return nil
+}
