@@ -105,9 +105,16 @@ func (g gateRun) do(ctx context.Context, stderr io.Writer) (*benchgate.Result, e
 		}
 		start := time.Now()
 		fmt.Fprintf(stderr, "bench: building %s test binaries (%s)\n", trees[s].Label, strings.Join(g.patterns, " "))
-		bins[s], err = trees[s].BuildTests(ctx, g.patterns, filepath.Join(tmp, label))
+		var broken map[string]error
+		bins[s], broken, err = trees[s].BuildTests(ctx, g.patterns, filepath.Join(tmp, label))
 		if err != nil {
 			return nil, err
+		}
+		for pkg, e := range broken {
+			if benchgate.Side(s) == benchgate.Head {
+				return nil, e // a head that does not build fails the gate
+			}
+			fmt.Fprintf(stderr, "bench: %s does not build in base, not compared: %v\n", pkg, e)
 		}
 		fmt.Fprintf(stderr, "bench: built %d %s binaries in %s\n", len(bins[s]), label, time.Since(start).Round(time.Millisecond))
 	}

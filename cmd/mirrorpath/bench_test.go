@@ -81,7 +81,8 @@ func TestBenchGateAAandInjectedSlowdown(t *testing.T) {
 	// noise of a shared 2-core machine hides: a 2x slowdown was measured at
 	// ±120% noise under load average 17, p=0.075) and allocates once per op.
 	// The working tree is left at "fast".
-	dir := gateModule(t, revision{"slow", workBody("20000", true)}, revision{"fast", workBody("2000", false)})
+	dir := gateModule(t, revision{"slow", workBody("20000", true)}, revision{"broken", "func work() uint64 { return undefined }\n"},
+		revision{"fast", workBody("2000", false)})
 	gate := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
 		args = append([]string{"bench", "--repo", dir, "--bench", "Work", "--count", "10", "--benchtime", "20ms"}, args...)
@@ -114,6 +115,12 @@ func TestBenchGateAAandInjectedSlowdown(t *testing.T) {
 		if code != 1 || !strings.Contains(stdout, "gate: FAIL (2 of 3 rows)") ||
 			!strings.Contains(stdout, "slower (p=") || !strings.Contains(stdout, "allocs/op rose from 0 to 1") {
 			t.Fatalf("injected slowdown and allocation: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+	})
+	t.Run("head does not build", func(t *testing.T) {
+		code, stdout, stderr := gate("--base", "fast", "--head", "broken")
+		if code != 1 || !strings.Contains(stderr, "go test -c example.com/gatetest") || !strings.Contains(stderr, "undefined") {
+			t.Fatalf("broken head: exit %d\n%s\n%s", code, stdout, stderr)
 		}
 	})
 	// Every worktree was removed.

@@ -313,7 +313,12 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 				continue
 			}
 		}
-		b, err := tree.BuildTests(ctx, []string{pkg}, filepath.Join(binDir, strconv.Itoa(i)))
+		b, broken, err := tree.BuildTests(ctx, []string{pkg}, filepath.Join(binDir, strconv.Itoa(i)))
+		for _, e := range broken {
+			if err == nil {
+				err = e
+			}
+		}
 		switch {
 		case err != nil:
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: does not build, its benchmarks are missing: %s", pkg, firstLines(err.Error(), 3)))

@@ -88,29 +88,33 @@ type Binary struct {
 
 // BuildTests compiles a test binary for every package matched by patterns
 // (go list syntax, relative to the tree's module) that has test files, into
-// binDir. Packages without tests are skipped.
-func (t *Tree) BuildTests(ctx context.Context, patterns []string, binDir string) ([]Binary, error) {
+// binDir. Packages without tests are skipped. A package that does not
+// compile does not stop the others: it is returned in broken with go's
+// message (each matching ErrBuild). err is set only when the packages
+// cannot be listed.
+func (t *Tree) BuildTests(ctx context.Context, patterns []string, binDir string) (bins []Binary, broken map[string]error, err error) {
 	args := append([]string{"list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}"}, patterns...)
 	out, err := goOut(ctx, t.ModDir, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: go list: %v", ErrBuild, t.Label, err)
+		return nil, nil, fmt.Errorf("%w: %s: go list: %v", ErrBuild, t.Label, err)
 	}
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var bins []Binary
-	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+	broken = map[string]error{}
+	for i, line := range strings.Split(out, "\n") {
 		f := strings.Split(line, "\t")
 		if len(f) != 4 || (f[2] == "0" && f[3] == "0") {
 			continue
 		}
 		b := Binary{ImportPath: f[0], Dir: f[1], Path: filepath.Join(binDir, fmt.Sprintf("%03d.test", i))}
 		if _, err := goOut(ctx, t.ModDir, "test", "-c", "-o", b.Path, b.ImportPath); err != nil {
-			return nil, fmt.Errorf("%w: %s: go test -c %s: %v", ErrBuild, t.Label, b.ImportPath, err)
+			broken[b.ImportPath] = fmt.Errorf("%w: %s: go test -c %s: %v", ErrBuild, t.Label, b.ImportPath, err)
+			continue
 		}
 		bins = append(bins, b)
 	}
-	return bins, nil
+	return bins, broken, nil
 }
 
 // RunConfig says what every interleaved round runs.
