@@ -195,9 +195,18 @@ func (f *Figures) markdown(ew *errWriter) {
 			n = t.N
 		}
 		ew.printf("| %s | %s | %s | %s | %s | %s | %d |\n", shortPkg(k.Pkg), k.label(),
-			get(secPerOp, benchunit.Decimal, "s"), get("B/s", benchunit.Binary, "B/s"),
+			get(secPerOp, benchunit.Decimal, "s"), mbps(s),
 			get("B/op", benchunit.Binary, "B"), get("allocs/op", benchunit.Decimal, ""), n)
 	}
+}
+
+// mbps renders throughput as go test prints it (decimal MB/s, as the charts).
+func mbps(s map[string]Stat) string {
+	v, ok := s["B/s"]
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f MB/s", v.Median/1e6)
 }
 
 func (k Key) label() string { return k.Full }

@@ -269,7 +269,7 @@ func TestReportMarkdownAndText(t *testing.T) {
 		"# mirrorpath run 2026-01-02", "## Notes", "- pid: no benchmarks", "| file | verbatim | negate | barrier |",
 		"| 05.scn | - | ERR+LAT ✗ | - |", "### Append time per batch: strategy / asis", "| negate · patch · producers=1 | 1.14 | 1.06 |",
 		"| store/model | 0.25 | 0.25 | 0.33 |", "![Append throughput](append-throughput.svg)", "[bench.txt](bench.txt)",
-		"| appendpath | Append/strategy=asis/crc=none/batch=1KiB/producers=1000 | 170.0ns | 5.610GiB/s | 0 | 0 | 3 |",
+		"| appendpath | Append/strategy=asis/crc=none/batch=1KiB/producers=1000 | 170.0ns | 6024 MB/s | 0 | 0 | 3 |",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report.md lacks %q", want)
