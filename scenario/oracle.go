@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
 )
 
 // Violation is one oracle finding: each (code, cluster, partition) is
@@ -173,6 +174,17 @@ func (o *oracle) rescan(p *partition) {
 	}
 }
 
+// describePID decodes a bit-field PID (pid.Unbitfield) for a finding's detail.
+func describePID(strategy string, p int64) string {
+	if strategy != "bitfield" {
+		return ""
+	}
+	if region, low, ok := pid.Unbitfield(p); ok {
+		return fmt.Sprintf(" (region %#08x, source PID low bits %d)", region, low)
+	}
+	return ""
+}
+
 func rewriting(strategy string) bool {
 	return strategy == "negate" || strategy == "negate-skip" || strategy == "bitfield"
 }
@@ -208,8 +220,8 @@ func (o *oracle) mirrored(p *partition, src []byte, first int64) {
 			o.report("I5", p, fmt.Sprintf("PID %d of %s maps to -1", sp, from))
 		}
 		if prev, ok := p.mirroredPIDs[dp]; ok && prev != (pidOrigin{from, sp}) {
-			o.report("I5", p, fmt.Sprintf("PID %d of %s and PID %d of %s both map to %d", prev.pid, prev.cluster,
-				sp, from, dp))
+			o.report("I5", p, fmt.Sprintf("PID %d of %s and PID %d of %s both map to %d%s", prev.pid, prev.cluster,
+				sp, from, dp, describePID(o.w.strategy, dp)))
 		}
 		p.mirroredPIDs[dp] = pidOrigin{from, sp}
 	})
