@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"bytes"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -45,5 +47,46 @@ func TestResolveOrder(t *testing.T) {
 	}
 	if _, err := Resolve(s, map[string]string{"fold": "rot13"}); err == nil {
 		t.Error("bad flag value accepted")
+	}
+}
+
+// TestRunConcurrently backs the doc comment of RunStrategy: runs of one
+// Script on several goroutines give the same results (run with -race).
+func TestRunConcurrently(t *testing.T) {
+	src, err := os.ReadFile("../scenarios/07-long-chain.scn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse("07.scn", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantJSON bytes.Buffer
+	WriteJSON(&wantJSON, want)
+	var wg sync.WaitGroup
+	out := make([]string, 4)
+	for i := range out {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rs, err := Run(s, nil)
+			if err != nil {
+				out[i] = err.Error()
+				return
+			}
+			var b bytes.Buffer
+			WriteJSON(&b, rs)
+			out[i] = b.String()
+		}()
+	}
+	wg.Wait()
+	for i, o := range out {
+		if o != wantJSON.String() {
+			t.Errorf("goroutine %d: %s", i, o)
+		}
 	}
 }
