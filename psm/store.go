@@ -398,6 +398,7 @@ type storeAppend struct {
 	started   []TxnInfo
 	completed []CompletedTxn
 	aborted   []AbortedTxn
+	done      CompletedTxn // apply's completed transaction, kept out of its results
 }
 
 // Begin returns p's Appender, reset for a new append. O(1), no allocation.
@@ -555,7 +556,7 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 			}
 		}
 	}
-	out, started, err := a.apply(w, &b)
+	done, started, err := a.apply(w, &b)
 	if err != nil {
 		if pi < 0 {
 			a.pend = a.pend[:len(a.pend)-1]
@@ -571,10 +572,11 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 	if b.Transactional {
 		w.clearVerif = true
 	}
-	if out.TxnCompleted {
-		a.completed = append(a.completed, out.Completed)
+	if done {
+		a.completed = append(a.completed, a.done)
+		return Outcome{Completed: a.done, TxnCompleted: true}, nil
 	}
-	return out, nil
+	return Outcome{}, nil
 }
 
 func (a *storeAppend) barrier() Outcome {
@@ -588,47 +590,47 @@ func (a *storeAppend) barrier() Outcome {
 	return Outcome{Barrier: true}
 }
 
-// apply validates b against w and, when every check passes, updates w. All
+// apply validates b against w and, when every check passes, updates w; a
+// completed transaction is left in a.done. All
 // checks run before the first write, so a rejected batch leaves w unchanged.
-func (a *storeAppend) apply(w *pendingEntry, b *Batch) (Outcome, bool, error) {
+func (a *storeAppend) apply(w *pendingEntry, b *Batch) (done, started bool, err error) {
 	u := &w.upd
 	epochFenced := b.ProducerEpoch < u.epoch && a.origin != Replication
 	if b.Control {
 		switch {
 		case b.RecordsCount == 0:
-			return Outcome{}, false, nil // a marker cleaned away
+			return false, false, nil // a marker cleaned away
 		case b.RecordsCount < 0:
-			return Outcome{}, false, ErrInvalidRecord
+			return false, false, ErrInvalidRecord
 		case b.ControlType != codec.ControlCommit && b.ControlType != codec.ControlAbort:
-			return Outcome{}, false, ErrUnknownServerError
+			return false, false, ErrUnknownServerError
 		case epochFenced:
-			return Outcome{}, false, ErrInvalidProducerEpoch
+			return false, false, ErrInvalidProducerEpoch
 		}
 		if u.coordEpoch > b.CoordinatorEpoch && a.origin != Replication {
-			return Outcome{}, false, ErrTransactionCoordinatorFenced
+			return false, false, ErrTransactionCoordinatorFenced
 		}
-		var out Outcome
 		if u.txnFirst >= 0 {
-			out.TxnCompleted = true
-			out.Completed = CompletedTxn{ProducerID: w.pid, FirstOffset: u.txnFirst, LastOffset: b.BaseOffset,
+			done = true
+			a.done = CompletedTxn{ProducerID: w.pid, FirstOffset: u.txnFirst, LastOffset: b.BaseOffset,
 				Aborted: b.ControlType == codec.ControlAbort}
 		}
 		u.maybeUpdateEpoch(b.ProducerEpoch)
 		u.coordEpoch = b.CoordinatorEpoch
 		u.lastTs = b.ControlTimestamp
 		u.txnFirst = -1
-		return out, false, nil
+		return done, false, nil
 	}
 	if epochFenced {
-		return Outcome{}, false, ErrInvalidProducerEpoch
+		return false, false, ErrInvalidProducerEpoch
 	}
 	if a.origin == Client {
 		if err := checkSequence(w, b.ProducerEpoch, b.BaseSequence); err != nil {
-			return Outcome{}, false, err
+			return false, false, err
 		}
 	}
 	if u.txnFirst >= 0 && !b.Transactional {
-		return Outcome{}, false, ErrInvalidTxnState
+		return false, false, ErrInvalidTxnState
 	}
 	u.maybeUpdateEpoch(b.ProducerEpoch)
 	u.push(BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
@@ -636,9 +638,9 @@ func (a *storeAppend) apply(w *pendingEntry, b *Batch) (Outcome, bool, error) {
 	u.lastTs = b.MaxTimestamp
 	if u.txnFirst < 0 && b.Transactional {
 		u.txnFirst = b.BaseOffset
-		return Outcome{}, true, nil
+		return false, true, nil
 	}
-	return Outcome{}, false, nil
+	return false, false, nil
 }
 
 // checkSequence is ProducerAppendInfo.checkSequence (CLIENT only).
