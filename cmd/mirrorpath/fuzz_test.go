@@ -146,6 +146,11 @@ func TestClusterFuzzLiteBuild(t *testing.T) {
 	os.WriteFile(filepath.Join(corpus, "first-byte-b"), []byte("go test fuzz v1\n[]byte(\"b\\x00\\n\\\"é\\u00e9\")\n"), 0o644)
 	os.WriteFile(filepath.Join(corpus, "two-args"), []byte("go test fuzz v1\nint(1)\nstring(\"x\")\n"), 0o644)
 
+	// compile_native_go_fuzzer needs each name in one file: a doc comment
+	// elsewhere is reworded, a mention in code makes the target skipped.
+	os.WriteFile(filepath.Join(dir, "p", "doc.go"), []byte("// Package p is fuzzed.\n//\n// FuzzCrash finds inputs that start with b.\npackage p\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "p", "names_test.go"), []byte("package p\n\nvar skippedName = \"FuzzSkipped\"\n"), 0o644)
+
 	src, out, fake := t.TempDir(), t.TempDir(), t.TempDir()
 	if err := os.Symlink(dir, filepath.Join(src, "mirrorpath")); err != nil {
 		t.Fatal(err)
@@ -154,12 +159,19 @@ func TestClusterFuzzLiteBuild(t *testing.T) {
 	os.WriteFile(filepath.Join(fake, "compile_native_go_fuzzer"), []byte("#!/bin/sh\necho \"$@\" >> \"$OUT/compiled.txt\"\n"), 0o755)
 	cmd := exec.Command("bash", filepath.Join(repo, ".clusterfuzzlite", "build.sh"))
 	cmd.Env = append(os.Environ(), "SRC="+src, "OUT="+out, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build.sh: %v\n%s", err, b)
+	log, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("build.sh: %v\n%s", err, log)
 	}
 	compiled, _ := os.ReadFile(filepath.Join(out, "compiled.txt"))
-	if got, want := string(compiled), "example.com/fz/p FuzzClean p_FuzzClean\nexample.com/fz/p FuzzSkipped p_FuzzSkipped\nexample.com/fz/p FuzzCrash p_FuzzCrash\n"; got != want {
+	if got, want := string(compiled), "example.com/fz/p FuzzClean p_FuzzClean\nexample.com/fz/p FuzzCrash p_FuzzCrash\n"; got != want {
 		t.Errorf("compiled:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(string(log), "skipped example.com/fz/p FuzzSkipped") || !strings.Contains(string(log), "built 2 fuzzers, skipped 1") {
+		t.Errorf("build.sh output:\n%s", log)
+	}
+	if doc, _ := os.ReadFile(filepath.Join(dir, "p", "doc.go")); !strings.Contains(string(doc), "// the Crash fuzz target finds") {
+		t.Errorf("doc comment not reworded:\n%s", doc)
 	}
 	if _, err := os.Stat(filepath.Join(out, "p_FuzzClean_seed_corpus.zip")); err == nil {
 		t.Error("seed corpus zip for a target without corpus")
