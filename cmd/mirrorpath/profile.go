@@ -22,12 +22,17 @@ func init() {
 	})
 }
 
+// profileDefaultBench is one mirrored append of a 16 KiB batch under the
+// bit-field strategy: the path the harness exists to measure, in one
+// configuration, so that the default run takes seconds, not minutes.
+const profileDefaultBench = "BenchmarkAppend/strategy=bitfield/crc=patch/batch=16KiB/producers=1000$"
+
 // runProfile is `mirrorpath profile`: go test -bench with -cpuprofile and
 // -memprofile for one package, then cpu.svg and alloc.svg flame graphs and
 // the top functions of each.
 func runProfile(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
-	bench := fs.String("bench", ".", "benchmarks to profile (`RE`, as go test -bench)")
+	bench := fs.String("bench", profileDefaultBench, "benchmarks to profile (`RE`, as go test -bench)")
 	pkg := fs.String("pkg", "./appendpath", "the one package (`P`) whose benchmarks run")
 	out := fs.String("out", "", "output `DIR` (default results/tmp/profile under the module; git ignores results/tmp)")
 	benchtime := fs.String("benchtime", "1s", "-benchtime (`D` or Nx)")

@@ -391,6 +391,7 @@ func (c runConfig) charts(rep *report.Report, stderr io.Writer) {
 		{"psm-update.svg", rep.Figures.UpdateChart()},
 	} {
 		if !ch.chart.HasData() {
+			os.Remove(filepath.Join(c.out, ch.file)) // no stale chart from an earlier run in the same --out
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s not drawn: no data for %q", ch.file, ch.chart.Title))
 			continue
 		}
