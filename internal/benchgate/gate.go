@@ -178,7 +178,7 @@ func (c *Collector) Compare(opt Options) (*Result, error) {
 	for _, k := range keys {
 		row := Row{
 			Pkg:   k.Get(c.proj.Fields()[0]),
-			Name:  trimProcs(k.Get(c.proj.Fields()[1])),
+			Name:  TrimProcs(k.Get(c.proj.Fields()[1])),
 			Unit:  k.Get(c.unit),
 			P:     math.NaN(),
 			Delta: math.NaN(),
@@ -215,8 +215,9 @@ func (c *Collector) Compare(opt Options) (*Result, error) {
 	return res, nil
 }
 
-// trimProcs drops the "-N" GOMAXPROCS suffix that go test appends to names.
-func trimProcs(name string) string {
+// TrimProcs drops the "-N" GOMAXPROCS suffix that go test appends to
+// benchmark names: "Append/batch=1KiB-2" → "Append/batch=1KiB".
+func TrimProcs(name string) string {
 	i := strings.LastIndexByte(name, '-')
 	if i < 0 || i == len(name)-1 {
 		return name

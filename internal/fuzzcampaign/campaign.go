@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,7 +226,7 @@ func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress f
 	}
 	after := listFiles(t.CorpusDir())
 	for _, f := range after {
-		if !contains(before, f) {
+		if !slices.Contains(before, f) {
 			res.Crashers = append(res.Crashers, Crasher{
 				Path:  filepath.Join(t.CorpusDir(), f),
 				Repro: fmt.Sprintf("go test -run '%s/%s' %s", t.Name, f, t.Rel),
@@ -247,15 +248,6 @@ func listFiles(dir string) []string {
 		}
 	}
 	return out
-}
-
-func contains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteSummary writes one row per target and, below, every new crasher

@@ -15,10 +15,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/mirrorpath/mirrorpath/internal/benchgate"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
@@ -80,7 +82,7 @@ func ParseBench(r io.Reader, name string) (*Figures, error) {
 			f.SyntaxErrors++
 		case *benchfmt.Result:
 			f.Results++
-			full := trimProcs(strings.TrimPrefix(string(rec.Name.Full()), "Benchmark"))
+			full := benchgate.TrimProcs(strings.TrimPrefix(string(rec.Name.Full()), "Benchmark"))
 			for i, k := range proj.ProjectValues(rec) {
 				g := group{k, full}
 				if _, ok := samples[g]; !ok {
@@ -167,23 +169,14 @@ func newTable(title, caption, rowHead string) *Table {
 
 func (t *Table) set(row, col string, v float64) {
 	if _, ok := t.Cells[[2]string{row, col}]; !ok {
-		if !contains(t.Rows, row) {
+		if !slices.Contains(t.Rows, row) {
 			t.Rows = append(t.Rows, row)
 		}
-		if !contains(t.Cols, col) {
+		if !slices.Contains(t.Cols, col) {
 			t.Cols = append(t.Cols, col)
 		}
 	}
 	t.Cells[[2]string{row, col}] = v
-}
-
-func contains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Empty reports whether the table has no cell.
@@ -320,18 +313,6 @@ func sortKeys(ks []Key) []Key {
 		return sizeLess(a.Batch, b.Batch)
 	})
 	return out
-}
-
-// trimProcs drops the "-N" GOMAXPROCS suffix that go test appends to names.
-func trimProcs(name string) string {
-	i := strings.LastIndexByte(name, '-')
-	if i < 0 || i == len(name)-1 {
-		return name
-	}
-	if _, err := strconv.Atoi(name[i+1:]); err != nil {
-		return name
-	}
-	return name[:i]
 }
 
 // Strategies in the order of mirroring.md §3, after the as-is baseline.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -49,7 +50,7 @@ func (f *Figures) ThroughputChart() *Chart {
 	prod := mostProducers(app)
 	var xs []string
 	for _, k := range append(append([]Key(nil), app...), f.Keys("Limit")...) {
-		if (k.Name == "Limit" || k.Producers == prod) && !contains(xs, k.Batch) {
+		if (k.Name == "Limit" || k.Producers == prod) && !slices.Contains(xs, k.Batch) {
 			xs = append(xs, k.Batch)
 		}
 	}
@@ -88,7 +89,7 @@ func (f *Figures) UpdateChart() *Chart {
 	up := f.Keys("Update")
 	var xs []string
 	for _, k := range up {
-		if !contains(xs, k.Producers) {
+		if !slices.Contains(xs, k.Producers) {
 			xs = append(xs, k.Producers)
 		}
 	}

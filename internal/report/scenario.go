@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -57,10 +58,10 @@ func ParseScenarios(r io.Reader) (*Matrix, error) {
 			m.Malformed++
 			continue
 		}
-		if !contains(m.Files, l.File) {
+		if !slices.Contains(m.Files, l.File) {
 			m.Files = append(m.Files, l.File)
 		}
-		if !contains(m.Strategies, l.Strategy) {
+		if !slices.Contains(m.Strategies, l.Strategy) {
 			m.Strategies = append(m.Strategies, l.Strategy)
 		}
 		c := m.Cells[[2]string{l.File, l.Strategy}]
@@ -69,7 +70,7 @@ func ParseScenarios(r io.Reader) (*Matrix, error) {
 			m.Cells[[2]string{l.File, l.Strategy}] = c
 		}
 		for _, v := range l.Violations {
-			if v.Code != "" && !contains(c.Codes, v.Code) {
+			if v.Code != "" && !slices.Contains(c.Codes, v.Code) {
 				c.Codes = append(c.Codes, v.Code)
 			}
 		}
