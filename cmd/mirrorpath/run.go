@@ -90,7 +90,7 @@ var (
 // runRun is `mirrorpath run`.
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	full := fs.Bool("full", false, "publication-grade counts: -benchtime 1s -count 10 (tens of minutes)")
+	full := fs.Bool("full", false, "publication-grade counts: 10 interleaved rounds of 1 s over every Append, Limit and Update configuration (tens of minutes)")
 	out := fs.String("out", "", "output `DIR` (default results/<YYYY-MM-DD> under the module)")
 	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench; default: Append at producers=1000, Limit, Update; with --full every Append, Limit, Update)")
 	benchtime := fs.String("benchtime", "", "override -benchtime (`D` or Nx; default 100ms, 1s with --full)")
