@@ -26,7 +26,7 @@ func init() {
 	})
 }
 
-const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|patch] [--chunk BYTES] [--count N] SEGMENT..."
+const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|patch] [--chunk BYTES] [--count N] [--min-time D] SEGMENT..."
 
 // runReplay is `mirrorpath replay`: every SEGMENT (a Kafka .log file) is
 // read and checked, cut into fetch-sized chunks of whole batches, and
@@ -43,7 +43,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	strategy := fs.String("strategy", "all", "strategy (`NAME`: verbatim, negate, negate-skip, bitfield, barrier) or all")
 	crc := fs.String("crc", "patch", "CRC fix of rewriting strategies (`full|patch`)")
 	chunk := fs.Int("chunk", 1<<20, "mirror fetch size in `BYTES` (whole batches, at least one per chunk)")
-	count := fs.Int("count", 3, "timed runs per strategy (`N`); the fastest is reported")
+	count := fs.Int("count", 3, "timed measurements per strategy (`N`); the fastest is reported")
+	minTime := fs.Duration("min-time", 200*time.Millisecond, "append time per measurement (`D`): whole passes over the input are repeated until it is spent")
 	hasPID := fs.String("has-producer-id", "not-minus-one", "which PIDs producer state tracks (`not-minus-one|stock`)")
 	policy := fs.String("pid-policy", "reject", "bitfield: PIDs >= 2^31 (`reject|alias`)")
 	fs.Usage = func() {
@@ -57,7 +58,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	cfg := replayConfig{chunk: *chunk, count: *count}
+	cfg := replayConfig{chunk: *chunk, count: *count, minTime: *minTime}
 	var err error
 	if cfg.fix, err = pid.ParseCRCFix(*crc); err != nil {
 		return usageError(fs, stderr, err.Error())
@@ -108,6 +109,7 @@ type replayConfig struct {
 	hasPID     psm.HasProducerIDRule
 	chunk      int
 	count      int
+	minTime    time.Duration
 }
 
 // replayInput is every segment, checked and cut into chunks.
@@ -214,6 +216,7 @@ type replayResult struct {
 }
 
 type replayReport struct {
+	sink    uint32 // keeps the limit's CRCs alive
 	in      replayInput
 	limit   time.Duration
 	results []replayResult
@@ -226,9 +229,9 @@ func (c replayConfig) run(in replayInput) replayReport {
 	chunks := in.split(c.chunk)
 	// The limit: one CRC pass over batch[21:] and one copy of the bytes.
 	dst := make([]byte, c.chunk+in.maxBatch())
-	rep.limit = best(c.count, func() time.Duration {
+	var sink uint32
+	limitPass := func() time.Duration {
 		start := time.Now()
-		var sink uint32
 		for _, ch := range chunks {
 			for rest := ch.data; len(rest) > 0; {
 				b, r, _ := codec.Next(rest)
@@ -237,12 +240,19 @@ func (c replayConfig) run(in replayInput) replayReport {
 			}
 			copy(dst, ch.data)
 		}
-		d := time.Since(start)
-		if sink == 1 {
-			d++
+		return time.Since(start)
+	}
+	limitPass() // warm
+	rep.limit = best(c.count, func() time.Duration {
+		var spent time.Duration
+		n := 0
+		for n == 0 || spent < c.minTime {
+			spent += limitPass()
+			n++
 		}
-		return d
+		return spent / time.Duration(n)
 	})
+	rep.sink = sink
 	strategies := c.strategies
 	if strategies[0] != pid.Verbatim {
 		strategies = append([]pid.Strategy{pid.Verbatim}, strategies...) // the as-is baseline
@@ -290,31 +300,51 @@ func (c replayConfig) partition(s pid.Strategy) (*appendpath.Partition, error) {
 	})
 }
 
+// runStrategy appends every chunk once untimed (warming tables and buffers,
+// and finding any rejection), then times passes over the whole input until
+// minTime has been spent appending, truncating the log between passes so each
+// pass starts from an empty partition with warm tables; the best of count
+// such measurements is the time of one pass.
 func (c replayConfig) runStrategy(s pid.Strategy, in replayInput, chunks []replayChunk) replayResult {
 	res := replayResult{strategy: s}
-	var last *appendpath.Partition
-	res.elapsed = best(c.count, func() time.Duration {
-		p, err := c.partition(s)
-		if err != nil {
-			res.err = err
-			return 0
+	p, err := c.partition(s)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	pass := func() (time.Duration, error) {
+		if err := p.Truncate(0); err != nil {
+			return 0, err
 		}
 		start := time.Now()
 		for i, ch := range chunks {
 			if _, err := p.AppendMirrored(ch.data, in.sources[ch.source]); err != nil {
-				res.err, res.errAt = err, fmt.Sprintf("chunk %d of %s", i, in.dirs[ch.source])
-				break
+				res.errAt = fmt.Sprintf("chunk %d of %s", i, in.dirs[ch.source])
+				return 0, err
 			}
 		}
-		d := time.Since(start)
-		last = p
-		return d
-	})
-	if last == nil {
+		return time.Since(start), nil
+	}
+	if _, res.err = pass(); res.err != nil {
+		res.finalState = p.State()
 		return res
 	}
-	res.producers = last.ProducerCount()
-	res.finalState = last.State()
+	res.producers = p.ProducerCount()
+	res.finalState = p.State()
+	res.elapsed = best(c.count, func() time.Duration {
+		var spent time.Duration
+		n := 0
+		for n == 0 || spent < c.minTime {
+			d, err := pass()
+			if err != nil {
+				res.err = err
+				return 0
+			}
+			spent += d
+			n++
+		}
+		return spent / time.Duration(n)
+	})
 	res.conflated, res.origins = c.conflations(s, in)
 	return res
 }
@@ -364,8 +394,8 @@ func (c replayConfig) conflations(s pid.Strategy, in replayInput) (keys, origins
 
 func (rep replayReport) write(w io.Writer, c replayConfig) {
 	mb := float64(rep.in.bytes) / 1e6
-	fmt.Fprintf(w, "replay: %d segments, %d sources, %d batches, %.1f MB; crc fix %s, chunk %d bytes, best of %d\n",
-		len(rep.in.segments), len(rep.in.sources), rep.in.batches, mb, c.fix, c.chunk, c.count)
+	fmt.Fprintf(w, "replay: %d segments, %d sources, %d batches, %.3f MB; crc fix %s, chunk %d bytes, best of %d × %s\n",
+		len(rep.in.segments), len(rep.in.sources), rep.in.batches, mb, c.fix, c.chunk, c.count, c.minTime)
 	for i, d := range rep.in.dirs {
 		fmt.Fprintf(w, "  source %d: %s (cluster %s)\n", i, d, pid.FormatClusterID(rep.in.sources[i]))
 	}

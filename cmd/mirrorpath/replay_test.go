@@ -44,7 +44,7 @@ func TestReplayConflations(t *testing.T) {
 	a := writeSegment(t, filepath.Join(tmp, "a", "t-0"), 5, 4)
 	b := writeSegment(t, filepath.Join(tmp, "b", "t-0"), 5, 4)
 	var out, errb bytes.Buffer
-	code := mainArgs([]string{"replay", "--count", "1", "--chunk", "300", a, b}, &out, &errb)
+	code := mainArgs([]string{"replay", "--count", "1", "--min-time", "1ms", "--chunk", "300", a, b}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
 	}
@@ -119,7 +119,7 @@ func TestReplayUnmappableFails(t *testing.T) {
 	path := filepath.Join(dir, "00000000000000000000.log")
 	os.WriteFile(path, seg, 0o644)
 	var out, errb bytes.Buffer
-	code := mainArgs([]string{"replay", "--count", "1", "--strategy", "bitfield", path}, &out, &errb)
+	code := mainArgs([]string{"replay", "--count", "1", "--min-time", "1ms", "--strategy", "bitfield", path}, &out, &errb)
 	if code != 1 || !strings.Contains(out.String(), "UNMAPPABLE_PRODUCER_ID") || !strings.Contains(out.String(), "FAILED") {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
