@@ -591,8 +591,8 @@ func (a *storeAppend) barrier() Outcome {
 }
 
 // apply validates b against w and, when every check passes, updates w; a
-// completed transaction is left in a.done. All
-// checks run before the first write, so a rejected batch leaves w unchanged.
+// completed transaction is left in a.done. All checks run before the first
+// write, so a rejected batch leaves w unchanged.
 func (a *storeAppend) apply(w *pendingEntry, b *Batch) (done, started bool, err error) {
 	u := &w.upd
 	epochFenced := b.ProducerEpoch < u.epoch && a.origin != Replication
