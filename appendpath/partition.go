@@ -389,7 +389,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 			b.SetPartitionLeaderEpoch(p.leaderEpoch)
 		}
 		maxEpoch = max(maxEpoch, b.PartitionLeaderEpoch())
-		pb, err := batchOf(b)
+		pb, err := psm.BatchOf(b)
 		if err == nil {
 			var out psm.Outcome
 			out, err = app.Add(pb)
@@ -434,40 +434,6 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		}
 	}
 	return res, p.log.maybeSync()
-}
-
-// batchOf reads what producer state needs from b: the header and, for a
-// control batch, its first record (type, timestamp, coordinator epoch).
-// No allocation. A control batch whose first record cannot be read is
-// INVALID_RECORD.
-func batchOf(b codec.Batch) (psm.Batch, error) {
-	pb := psm.Batch{
-		ProducerID:      b.ProducerID(),
-		ProducerEpoch:   b.ProducerEpoch(),
-		BaseSequence:    b.BaseSequence(),
-		LastOffsetDelta: b.LastOffsetDelta(),
-		BaseOffset:      b.BaseOffset(),
-		MaxTimestamp:    b.MaxTimestamp(),
-		RecordsCount:    b.RecordsCount(),
-		Transactional:   b.IsTransactional(),
-		Control:         b.IsControl(),
-	}
-	if !pb.Control || pb.RecordsCount == 0 {
-		return pb, nil
-	}
-	cr, err := b.ControlRecord()
-	if err != nil {
-		return pb, ErrInvalidRecord
-	}
-	pb.ControlType, pb.ControlTimestamp = cr.Type, cr.Timestamp
-	if cr.Type == codec.ControlAbort || cr.Type == codec.ControlCommit {
-		m, err := cr.EndTxnMarker()
-		if err != nil {
-			return pb, ErrInvalidRecord
-		}
-		pb.CoordinatorEpoch = m.CoordinatorEpoch
-	}
-	return pb, nil
 }
 
 // roll starts a new segment at the log end offset; for a file log the old
@@ -759,7 +725,7 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 	}
 	replayed := 0
 	err := p.log.forEach(from, func(b codec.Batch) error {
-		pb, err := batchOf(b)
+		pb, err := psm.BatchOf(b)
 		if err != nil {
 			return err
 		}
