@@ -93,6 +93,12 @@ func TestBenchGateAAandInjectedSlowdown(t *testing.T) {
 	t.Run("A/A against the working tree", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "gate")
 		code, stdout, stderr := gate("--base", "fast", "--out", out)
+		if code == 1 && strings.Contains(stdout, "gate: FAIL") {
+			// An A/A run fails by chance about once in a hundred (p < 0.01), more
+			// often under bursty load; a broken gate fails again.
+			t.Logf("A/A failed once, running it again:\n%s", stdout)
+			code, stdout, stderr = gate("--base", "fast", "--out", out)
+		}
 		if code != 0 || !strings.Contains(stdout, "gate: PASS") {
 			t.Fatalf("A/A exit %d\n%s\n%s", code, stdout, stderr)
 		}
