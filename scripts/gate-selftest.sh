@@ -58,7 +58,9 @@ gate() { # label base head
   return $code
 }
 verdict=0
-if gate "A/A" fast fast; then aa=pass; else aa=FAIL; verdict=1; fi
+# An A/A run fails by chance about once in a hundred (p < 0.01), more often
+# under bursty load; a broken gate fails twice in a row.
+if gate "A/A" fast fast || gate "A/A again" fast fast; then aa=pass; else aa=FAIL; verdict=1; fi
 if gate "slowdown x$factor" fast slow; then sd="passed (missed)"; verdict=1; else sd="failed (caught)"; fi
 if gate "one allocation" fast alloc; then al="passed (missed)"; verdict=1; else al="failed (caught)"; fi
 echo "gate self-test: A/A $aa; injected slowdown x$factor $sd; injected allocation $al"
