@@ -412,6 +412,9 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		pos += len(b)
 	}
 	// 4. Write, then commit producer state.
+	if invariants {
+		checkStaged(dst, p.log.end, next)
+	}
 	if err := p.log.commit(dst, next); err != nil {
 		app.Abort()
 		return Result{}, err

@@ -2,6 +2,7 @@ package appendpath
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
@@ -286,4 +287,49 @@ func TestRecoveryReportsTornTail(t *testing.T) {
 	if e, _ := q.Producer(1); e.LastSeq() != 1 {
 		t.Fatalf("producer %+v", e)
 	}
+}
+
+// TestTxnIndexFileBytes pins the on-disk .txnindex entry (AbortedTxn.java):
+// 34 bytes, big-endian.
+func TestTxnIndexFileBytes(t *testing.T) {
+	fs := NewMemFS()
+	p := mustOpen(t, Config{Dir: "/l", FS: fs})
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: 0})); err != nil { // offset 0
+		t.Fatal(err)
+	}
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: 0, txn: true, records: 2})); err != nil { // 1-2
+		t.Fatal(err)
+	}
+	if _, err := p.AppendCoordinator(mkMarker(7, 0, 0, true)); err != nil { // 3
+		t.Fatal(err)
+	}
+	got, _ := fs.ReadFile("/l/00000000000000000000.txnindex")
+	want := unhex(t, `
+		0000                 # [0,2)   version 0
+		0000000000000007     # [2,10)  producerId 7
+		0000000000000001     # [10,18) firstOffset 1
+		0000000000000003     # [18,26) lastOffset 3 (the ABORT marker)
+		0000000000000004     # [26,34) lastStableOffset 4 (no other open txn: marker + 1)
+	`)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("txnindex\n got %x\nwant %x", got, want)
+	}
+}
+
+// unhex decodes an annotated hex dump: '#' starts a comment, spaces ignored.
+func unhex(t *testing.T, s string) []byte {
+	t.Helper()
+	var out []byte
+	for _, line := range strings.Split(s, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.Join(strings.Fields(line), "")
+		b, err := hex.DecodeString(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b...)
+	}
+	return out
 }
