@@ -287,3 +287,53 @@ func TestReportMarkdownAndText(t *testing.T) {
 		t.Log(md.String())
 	}
 }
+
+// TestRecordedRun parses the raw output of a real `mirrorpath run` (quick
+// default: 3 interleaved rounds, Append at producers=1000, Limit, Update) and
+// checks that every figure of the report can be formed from it.
+func TestRecordedRun(t *testing.T) {
+	fh, err := os.Open("testdata/recorded-run.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	f, err := ParseBench(fh, "recorded-run.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Results != 126 || f.SyntaxErrors != 0 {
+		t.Fatalf("%d results, %d syntax errors", f.Results, f.SyntaxErrors)
+	}
+	finite := func(tb *Table, rows, cols int) {
+		t.Helper()
+		if len(tb.Rows) != rows || len(tb.Cols) != cols {
+			t.Fatalf("%s: %d×%d, want %d×%d (%q × %q)", tb.Title, len(tb.Rows), len(tb.Cols), rows, cols, tb.Rows, tb.Cols)
+		}
+		for k, v := range tb.Cells {
+			if !(v > 0) || math.IsInf(v, 0) {
+				t.Errorf("%s %v = %g", tb.Title, k, v)
+			}
+		}
+	}
+	// negate, negate-skip, bitfield × {full, patch} + barrier, at producers=1000; 4 batch sizes.
+	finite(f.StrategyOverAsis(), 7, 4)
+	finite(f.AsisOverLimit(), 1, 4)
+	finite(f.StoreOverModel(), 1, 3)
+	if got := strings.Join(f.StoreOverModel().Cols, ","); got != "1000,100000,1000000" {
+		t.Errorf("store/model columns %s", got)
+	}
+	for _, c := range []*Chart{f.ThroughputChart(), f.StrategyChart(), f.UpdateChart()} {
+		if !c.HasData() {
+			t.Errorf("%s: no data", c.Title)
+		}
+	}
+	if n := len(f.ThroughputChart().Series); n != 9 { // 8 strategy/CRC variants + the limit
+		t.Errorf("throughput chart has %d series", n)
+	}
+	// Every median is from the 3 rounds.
+	for _, k := range f.Keys("Append") {
+		if s, _ := f.Get(k, "sec/op"); s.N != 3 {
+			t.Errorf("%s: n = %d", k.Full, s.N)
+		}
+	}
+}
