@@ -250,3 +250,47 @@ func reportCPU(b *testing.B, start int64) {
 		b.ReportMetric(float64(cpuNanos()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
+
+// nopManager is a producer-state manager that accepts everything and keeps
+// nothing: BenchmarkAppendPSM uses it to split the path's own cost from
+// producer state's.
+type nopManager struct{ psm.Manager }
+
+type nopAppender struct{}
+
+func (nopManager) Begin(psm.PartitionID, psm.Origin) psm.Appender { return nopAppender{} }
+func (nopManager) Clear(psm.PartitionID)                          {}
+func (nopManager) AppendSnapshot(dst []byte, _ psm.PartitionID) []byte {
+	return dst
+}
+func (nopAppender) SetGuard(psm.Guard)                 {}
+func (nopAppender) Add(psm.Batch) (psm.Outcome, error) { return psm.Outcome{}, nil }
+func (nopAppender) Commit() psm.Committed              { return psm.Committed{} }
+func (nopAppender) Abort()                             {}
+
+// BenchmarkAppendPSM: the as-is 100 B append with the real psm Store and with
+// a no-op manager; the difference is producer state's share.
+func BenchmarkAppendPSM(b *testing.B) {
+	for _, name := range []string{"nop", "store"} {
+		b.Run("psm="+name+"/batch=100B", func(b *testing.B) {
+			in := benchBatch(b, 1, 20)
+			cfg := Config{State: Mirroring, MirrorOffsets: AssignOffsets, SegmentBytes: benchSegmentBytes(len(in)),
+				RetainSegments: 1, SkipRollSnapshots: true, PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne}}
+			if name == "nop" {
+				cfg.PSM = nopManager{}
+			}
+			p := mustOpen(b, cfg)
+			ring := newPIDRing(in, 1)
+			warm(b, p, in, &ring)
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			cpu := cpuNanos()
+			for b.Loop() {
+				if _, err := p.AppendMirrored(in, srcA); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu)
+		})
+	}
+}
