@@ -58,7 +58,8 @@
 // snapshots, iteration) walk instead of the whole capacity. The hash of
 // (partition, PID) picks the shard from its top bits and the first probe
 // slot from its low bits; shards rehash independently at load 3/4, dropping
-// stale and expired slots. Each partition also owns its transaction lists and
+// stale and expired slots, and an insert whose probe run is long and holds
+// such slots purges its shard first, so a barrier leaves no long chains. Each partition also owns its transaction lists and
 // one reusable Appender, so appends to one partition take no lock; different
 // partitions may be used in parallel, calls on the same partition must be
 // serialized (Kafka holds the log lock). Begin, Add, Commit and Reset do not
