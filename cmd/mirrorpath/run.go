@@ -180,8 +180,8 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	if c.full {
 		mode = "full"
 	}
-	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of -benchtime %s, -bench '%s'",
-		mode, c.count, c.benchtime, strings.Join(c.patterns, "' then '")))
+	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of `-benchtime %s`, `-bench '%s'`",
+		mode, c.count, c.benchtime, strings.Join(c.patterns, "'` then `'")))
 	rep.Env = append(rep.Env, fmt.Sprintf("%s/%s, %d CPUs, toolchain %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion(c.root)))
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil { // Linux: say how busy the machine was
 		if f := strings.Fields(string(la)); len(f) >= 3 {
@@ -359,7 +359,7 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 	}
 	for _, b := range bins {
 		if results[b.ImportPath] == 0 && !failed[b.ImportPath] {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no benchmark matches %s", b.ImportPath, strings.Join(c.patterns, " or ")))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no benchmark matches `%s`", b.ImportPath, strings.Join(c.patterns, "` or `")))
 		}
 	}
 	fig, err := report.ParseBench(&all, "bench.txt")
