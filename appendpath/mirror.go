@@ -234,7 +234,9 @@ func (p *Partition) abortOpenTxns() error {
 		if !ok {
 			continue
 		}
-		buf = codec.AppendEndTxnMarker(buf[:0], t.ProducerID, e.Epoch, e.CoordinatorEpoch, true, ts)
+		// A producer that never saw a marker has coordinator epoch -1; a marker
+		// carries a real one, so the lowest is 0.
+		buf = codec.AppendEndTxnMarker(buf[:0], t.ProducerID, e.Epoch, max(e.CoordinatorEpoch, 0), true, ts)
 		if _, err := p.appendLocked(buf, kindCoordinator); err != nil {
 			return err
 		}

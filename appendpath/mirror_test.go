@@ -51,6 +51,9 @@ func TestStopAbortVariant(t *testing.T) {
 				marker.PartitionLeaderEpoch() != p.LeaderEpoch() {
 				t.Fatalf("marker: %v type %v pid %d epoch %d", err, cr.Type, marker.ProducerID(), marker.ProducerEpoch())
 			}
+			if m, err := cr.EndTxnMarker(); err != nil || m.CoordinatorEpoch != 0 {
+				t.Fatalf("marker coordinator epoch %d (%v), want 0 for a producer that never saw one", m.CoordinatorEpoch, err)
+			}
 			if got := p.LastStableOffset(); got != p.LogEndOffset() {
 				t.Fatalf("LSO %d, LEO %d: transaction not closed", got, p.LogEndOffset())
 			}
