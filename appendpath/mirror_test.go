@@ -266,3 +266,30 @@ func TestTruncateRebuildEqualsFreshRun(t *testing.T) {
 }
 
 var _ = psm.Client
+
+func TestStopAbortCarriesCoordinatorEpoch(t *testing.T) {
+	p := mustOpen(t, Config{State: Mirroring})
+	in := chunk(
+		withOffsets(mkBatch(t, bspec{pid: 5, epoch: 2, seq: 0, txn: true}), 0, 0),
+		withOffsets(mkMarker(5, 2, 4, false), 1, 0), // COMMIT, coordinator epoch 4
+		withOffsets(mkBatch(t, bspec{pid: 5, epoch: 2, seq: 1, txn: true}), 2, 0),
+	)
+	if _, err := p.AppendMirrored(in, srcA); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	all := readAll(t, p)
+	cr, err := codec.Batch(all[3]).ControlRecord()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cr.EndTxnMarker()
+	if err != nil || cr.Type != codec.ControlAbort || m.CoordinatorEpoch != 4 || codec.Batch(all[3]).ProducerEpoch() != 2 {
+		t.Fatalf("marker %v coordinator epoch %d epoch %d", cr.Type, m.CoordinatorEpoch, codec.Batch(all[3]).ProducerEpoch())
+	}
+	if got := p.AbortedTxns(nil, 0, 10); len(got) != 1 || got[0].FirstOffset != 2 || got[0].LastOffset != 3 {
+		t.Fatalf("txn index %+v", got)
+	}
+}
