@@ -4,7 +4,9 @@
 // only when the Mann-Whitney U test (benchmath.AssumeNothing) finds the two
 // samples different with p < Alpha AND the median slowed down by more than
 // Threshold. Allocation counts are exact, so any increase of the median
-// allocs/op fails regardless of p.
+// allocs/op fails regardless of p. Time per op is gated in every unit the
+// benchmarks report: wall clock (sec/op) and, where reported, CPU time
+// (cpu-ns/op).
 //
 // Design note. Samples are read with benchfmt and grouped with one benchproc
 // projection ("pkg,.fullname" plus the unit), shared by both sides so that a
@@ -230,6 +232,14 @@ func TrimProcs(name string) string {
 	return name[:i]
 }
 
+// isTime reports whether a tidied unit is time per op: sec/op (wall clock)
+// or a custom "<kind>-ns/op" metric such as cpu-ns/op (process CPU time per
+// op, which the mirrorpath benchmarks report because it does not count time
+// spent descheduled on a shared machine).
+func isTime(unit string) bool {
+	return unit == "sec/op" || strings.HasSuffix(unit, "-sec/op")
+}
+
 // classify sets row.Verdict and the failure note from the medians and p.
 func classify(row *Row, opt Options) {
 	if row.Unit == "allocs/op" {
@@ -254,7 +264,7 @@ func classify(row *Row, opt Options) {
 	switch {
 	case worse <= 0:
 		row.Verdict = Faster
-	case worse > opt.Threshold && row.Unit == "sec/op":
+	case worse > opt.Threshold && isTime(row.Unit):
 		row.Verdict = Regression
 		row.Note = fmt.Sprintf("%+.1f%% slower (p=%.3g < %g, threshold %.1f%%)",
 			100*row.Delta, row.P, opt.Alpha, 100*opt.Threshold)

@@ -214,3 +214,28 @@ func TestPairs(t *testing.T) {
 		t.Fatalf("pairs %v only base %v only head %v", p, ob, oh)
 	}
 }
+
+// cpuText renders results with a wall time that does not move and a cpu-ns/op
+// metric that does.
+func cpuText(cpu []float64) string {
+	var b strings.Builder
+	b.WriteString("pkg: p\n")
+	for i, v := range cpu {
+		fmt.Fprintf(&b, "BenchmarkX-2\t1000\t%.1f ns/op\t%.1f cpu-ns/op\t0 B/op\t0 allocs/op\n", 1000*(1+0.01*float64(i%3)), v)
+	}
+	return b.String()
+}
+
+func TestCompareCPUTime(t *testing.T) {
+	r := compare(t, cpuText(spread(800, 10)), cpuText(spread(1000, 10)))
+	x := row(t, r, "cpu-sec/op")
+	if x.Verdict != Regression || !strings.Contains(x.Note, "+25.0% slower") {
+		t.Fatalf("cpu-ns/op +25%%: %+v", x)
+	}
+	if w := row(t, r, "sec/op"); w.Verdict == Regression {
+		t.Fatalf("wall row fails on equal samples: %+v", w)
+	}
+	if r := compare(t, cpuText(spread(800, 10)), cpuText(spread(820, 10))); r.Failed() {
+		t.Fatalf("cpu-ns/op +2.5%% fails: %+v", r.Failures())
+	}
+}

@@ -53,6 +53,9 @@ type Figures struct {
 	Results int
 	// SyntaxErrors counts malformed benchmark lines skipped.
 	SyntaxErrors int
+	// timeUnit is the unit the ratio tables divide: sec/op (wall clock),
+	// or cpu-sec/op in the view CPU returns.
+	timeUnit string
 }
 
 const projection = "pkg,.name,/strategy,/crc,/batch,/producers,/impl"
@@ -74,7 +77,7 @@ func ParseBench(r io.Reader, name string) (*Figures, error) {
 	}
 	samples := map[group][]float64{}
 	var order []group
-	f := &Figures{stats: map[Key]map[string]Stat{}}
+	f := &Figures{stats: map[Key]map[string]Stat{}, timeUnit: secPerOp}
 	rd := benchfmt.NewReader(r, name)
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
@@ -182,10 +185,44 @@ func (t *Table) set(row, col string, v float64) {
 // Empty reports whether the table has no cell.
 func (t *Table) Empty() bool { return len(t.Cells) == 0 }
 
-const secPerOp = "sec/op"
+// Time units: wall clock per op, and process CPU time per op as the
+// mirrorpath benchmarks report it (b.ReportMetric(..., "cpu-ns/op"), which
+// benchfmt tidies to cpu-sec/op).
+const (
+	secPerOp    = "sec/op"
+	cpuSecPerOp = "cpu-sec/op"
+)
+
+// HasCPU reports whether any benchmark reported cpu-ns/op.
+func (f *Figures) HasCPU() bool {
+	for _, units := range f.stats {
+		if _, ok := units[cpuSecPerOp]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// CPU returns a view of f whose ratio tables divide process CPU time per op
+// (cpu-ns/op) instead of wall-clock time: on a shared machine wall time
+// includes time spent descheduled, CPU time does not. The view shares f's data.
+func (f *Figures) CPU() *Figures {
+	g := *f
+	g.timeUnit = cpuSecPerOp
+	return &g
+}
+
+// titled marks a table built from the CPU view.
+func (f *Figures) titled(t *Table) *Table {
+	if f.timeUnit == cpuSecPerOp {
+		t.Title += " (CPU time)"
+		t.Caption = strings.Replace(t.Caption, "median sec/op", "median cpu-ns/op (process CPU time per op)", 1)
+	}
+	return t
+}
 
 func (f *Figures) secs(k Key) (float64, bool) {
-	s, ok := f.Get(k, secPerOp)
+	s, ok := f.Get(k, f.timeUnit)
 	if !ok || s.Median <= 0 {
 		return 0, false
 	}
@@ -231,7 +268,7 @@ func (f *Figures) StrategyOverAsis() *Table {
 		}
 	}
 	t.Cols = sortBatches(t.Cols)
-	return t
+	return f.titled(t)
 }
 
 // AsisOverLimit is the as-is time per batch divided by the physical limit
@@ -259,7 +296,7 @@ func (f *Figures) AsisOverLimit() *Table {
 		}
 	}
 	t.Cols = sortBatches(t.Cols)
-	return t
+	return f.titled(t)
 }
 
 // StoreOverModel is the fast producer-state store's update time divided by
@@ -282,7 +319,7 @@ func (f *Figures) StoreOverModel() *Table {
 		}
 	}
 	t.Cols = sortBatches(t.Cols)
-	return t
+	return f.titled(t)
 }
 
 func rowLabel(parts ...string) string {

@@ -33,10 +33,16 @@ func (r *Report) Tables() []*Table {
 	if r.Figures == nil {
 		return nil
 	}
+	views := []*Figures{r.Figures}
+	if r.Figures.HasCPU() {
+		views = append(views, r.Figures.CPU())
+	}
 	var out []*Table
-	for _, t := range []*Table{r.Figures.StrategyOverAsis(), r.Figures.AsisOverLimit(), r.Figures.StoreOverModel()} {
-		if !t.Empty() {
-			out = append(out, t)
+	for _, f := range views {
+		for _, t := range []*Table{f.StrategyOverAsis(), f.AsisOverLimit(), f.StoreOverModel()} {
+			if !t.Empty() {
+				out = append(out, t)
+			}
 		}
 	}
 	return out
@@ -173,7 +179,7 @@ func (m *Matrix) markdown(ew *errWriter) {
 
 // markdown lists every configuration with its medians.
 func (f *Figures) markdown(ew *errWriter) {
-	ew.printf("| package | benchmark | time/op | throughput | B/op | allocs/op | n |\n|---|---|---:|---:|---:|---:|---:|\n")
+	ew.printf("| package | benchmark | time/op | CPU time/op | throughput | B/op | allocs/op | n |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, k := range f.keys {
 		s := f.stats[k]
 		get := func(unit string, cls benchunit.Class, suffix string) string {
@@ -185,7 +191,7 @@ func (f *Figures) markdown(ew *errWriter) {
 				return "0"
 			}
 			out := benchunit.Scale(v.Median, cls) + suffix
-			if v.Range != "" && unit == secPerOp {
+			if v.Range != "" && (unit == secPerOp || unit == cpuSecPerOp) {
 				out += " ±" + v.Range
 			}
 			return out
@@ -194,8 +200,8 @@ func (f *Figures) markdown(ew *errWriter) {
 		if t, ok := s[secPerOp]; ok {
 			n = t.N
 		}
-		ew.printf("| %s | %s | %s | %s | %s | %s | %d |\n", shortPkg(k.Pkg), k.label(),
-			get(secPerOp, benchunit.Decimal, "s"), mbps(s),
+		ew.printf("| %s | %s | %s | %s | %s | %s | %s | %d |\n", shortPkg(k.Pkg), k.label(),
+			get(secPerOp, benchunit.Decimal, "s"), get(cpuSecPerOp, benchunit.Decimal, "s"), mbps(s),
 			get("B/op", benchunit.Binary, "B"), get("allocs/op", benchunit.Decimal, ""), n)
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -40,6 +41,9 @@ func TestParseBenchFixture(t *testing.T) {
 	}
 	if a, ok := f.Get(k, "allocs/op"); !ok || a.Median != 0 {
 		t.Fatalf("allocs %+v", a)
+	}
+	if f.HasCPU() {
+		t.Error("fixture without cpu-ns/op reports CPU figures")
 	}
 	if got := strings.Join(f.Names(), ","); got != "Append,Limit,ParseVerify,Update" {
 		t.Fatalf("names %s", got)
@@ -269,7 +273,7 @@ func TestReportMarkdownAndText(t *testing.T) {
 		"# mirrorpath run 2026-01-02", "## Notes", "- pid: no benchmarks", "| file | verbatim | negate | barrier |",
 		"| 05.scn | - | ERR+LAT ✗ | - |", "### Append time per batch: strategy / asis", "| negate · patch · producers=1 | 1.14 | 1.06 |",
 		"| store/model | 0.25 | 0.25 | 0.33 |", "![Append throughput](append-throughput.svg)", "[bench.txt](bench.txt)",
-		"| appendpath | Append/strategy=asis/crc=none/batch=1KiB/producers=1000 | 170.0ns | 6024 MB/s | 0 | 0 | 3 |",
+		"| appendpath | Append/strategy=asis/crc=none/batch=1KiB/producers=1000 | 170.0ns | - | 6024 MB/s | 0 | 0 | 3 |",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report.md lacks %q", want)
@@ -321,6 +325,24 @@ func TestRecordedRun(t *testing.T) {
 	finite(f.StoreOverModel(), 1, 3)
 	if got := strings.Join(f.StoreOverModel().Cols, ","); got != "1000,100000,1000000" {
 		t.Errorf("store/model columns %s", got)
+	}
+	// The benchmarks also report cpu-ns/op: the same tables in CPU time.
+	if !f.HasCPU() {
+		t.Fatal("no cpu-ns/op in the recorded run")
+	}
+	cpu := f.CPU()
+	finite(cpu.StrategyOverAsis(), 7, 4)
+	finite(cpu.AsisOverLimit(), 1, 4)
+	finite(cpu.StoreOverModel(), 1, 3)
+	if tb := cpu.StrategyOverAsis(); !strings.HasSuffix(tb.Title, "(CPU time)") || !strings.Contains(tb.Caption, "cpu-ns/op") {
+		t.Errorf("CPU table %q: %s", tb.Title, tb.Caption)
+	}
+	if w, c := f.StrategyOverAsis().Cells, cpu.StrategyOverAsis().Cells; fmt.Sprint(w) == fmt.Sprint(c) {
+		t.Error("CPU view divides the same numbers as the wall view")
+	}
+	r := &Report{Figures: f}
+	if n := len(r.Tables()); n != 6 {
+		t.Errorf("report has %d tables, want 3 wall + 3 CPU", n)
 	}
 	for _, c := range []*Chart{f.ThroughputChart(), f.StrategyChart(), f.UpdateChart()} {
 		if !c.HasData() {
