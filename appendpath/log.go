@@ -552,6 +552,31 @@ func (l *log) truncate(offset int64) error {
 	return nil
 }
 
+// lastEpoch is the partition leader epoch of the last batch of the log, or
+// -1 (RecordBatch.NO_PARTITION_LEADER_EPOCH) when the log holds none.
+// O(index interval) header reads in the last non-empty segment.
+func (l *log) lastEpoch() (int32, error) {
+	for i := len(l.segs) - 1; i >= 0; i-- {
+		s := l.segs[i]
+		if s.size == 0 {
+			continue
+		}
+		last := int64(-1)
+		if err := s.walk(s.next-1, func(_, _, pos, _ int64) bool {
+			last = pos
+			return true
+		}); err != nil {
+			return 0, err
+		}
+		var h [codec.OffPartitionLeaderEpoch + 4]byte
+		if err := s.header(h[:], last); err != nil {
+			return 0, err
+		}
+		return codec.Batch(h[:]).PartitionLeaderEpoch(), nil
+	}
+	return -1, nil
+}
+
 // abortedTxns appends the transaction-index entries that overlap
 // [from, to): last ≥ from and first < to (TransactionIndex.collectAbortedTxns).
 func (l *log) abortedTxns(dst []psm.AbortedTxn, from, to int64) []psm.AbortedTxn {

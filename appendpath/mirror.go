@@ -99,10 +99,13 @@ type StopOptions struct {
 	Fault func(step StopStep) error
 }
 
-// MirrorCheckpoint is what STOPPING persists: where mirroring left off.
+// MirrorCheckpoint is what STOPPING persists: where mirroring left off. It
+// never points past the log: a truncation (the truncate variant of STOPPING,
+// Truncate, Failback) or a recovery that cuts below it moves it to the new
+// log end, with the epoch of the last batch left.
 type MirrorCheckpoint struct {
-	Offset int64 // next offset after the last mirrored batch
-	Epoch  int32 // partition leader epoch of the last mirrored batch
+	Offset int64 // next offset after the last mirrored batch, at most the log end offset
+	Epoch  int32 // partition leader epoch of the last mirrored batch (-1: no batch left)
 	Source [16]byte
 	Valid  bool
 }
@@ -254,13 +257,39 @@ func (p *Partition) persistCheckpoint() error {
 	if p.hasSource {
 		cp.Source = p.source
 	}
-	if !p.log.memory() {
-		line := fmt.Sprintf("%d %d %s\n", cp.Offset, cp.Epoch, pid.FormatClusterID(cp.Source))
-		if err := p.cfg.FS.WriteFile(filepath.Join(p.cfg.Dir, checkpointFile), []byte(line), true); err != nil {
-			return err
-		}
+	if err := p.writeCheckpoint(cp); err != nil {
+		return err
 	}
 	p.mirrored = cp
+	return nil
+}
+
+// writeCheckpoint writes cp to the synced checkpoint file of a file log.
+func (p *Partition) writeCheckpoint(cp MirrorCheckpoint) error {
+	if p.log.memory() {
+		return nil
+	}
+	line := fmt.Sprintf("%d %d %s\n", cp.Offset, cp.Epoch, pid.FormatClusterID(cp.Source))
+	return p.cfg.FS.WriteFile(filepath.Join(p.cfg.Dir, checkpointFile), []byte(line), true)
+}
+
+// clampCheckpoint keeps the mirror checkpoint inside the log after a
+// truncation or a recovery cut its tail: an offset past the log end becomes
+// the log end, with the epoch of the last batch left (-1 when none is), so
+// that a failback trusting it never starts past the data it has. A persisted
+// checkpoint is rewritten. O(1) when the checkpoint is already inside.
+func (p *Partition) clampCheckpoint() error {
+	if p.mirrored.Offset <= p.log.end {
+		return nil
+	}
+	ep, err := p.log.lastEpoch()
+	if err != nil {
+		return err
+	}
+	p.mirrored.Offset, p.mirrored.Epoch = p.log.end, ep
+	if p.mirrored.Valid {
+		return p.writeCheckpoint(p.mirrored)
+	}
 	return nil
 }
 

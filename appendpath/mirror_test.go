@@ -3,6 +3,8 @@ package appendpath
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -291,5 +293,101 @@ func TestStopAbortCarriesCoordinatorEpoch(t *testing.T) {
 	}
 	if got := p.AbortedTxns(nil, 0, 10); len(got) != 1 || got[0].FirstOffset != 2 || got[0].LastOffset != 3 {
 		t.Fatalf("txn index %+v", got)
+	}
+}
+
+// TestStopTruncateCheckpoint: the checkpoint STOPPING persists after the
+// truncate variant lies inside the truncated log (mirroring.md §5: step 3
+// runs after step 2), in memory and in the file a reopened partition reads;
+// its epoch is that of the last batch left (-1 when none is).
+func TestStopTruncateCheckpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		in        func(t *testing.T) []byte
+		wantOff   int64
+		wantEpoch int32
+	}{
+		{"to-empty", func(t *testing.T) []byte { // open txn at 0: the LSO is 0
+			return chunk(
+				withOffsets(mkBatch(t, bspec{pid: 5, epoch: 3, seq: 0, txn: true, records: 2}), 0, 4),
+				withOffsets(mkBatch(t, bspec{pid: 7, seq: 0}), 2, 4),
+				withOffsets(mkBatch(t, bspec{pid: 7, seq: 1, records: 2}), 3, 5),
+			)
+		}, 0, -1},
+		{"keeps-head", func(t *testing.T) []byte { // p7 at 0-1 stays, open txn at 2
+			return chunk(
+				withOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4),
+				withOffsets(mkBatch(t, bspec{pid: 5, epoch: 3, seq: 0, txn: true}), 2, 6),
+				withOffsets(mkBatch(t, bspec{pid: 7, seq: 2}), 3, 6),
+			)
+		}, 2, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := NewMemFS()
+			cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne}
+			p := mustOpen(t, cfg)
+			if _, err := p.AppendMirrored(tc.in(t), srcA); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Stop(StopOptions{Variant: StopTruncate}); err != nil {
+				t.Fatal(err)
+			}
+			if p.LogEndOffset() != tc.wantOff {
+				t.Fatalf("LEO %d after truncate, want %d", p.LogEndOffset(), tc.wantOff)
+			}
+			want := MirrorCheckpoint{Offset: tc.wantOff, Epoch: tc.wantEpoch, Source: srcA, Valid: true}
+			if cp := p.Checkpoint(); cp != want {
+				t.Fatalf("checkpoint %+v, want %+v", cp, want)
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			cfg.State = Stopped
+			q := mustOpen(t, cfg)
+			if cp := q.Checkpoint(); cp != want {
+				t.Fatalf("reopened checkpoint %+v, want %+v", cp, want)
+			}
+		})
+	}
+}
+
+// TestCheckpointClampedOnRecovery: a checkpoint persisted (synced) ahead of
+// log bytes that a power cut then loses is brought back inside the
+// recovered log on Open, and rewritten.
+func TestCheckpointClampedOnRecovery(t *testing.T) {
+	fs := NewMemFS()
+	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne} // SyncNever
+	p := mustOpen(t, cfg)
+	in := chunk(
+		withOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4),
+		withOffsets(mkBatch(t, bspec{pid: 7, seq: 2}), 2, 6),
+	)
+	if _, err := p.AppendMirrored(in, srcA); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if cp := p.Checkpoint(); cp.Offset != 3 || cp.Epoch != 6 {
+		t.Fatalf("checkpoint %+v before the crash", cp)
+	}
+	// Every unsynced log byte that survives is garbage: recovery cuts at 0.
+	crashed := fs.Crash(rand.New(rand.NewPCG(1, 2)), func(name string, unsynced []byte) {
+		for i := range unsynced {
+			unsynced[i] ^= 0xff
+		}
+	})
+	cfg.FS, cfg.State = crashed, Stopped
+	q := mustOpen(t, cfg)
+	want := MirrorCheckpoint{Offset: q.LogEndOffset(), Epoch: -1, Source: srcA, Valid: true}
+	if q.LogEndOffset() != 0 {
+		t.Fatalf("LEO %d after the crash, want 0", q.LogEndOffset())
+	}
+	if cp := q.Checkpoint(); cp != want {
+		t.Fatalf("checkpoint %+v after recovery, want %+v", cp, want)
+	}
+	data, err := crashed.ReadFile("/l/" + checkpointFile)
+	if err != nil || !strings.HasPrefix(string(data), "0 -1 ") {
+		t.Fatalf("checkpoint file %q (%v) not rewritten", data, err)
 	}
 }

@@ -168,6 +168,9 @@ func Open(cfg Config) (*Partition, error) {
 	if err := p.loadCheckpoint(); err != nil {
 		return nil, err
 	}
+	if err := p.clampCheckpoint(); err != nil { // a recovery cut the tail
+		return nil, err
+	}
 	p.recovery = rec
 	if err := p.rebuild(&p.recovery, true); err != nil {
 		return nil, err
@@ -667,6 +670,9 @@ func (p *Partition) truncateLocked(offset int64) error {
 		return err
 	}
 	if err := p.snaps.removeAbove(p.log.end); err != nil {
+		return err
+	}
+	if err := p.clampCheckpoint(); err != nil {
 		return err
 	}
 	if err := p.rebuild(nil, false); err != nil {
