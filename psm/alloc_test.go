@@ -145,17 +145,17 @@ func TestResetIsConstantTime(t *testing.T) {
 	sp := s.part(0)
 	type shape struct {
 		used, version int
-		first         slotKey
+		first         slot
 	}
 	var before [numShards]shape
 	for i := range sp.shards {
 		sh := &sp.shards[i]
-		before[i] = shape{sh.used, int(sh.version), sh.keys[0]}
+		before[i] = shape{sh.used, int(sh.version), sh.slots[0]}
 	}
 	s.Reset(0)
 	for i := range sp.shards {
 		sh := &sp.shards[i]
-		if (shape{sh.used, int(sh.version), sh.keys[0]}) != before[i] {
+		if (shape{sh.used, int(sh.version), sh.slots[0]}) != before[i] {
 			t.Fatalf("shard %d touched by Reset", i)
 		}
 	}

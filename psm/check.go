@@ -10,28 +10,39 @@ func invariantf(format string, args ...any) {
 }
 
 // checkSlot checks one entry just written and its shard's load factor. O(1).
-func checkSlot(sp *storePart, sh *shard, slot int) {
+func checkSlot(sp *storePart, sh *shard, i int) {
 	if !invariants {
 		return
 	}
-	if sh.used*4 > len(sh.keys)*3 {
-		invariantf("shard load %d/%d above 3/4", sh.used, len(sh.keys))
+	if sh.used*4 > len(sh.slots)*3 {
+		invariantf("shard load %d/%d above 3/4", sh.used, len(sh.slots))
 	}
-	if g := sh.meta[slot].gen; g != sp.gen || sh.keys[sh.meta[slot].slot].val != uint32(slot) {
-		invariantf("slot written under generation %d, partition is at %d", g, sp.gen)
+	s := &sh.slots[i]
+	if s.gen != sp.gen {
+		invariantf("slot written under generation %d, partition is at %d", s.gen, sp.gen)
 	}
-	checkWindow(&sh.vals[slot])
+	if int(s.val) >= len(sh.wins) {
+		invariantf("slot %d owns window %d of %d", i, s.val, len(sh.wins))
+	}
+	checkWindow(s, &sh.wins[s.val])
 }
 
-// checkWindow: at most five batches, ring head in range, lastOffsets strictly
-// increasing (the log assigns increasing offsets).
-func checkWindow(v *slotVal) {
-	if v.n > NumBatchesToRetain || v.head >= NumBatchesToRetain {
-		invariantf("window n=%d head=%d", v.n, v.head)
+// checkWindow: at most five batches, ring head in range, the hot last
+// sequences equal to the cold window's, lastOffsets strictly increasing (the
+// log assigns increasing offsets).
+func checkWindow(s *slot, w *window) {
+	if s.n > NumBatchesToRetain || s.head >= NumBatchesToRetain {
+		invariantf("window n=%d head=%d", s.n, s.head)
 	}
-	for i := 1; i < int(v.n); i++ {
-		if v.at(i).LastOffset <= v.at(i-1).LastOffset {
-			invariantf("window lastOffsets not increasing: %d then %d", v.at(i-1).LastOffset, v.at(i).LastOffset)
+	for i := range int(s.n) {
+		j := ringIndex(s.head, i)
+		if s.seqs[j] != w[j].LastSeq {
+			invariantf("window %d: hot last sequence %d, cold %d", j, s.seqs[j], w[j].LastSeq)
+		}
+		if i > 0 {
+			if prev := w[ringIndex(s.head, i-1)].LastOffset; w[j].LastOffset <= prev {
+				invariantf("window lastOffsets not increasing: %d then %d", prev, w[j].LastOffset)
+			}
 		}
 	}
 }
@@ -68,40 +79,45 @@ func checkPartFull(sp *storePart) {
 	for si := range sp.shards {
 		sh := &sp.shards[si]
 		used := 0
-		for i, k := range sh.keys {
-			if k.gen == genEmpty {
+		var sum, want, xor uint64 // the owned windows must be 0..used-1, each once
+		for i := range sh.slots {
+			s := &sh.slots[i]
+			if s.gen == genEmpty {
 				continue
 			}
 			used++
-			if int(k.val) >= len(sh.meta) {
-				invariantf("shard %d slot %d owns value %d of %d", si, i, k.val, len(sh.meta))
+			if int(s.val) >= len(sh.wins) {
+				invariantf("shard %d slot %d owns window %d of %d", si, i, s.val, len(sh.wins))
 			}
-			if m := sh.meta[k.val]; m.pid != k.pid || m.gen != k.gen || m.slot != uint32(i) {
-				invariantf("shard %d slot %d key %+v, meta %+v", si, i, k, m)
-			}
+			sum += uint64(s.val)
+			want += uint64(used - 1)
+			xor ^= uint64(s.val) ^ uint64(used-1)
 			switch {
-			case k.gen != genTomb && k.gen > sp.gen:
-				invariantf("slot generation %d ahead of partition %d", k.gen, sp.gen)
-			case k.gen == sp.gen:
+			case s.gen != genTomb && s.gen > sp.gen:
+				invariantf("slot generation %d ahead of partition %d", s.gen, sp.gen)
+			case s.gen == sp.gen:
 				live++
-				h := sp.hash(k.pid)
+				h := sp.hash(s.pid)
 				if uint64(si) != h>>shardShift {
-					invariantf("pid %d in shard %d, hash says %d", k.pid, si, h>>shardShift)
+					invariantf("pid %d in shard %d, hash says %d", s.pid, si, h>>shardShift)
 				}
-				if j, ok := sh.find(k.pid, sp.gen, h); !ok || j != int(k.val) {
-					invariantf("pid %d at slot %d not found by probing (%d, %v)", k.pid, i, j, ok)
+				if j, ok := sh.find(s.pid, sp.gen, h); !ok || j != i {
+					invariantf("pid %d at slot %d not found by probing (%d, %v)", s.pid, i, j, ok)
 				}
-				checkWindow(&sh.vals[k.val])
+				checkWindow(s, &sh.wins[s.val])
 			}
 		}
-		if len(sh.meta) != used || len(sh.vals) != used {
-			invariantf("shard %d: %d used slots, %d meta, %d values", si, used, len(sh.meta), len(sh.vals))
+		if sum != want || xor != 0 {
+			invariantf("shard %d: windows not owned once each", si)
+		}
+		if len(sh.wins) != used {
+			invariantf("shard %d: %d used slots, %d windows", si, used, len(sh.wins))
 		}
 		if used != sh.used {
 			invariantf("shard %d counts %d used slots, holds %d", si, sh.used, used)
 		}
-		if sh.used*4 > len(sh.keys)*3 {
-			invariantf("shard %d load %d/%d above 3/4", si, sh.used, len(sh.keys))
+		if sh.used*4 > len(sh.slots)*3 {
+			invariantf("shard %d load %d/%d above 3/4", si, sh.used, len(sh.slots))
 		}
 	}
 	if live != sp.count {

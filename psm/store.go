@@ -101,13 +101,14 @@ func (sp *storePart) hash(pid int64) uint64 { return mix64(uint64(pid) ^ sp.seed
 
 func (sp *storePart) shardOf(h uint64) *shard { return &sp.shards[h>>shardShift] }
 
-func (sp *storePart) lookup(pid int64) *slotVal {
+// lookup returns pid's live slot, or nil.
+func (sp *storePart) lookup(pid int64) (*shard, int) {
 	h := sp.hash(pid)
 	sh := sp.shardOf(h)
 	if i, ok := sh.find(pid, sp.gen, h); ok {
-		return &sh.vals[i]
+		return sh, i
 	}
-	return nil
+	return nil, -1
 }
 
 // resetProducers drops every producer and verification entry in O(1).
@@ -132,7 +133,7 @@ func (sp *storePart) upsert(pid int64, v *slotVal) {
 		i = sh.insert(pid, sp.gen, h, sp.seed)
 		sp.count++
 	}
-	sh.vals[i] = *v
+	sh.put(i, v)
 }
 
 func (sp *storePart) verifEntry(pid int64) *storeVerif {
@@ -176,8 +177,8 @@ func putTxn(txns []TxnInfo, t TxnInfo) []TxnInfo {
 	return slices.Insert(txns, i, t)
 }
 
-func (s *Store) isExpired(v *slotVal, now int64) bool {
-	return v.txnFirst < 0 && now-v.lastTs >= s.opts.ExpirationMs
+func (s *Store) isExpired(txnFirst, lastTs, now int64) bool {
+	return txnFirst < 0 && now-lastTs >= s.opts.ExpirationMs
 }
 
 // Reset applies a barrier outside an append in O(1).
@@ -202,7 +203,7 @@ func (s *Store) Clear(p PartitionID) {
 
 func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard {
 	sp := s.part(p)
-	if v := sp.lookup(pid); v != nil && v.txnFirst >= 0 && v.epoch == epoch {
+	if sh, i := sp.lookup(pid); sh != nil && sh.slots[i].txnFirst >= 0 && sh.slots[i].epoch == epoch {
 		return 0
 	}
 	e := sp.verifEntry(pid)
@@ -220,8 +221,8 @@ func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 }
 
 func (s *Store) Producer(p PartitionID, pid int64) (ProducerInfo, bool) {
-	if v := s.part(p).lookup(pid); v != nil {
-		return v.info(pid), true
+	if sh, i := s.part(p).lookup(pid); sh != nil {
+		return sh.info(i), true
 	}
 	return ProducerInfo{}, false
 }
@@ -233,8 +234,8 @@ func (s *Store) Producers(p PartitionID) iter.Seq[ProducerInfo] {
 		sp := s.part(p)
 		for si := range sp.shards {
 			sh := &sp.shards[si]
-			for i := range sh.meta {
-				if sh.meta[i].gen == sp.gen && !yield(sh.vals[i].info(sh.meta[i].pid)) {
+			for i := range sh.slots {
+				if sh.slots[i].gen == sp.gen && !yield(sh.info(i)) {
 					return
 				}
 			}
@@ -277,15 +278,16 @@ func (s *Store) OnHighWatermark(p PartitionID, hw int64) {
 	sp.unrepl = slices.DeleteFunc(sp.unrepl, func(t TxnInfo) bool { return t.LastOffset < hw })
 }
 
-// ExpireProducers is O(used slots of p); removed slots become tombstones.
+// ExpireProducers is O(table slots of p), a sequential walk of the hot
+// slots; removed slots become tombstones.
 func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
 	sp := s.part(p)
 	n := 0
 	for si := range sp.shards {
 		sh := &sp.shards[si]
-		for i := range sh.meta {
-			if sh.meta[i].gen == sp.gen && s.isExpired(&sh.vals[i], nowMs) {
-				sh.tomb(i)
+		for i := range sh.slots {
+			if sl := &sh.slots[i]; sl.gen == sp.gen && s.isExpired(sl.txnFirst, sl.lastTs, nowMs) {
+				sl.gen = genTomb
 				n++
 			}
 		}
@@ -306,12 +308,13 @@ func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 	refs, enc := sp.refs[:0], sp.enc[:0]
 	for si := range sp.shards {
 		sh := &sp.shards[si]
-		for i := range sh.meta {
-			if sh.meta[i].gen != sp.gen {
+		for i := range sh.slots {
+			sl := &sh.slots[i]
+			if sl.gen != sp.gen {
 				continue
 			}
-			refs = append(refs, snapRef{pid: sh.meta[i].pid, pos: int64(len(enc))})
-			enc = appendSlotEntry(enc, sh.meta[i].pid, &sh.vals[i])
+			refs = append(refs, snapRef{pid: sl.pid, pos: int64(len(enc))})
+			enc = appendSlotEntry(enc, sl, &sh.wins[sl.val])
 		}
 	}
 	slices.SortFunc(refs, func(a, b snapRef) int { return cmp.Compare(a.pid, b.pid) })
@@ -326,14 +329,14 @@ func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 }
 
 // appendSlotEntry encodes one entry in the 46-byte snapshot layout.
-func appendSlotEntry(dst []byte, pid int64, v *slotVal) []byte {
+func appendSlotEntry(dst []byte, v *slot, w *window) []byte {
 	var newest BatchMetadata
 	lastOffset := int64(-1)
 	if v.n > 0 {
-		newest = *v.at(int(v.n) - 1)
+		newest = w[ringIndex(v.head, int(v.n)-1)]
 		lastOffset = newest.LastOffset
 	}
-	dst = be.AppendUint64(dst, uint64(pid))
+	dst = be.AppendUint64(dst, uint64(v.pid))
 	dst = be.AppendUint16(dst, uint16(v.epoch))
 	dst = be.AppendUint32(dst, uint32(v.lastSeq()))
 	dst = be.AppendUint64(dst, uint64(lastOffset))
@@ -353,7 +356,7 @@ func (s *Store) LoadSnapshot(p PartitionID, src []byte, nowMs int64) error {
 	for i := range n {
 		in := snapshotEntry(src, i)
 		v := valOf(&in)
-		if s.isExpired(&v, nowMs) {
+		if s.isExpired(v.txnFirst, v.lastTs, nowMs) {
 			continue
 		}
 		sp.upsert(in.ProducerID, &v)
@@ -498,19 +501,25 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 
 	// The committed entry: needed to prepare a new pending entry, for the
 	// duplicate lookup and for the verification check.
-	var cv *slotVal
-	slot, version := int32(-1), uint32(0)
+	var cv *slot
+	var sh *shard
+	slotIdx, version := int32(-1), uint32(0)
 	if !a.committedEmpty && (pi < 0 || a.origin != Replication) {
-		sh := sp.shardOf(h)
+		sh = sp.shardOf(h)
 		if i, ok := sh.find(pid, sp.gen, h); ok {
-			cv, slot, version = &sh.vals[i], int32(i), sh.version
+			cv, slotIdx, version = &sh.slots[i], int32(i), sh.version
 		}
 	}
 	if a.origin == Client && cv != nil && cv.epoch == b.ProducerEpoch {
+		// The hot slot holds each cached batch's last sequence; the cold
+		// window is read only when one matches.
 		last := b.LastSequence()
 		for i := range int(cv.n) {
-			m := cv.at(i)
-			if m.LastSeq == last && m.FirstSeq() == b.BaseSequence {
+			j := ringIndex(cv.head, i)
+			if cv.seqs[j] != last {
+				continue
+			}
+			if m := &sh.wins[cv.val][j]; m.FirstSeq() == b.BaseSequence {
 				return Outcome{Duplicate: Duplicate{Found: true, FirstOffset: m.FirstOffset(),
 					LastOffset: m.LastOffset, Timestamp: m.Timestamp}}, nil
 			}
@@ -539,7 +548,7 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 			a.pend = append(a.pend, pendingEntry{})
 		}
 		w = &a.pend[len(a.pend)-1]
-		w.pid, w.h, w.slot, w.version = pid, h, slot, version
+		w.pid, w.h, w.slot, w.version = pid, h, slotIdx, version
 		w.hasVerif, w.clearVerif, w.verifLow = false, false, 0
 		u := &w.upd
 		u.n, u.head = 0, 0
@@ -677,24 +686,24 @@ func (a *storeAppend) Commit() Committed {
 	for i := range a.pend {
 		w := &a.pend[i]
 		sh := sp.shardOf(w.h)
-		var slot int
+		var si int
 		var ok bool
 		if w.slot >= 0 && w.version == sh.version && !a.resetAtCommit {
-			slot, ok = int(w.slot), true
+			si, ok = int(w.slot), true
 		} else {
-			slot, ok = sh.find(w.pid, sp.gen, w.h)
+			si, ok = sh.find(w.pid, sp.gen, w.h)
 		}
 		if ok {
-			sh.vals[slot].merge(&w.upd)
+			sh.merge(si, &w.upd)
 		} else {
-			slot = sh.insert(w.pid, sp.gen, w.h, sp.seed)
-			sh.vals[slot] = w.upd
+			si = sh.insert(w.pid, sp.gen, w.h, sp.seed)
+			sh.put(si, &w.upd)
 			sp.count++
 		}
 		if w.clearVerif && len(sp.verif) > 0 {
 			sp.removeVerif(w.pid)
 		}
-		checkSlot(sp, sh, slot)
+		checkSlot(sp, sh, si)
 	}
 	for _, t := range a.started {
 		sp.ongoing = putTxn(sp.ongoing, t)

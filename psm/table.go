@@ -1,6 +1,9 @@
 package psm
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // The producer table of one partition: numShards pointer-free open-addressing
 // tables with linear probing. A 64-bit hash of (partition, PID) picks the
@@ -8,16 +11,19 @@ import "math"
 // two choices are independent. Shards grow one at a time, which bounds the
 // pause of a rehash to 1/numShards of the partition.
 //
-// Slot keys are 16 bytes (PID, generation, value index) so that probing stays
-// within few cache lines; the 144-byte values live in a dense array beside a
-// 16-byte meta array (PID, generation, key slot), one entry per non-empty
-// key slot. Scans (expiration, snapshots, iteration) walk the dense arrays,
-// whose length is the number of used slots, not the table capacity.
+// A slot is one 64-byte cache line holding the key (PID, generation) and the
+// entry's hot fields: epoch, coordinator epoch, last timestamp, open
+// transaction and the last sequence of each cached batch. An in-order CLIENT
+// append reads nothing else, so a lookup costs one cache miss (plus the next
+// line when the probe runs on). The rest of the five-batch window (offsets,
+// timestamps, offset deltas) lives in a dense cold array, one window per
+// non-empty slot, written by Commit and read only to confirm a duplicate,
+// to copy an entry out or to encode a snapshot.
 //
 // Every key carries the partition generation it was written under. Reset
 // bumps the generation: in O(1) every slot of an older generation becomes
-// stale, which lookups skip like a tombstone and inserts reuse. A rehash drops
-// stale slots and tombstones.
+// stale, which lookups skip like a tombstone and inserts reuse (with the cold
+// window the slot owns). A rehash drops stale slots and tombstones.
 
 const (
 	shardBits  = 4
@@ -29,21 +35,66 @@ const (
 	genTomb  uint32 = math.MaxUint32 // removed by expiration
 )
 
-type slotKey struct {
-	pid int64
-	gen uint32
-	val uint32 // index into meta and vals, owned by this slot while it is not empty
+// slot is a key and its entry's hot fields: ProducerStateEntry without the
+// producer ID's cold window. The window is a ring of NumBatchesToRetain
+// entries, oldest at head; seqs[j] is the LastSeq of wins[val][j].
+type slot struct {
+	pid        int64
+	gen        uint32
+	val        uint32 // index into the shard's wins, owned by this slot while it is not empty
+	lastTs     int64
+	txnFirst   int64 // -1 when no transaction is open
+	coordEpoch int32
+	epoch      int16
+	n, head    uint8
+	seqs       [NumBatchesToRetain]int32
+	_          [4]byte
 }
 
-// valMeta mirrors the key of a value so that scans need not visit the keys.
-type valMeta struct {
-	pid  int64
-	gen  uint32
-	slot uint32 // the key slot that owns this value
+// A slot is exactly one cache line (tables of 8 or more slots are 64-byte
+// aligned: size classes and pages are multiples of 64).
+var (
+	_ [unsafe.Sizeof(slot{}) - 64]struct{}
+	_ [64 - unsafe.Sizeof(slot{})]struct{}
+)
+
+// window is the cold part of an entry: the cached batches in ring order.
+type window [NumBatchesToRetain]BatchMetadata
+
+func ringIndex(head uint8, i int) int {
+	j := int(head) + i
+	if j >= NumBatchesToRetain {
+		j -= NumBatchesToRetain
+	}
+	return j
 }
 
-// slotVal is one producer entry: ProducerStateEntry without the producer ID.
-// The batch window is a ring of NumBatchesToRetain entries, oldest at head.
+func (s *slot) lastSeq() int32 {
+	if s.n == 0 {
+		return -1
+	}
+	return s.seqs[ringIndex(s.head, int(s.n)-1)]
+}
+
+// push appends m to the window, dropping the oldest batch when it is full.
+func (s *slot) push(w *window, m BatchMetadata) {
+	var j int
+	if s.n < NumBatchesToRetain {
+		j = ringIndex(s.head, int(s.n))
+		s.n++
+	} else {
+		j = int(s.head)
+		s.head++
+		if s.head == NumBatchesToRetain {
+			s.head = 0
+		}
+	}
+	w[j] = m
+	s.seqs[j] = m.LastSeq
+}
+
+// slotVal is a whole entry outside the table: an append's pending update
+// (ProducerAppendInfo's updatedEntry) or an entry read from a snapshot.
 type slotVal struct {
 	lastTs     int64
 	txnFirst   int64 // -1 when no transaction is open
@@ -53,13 +104,7 @@ type slotVal struct {
 	win        [NumBatchesToRetain]BatchMetadata
 }
 
-func (v *slotVal) at(i int) *BatchMetadata {
-	j := int(v.head) + i
-	if j >= NumBatchesToRetain {
-		j -= NumBatchesToRetain
-	}
-	return &v.win[j]
-}
+func (v *slotVal) at(i int) *BatchMetadata { return &v.win[ringIndex(v.head, i)] }
 
 func (v *slotVal) lastSeq() int32 {
 	if v.n == 0 {
@@ -88,26 +133,6 @@ func (v *slotVal) push(m BatchMetadata) {
 	}
 }
 
-// merge is ProducerStateEntry.update(next): next holds only this append's batches.
-func (v *slotVal) merge(next *slotVal) {
-	v.maybeUpdateEpoch(next.epoch)
-	v.coordEpoch = next.coordEpoch
-	v.lastTs = next.lastTs
-	for i := range int(next.n) {
-		v.push(*next.at(i))
-	}
-	v.txnFirst = next.txnFirst
-}
-
-func (v *slotVal) info(pid int64) ProducerInfo {
-	in := ProducerInfo{ProducerID: pid, Epoch: v.epoch, CoordinatorEpoch: v.coordEpoch,
-		LastTimestamp: v.lastTs, TxnFirstOffset: v.txnFirst, NumBatches: int(v.n)}
-	for i := range int(v.n) {
-		in.Batches[i] = *v.at(i)
-	}
-	return in
-}
-
 func valOf(in *ProducerInfo) slotVal {
 	v := slotVal{lastTs: in.LastTimestamp, txnFirst: in.TxnFirstOffset, coordEpoch: in.CoordinatorEpoch, epoch: in.Epoch}
 	for _, m := range in.Window() {
@@ -117,11 +142,10 @@ func valOf(in *ProducerInfo) slotVal {
 }
 
 type shard struct {
-	keys    []slotKey
-	meta    []valMeta // dense, parallel to vals
-	vals    []slotVal
-	used    int    // slots that are not empty (live, stale or tombstone) == len(vals)
-	version uint32 // bumped by every rehash, which moves slots and values
+	slots   []slot
+	wins    []window // dense: one per non-empty slot, indexed by slot.val
+	used    int      // slots that are not empty (live, stale or tombstone) == len(wins)
+	version uint32   // bumped by every rehash, which moves slots and windows
 }
 
 // mix64 is the MurmurHash3 finalizer.
@@ -134,18 +158,18 @@ func mix64(h uint64) uint64 {
 	return h
 }
 
-// find returns the value index of a live key. O(1) expected.
+// find returns the slot index of a live key. O(1) expected.
 func (sh *shard) find(pid int64, gen uint32, h uint64) (int, bool) {
-	if len(sh.keys) == 0 {
+	if len(sh.slots) == 0 {
 		return -1, false
 	}
-	mask := uint64(len(sh.keys) - 1)
+	mask := uint64(len(sh.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		k := &sh.keys[i]
-		if k.gen == gen && k.pid == pid {
-			return int(k.val), true
+		s := &sh.slots[i]
+		if s.gen == gen && s.pid == pid {
+			return int(i), true
 		}
-		if k.gen == genEmpty {
+		if s.gen == genEmpty {
 			return -1, false
 		}
 	}
@@ -156,17 +180,17 @@ func (sh *shard) find(pid int64, gen uint32, h uint64) (int, bool) {
 // or an expiration leaves no long chains behind for long.
 const maxReuseProbe = 16
 
-// insert claims a slot for a key known to be absent and returns its value
-// index; the caller fills vals[i]. It may rehash first, which bumps version.
+// insert claims a slot for a key known to be absent and returns its index;
+// the caller fills it with put. It may rehash first, which bumps version.
 func (sh *shard) insert(pid int64, gen uint32, h uint64, seed uint64) int {
-	if (sh.used+1)*4 > len(sh.keys)*3 {
+	if (sh.used+1)*4 > len(sh.slots)*3 {
 		sh.rehash(gen, seed)
 	}
 	for {
-		mask := uint64(len(sh.keys) - 1)
+		mask := uint64(len(sh.slots) - 1)
 		i, reuse, probes := h&mask, -1, 0
 		for ; ; i = (i + 1) & mask {
-			g := sh.keys[i].gen
+			g := sh.slots[i].gen
 			if g == genEmpty {
 				break
 			}
@@ -184,32 +208,74 @@ func (sh *shard) insert(pid int64, gen uint32, h uint64, seed uint64) int {
 		if reuse >= 0 {
 			i = uint64(reuse)
 		} else {
-			sh.keys[i].val = uint32(len(sh.vals))
-			sh.meta = append(sh.meta, valMeta{}) // within capacity: rehash reserved 3/4 of the slots
-			sh.vals = append(sh.vals, slotVal{})
+			sh.slots[i].val = uint32(len(sh.wins))
+			sh.wins = append(sh.wins, window{}) // within capacity: rehash reserved 3/4 of the slots
 			sh.used++
 		}
-		k := &sh.keys[i]
-		k.pid, k.gen = pid, gen
-		sh.meta[k.val] = valMeta{pid: pid, gen: gen, slot: uint32(i)}
-		return int(k.val)
+		s := &sh.slots[i]
+		s.pid, s.gen = pid, gen
+		return int(i)
 	}
+}
+
+// put writes v as the entry of slot i, window normalized to start at 0.
+func (sh *shard) put(i int, v *slotVal) {
+	s := &sh.slots[i]
+	s.lastTs, s.txnFirst, s.coordEpoch, s.epoch = v.lastTs, v.txnFirst, v.coordEpoch, v.epoch
+	s.n, s.head = v.n, 0
+	w := &sh.wins[s.val]
+	for k := range int(v.n) {
+		m := *v.at(k)
+		w[k] = m
+		s.seqs[k] = m.LastSeq
+	}
+}
+
+// merge is ProducerStateEntry.update(next) on slot i: next holds only this
+// append's batches. The cold window is written only when next has batches.
+func (sh *shard) merge(i int, next *slotVal) {
+	s := &sh.slots[i]
+	if s.epoch != next.epoch {
+		s.n, s.head = 0, 0
+		s.epoch = next.epoch
+	}
+	s.coordEpoch = next.coordEpoch
+	s.lastTs = next.lastTs
+	if next.n > 0 {
+		w := &sh.wins[s.val]
+		for k := range int(next.n) {
+			s.push(w, *next.at(k))
+		}
+	}
+	s.txnFirst = next.txnFirst
+}
+
+// info copies the entry of slot i out.
+func (sh *shard) info(i int) ProducerInfo {
+	s := &sh.slots[i]
+	in := ProducerInfo{ProducerID: s.pid, Epoch: s.epoch, CoordinatorEpoch: s.coordEpoch,
+		LastTimestamp: s.lastTs, TxnFirstOffset: s.txnFirst, NumBatches: int(s.n)}
+	w := &sh.wins[s.val]
+	for k := range int(s.n) {
+		in.Batches[k] = w[ringIndex(s.head, k)]
+	}
+	return in
 }
 
 // clear empties the shard, keeping its capacity. O(slots).
 func (sh *shard) clear() {
-	clear(sh.keys)
-	sh.meta, sh.vals, sh.used = sh.meta[:0], sh.vals[:0], 0
+	clear(sh.slots)
+	sh.wins, sh.used = sh.wins[:0], 0
 	sh.version++
 }
 
 // rehash moves the live entries into a table whose load is at most 1/2 after
 // one more insert, dropping stale slots and tombstones and compacting the
-// value arrays. O(used slots).
+// windows. O(slots).
 func (sh *shard) rehash(gen uint32, seed uint64) {
 	live := 0
-	for i := range sh.meta {
-		if sh.meta[i].gen == gen {
+	for i := range sh.slots {
+		if sh.slots[i].gen == gen {
 			live++
 		}
 	}
@@ -217,30 +283,22 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 	for size < 2*(live+1) {
 		size *= 2
 	}
-	keys := make([]slotKey, size)
-	meta := make([]valMeta, 0, size*3/4+1)
-	vals := make([]slotVal, 0, size*3/4+1)
+	slots := make([]slot, size)
+	wins := make([]window, 0, size*3/4+1)
 	mask := uint64(size - 1)
-	for i := range sh.meta {
-		m := sh.meta[i]
-		if m.gen != gen {
+	for i := range sh.slots {
+		s := &sh.slots[i]
+		if s.gen != gen {
 			continue
 		}
-		j := mix64(uint64(m.pid)^seed) & mask
-		for keys[j].gen != genEmpty {
+		j := mix64(uint64(s.pid)^seed) & mask
+		for slots[j].gen != genEmpty {
 			j = (j + 1) & mask
 		}
-		keys[j] = slotKey{pid: m.pid, gen: gen, val: uint32(len(vals))}
-		meta = append(meta, valMeta{pid: m.pid, gen: gen, slot: uint32(j)})
-		vals = append(vals, sh.vals[i])
+		slots[j] = *s
+		slots[j].val = uint32(len(wins))
+		wins = append(wins, sh.wins[s.val])
 	}
-	sh.keys, sh.meta, sh.vals, sh.used = keys, meta, vals, live
+	sh.slots, sh.wins, sh.used = slots, wins, live
 	sh.version++
-}
-
-// tomb removes the live entry at value index vi (expiration).
-func (sh *shard) tomb(vi int) {
-	m := &sh.meta[vi]
-	m.gen = genTomb
-	sh.keys[m.slot].gen = genTomb
 }
