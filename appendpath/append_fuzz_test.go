@@ -6,6 +6,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
 )
 
 // repair fixes the CRC of every whole batch in buf so that mutations reach
@@ -134,6 +135,29 @@ func FuzzRecover(f *testing.F) {
 		}
 		if n != len(kept) {
 			t.Fatalf("%d bytes of batches, %d kept", n, len(kept))
+		}
+	})
+}
+
+// FuzzHeaderBatch: headerBatch, the append path's header-only build of a
+// data batch's psm.Batch, equals psm.BatchOf (the reference) on every data
+// batch whose header is whole.
+func FuzzHeaderBatch(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte, _ uint8) {
+		if len(data) < codec.HeaderSize {
+			return
+		}
+		b := codec.Batch(data)
+		if b.IsControl() {
+			return // BatchOf reads the control record: not headerBatch's case
+		}
+		want, err := psm.BatchOf(b)
+		if err != nil {
+			t.Fatalf("BatchOf of a data batch: %v", err)
+		}
+		if got := headerBatch(b); got != want {
+			t.Fatalf("headerBatch %+v, BatchOf %+v", got, want)
 		}
 	})
 }
