@@ -359,7 +359,7 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 	}
 	for _, b := range bins {
 		if results[b.ImportPath] == 0 && !failed[b.ImportPath] {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no benchmark matches `%s`", b.ImportPath, strings.Join(c.patterns, "` or `")))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: none of its benchmarks is in the selection (`%s`)", b.ImportPath, strings.Join(c.patterns, "` or `")))
 		}
 	}
 	fig, err := report.ParseBench(&all, "bench.txt")
