@@ -139,10 +139,21 @@ func FuzzRecover(f *testing.F) {
 	})
 }
 
-// FuzzHeaderBatch: headerBatch, the append path's header-only build of a
-// data batch's psm.Batch, equals psm.BatchOf (the reference) on every data
-// batch whose header is whole.
-func FuzzHeaderBatch(f *testing.F) {
+// recordingAppender keeps the last batch Add was given.
+type recordingAppender struct {
+	psm.Appender
+	got psm.Batch
+}
+
+func (r *recordingAppender) Add(b psm.Batch) (psm.Outcome, error) {
+	r.got = b
+	return psm.Outcome{}, nil
+}
+
+// FuzzAddData: what addData, the append path's header-only build of a data
+// batch's psm.Batch, hands to Add equals psm.BatchOf (the reference) on every
+// data batch whose header is whole.
+func FuzzAddData(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, _ uint8) {
 		if len(data) < codec.HeaderSize {
@@ -150,14 +161,18 @@ func FuzzHeaderBatch(f *testing.F) {
 		}
 		b := codec.Batch(data)
 		if b.IsControl() {
-			return // BatchOf reads the control record: not headerBatch's case
+			return // BatchOf reads the control record: not addData's case
 		}
 		want, err := psm.BatchOf(b)
 		if err != nil {
 			t.Fatalf("BatchOf of a data batch: %v", err)
 		}
-		if got := headerBatch(b); got != want {
-			t.Fatalf("headerBatch %+v, BatchOf %+v", got, want)
+		var r recordingAppender
+		if err := addData(&r, b); err != nil {
+			t.Fatal(err)
+		}
+		if r.got != want {
+			t.Fatalf("addData gave %+v, BatchOf %+v", r.got, want)
 		}
 	})
 }

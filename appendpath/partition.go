@@ -406,7 +406,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		case b.IsControl():
 			_, err = addBatch(app, b)
 		default:
-			_, err = app.Add(headerBatch(b))
+			err = addData(app, b)
 		}
 		if err != nil {
 			app.Abort()
@@ -449,23 +449,25 @@ func addBatch(app psm.Appender, b codec.Batch) (psm.Outcome, error) {
 	return app.Add(pb)
 }
 
-// headerBatch is psm.BatchOf for a data (non-control) batch, which reads
-// the header only: built in the call's argument, it is copied once, where
-// BatchOf's result was copied three times, each copy a wide load of narrow
-// stores that stalled store forwarding. FuzzHeaderBatch holds it equal to
-// BatchOf. b must hold a whole header.
-func headerBatch(b codec.Batch) psm.Batch {
-	return psm.Batch{
-		ProducerID:      b.ProducerID(),
-		ProducerEpoch:   b.ProducerEpoch(),
-		BaseSequence:    b.BaseSequence(),
-		LastOffsetDelta: b.LastOffsetDelta(),
-		BaseOffset:      b.BaseOffset(),
-		MaxTimestamp:    b.MaxTimestamp(),
-		RecordsCount:    b.RecordsCount(),
-		Transactional:   b.IsTransactional(),
-		ControlType:     codec.ControlUnknown,
-	}
+// addData runs one data (non-control) batch through app: psm.BatchOf's
+// fields read from the header straight into the call's argument area, the
+// Outcome discarded (it matters only for CLIENT duplicates). Not inlined on
+// purpose: as its own function the compiler builds the argument in place and
+// never copies the Outcome, where BatchOf's result and the Outcome went
+// through stack temporaries with wide loads of narrow stores, which stall
+// store forwarding. FuzzAddData holds the argument equal to BatchOf. b must
+// hold a whole header.
+//
+//go:noinline
+func addData(app psm.Appender, b codec.Batch) error {
+	// Every read first: a literal with a read that may panic inside is
+	// built in a temporary and copied.
+	_ = b[codec.HeaderSize-1]
+	pid, epoch, seq, delta := b.ProducerID(), b.ProducerEpoch(), b.BaseSequence(), b.LastOffsetDelta()
+	base, maxTs, count, txn := b.BaseOffset(), b.MaxTimestamp(), b.RecordsCount(), b.IsTransactional()
+	_, err := app.Add(psm.Batch{ProducerID: pid, ProducerEpoch: epoch, BaseSequence: seq, LastOffsetDelta: delta,
+		BaseOffset: base, MaxTimestamp: maxTs, RecordsCount: count, Transactional: txn, ControlType: codec.ControlUnknown})
+	return err
 }
 
 // committed applies what producer state's Commit reports: .txnindex entries
