@@ -4,22 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"os"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
 	kafkaprotocol "github.com/segmentio/kafka-go/protocol"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
-
-// processCPU is the process's user+system CPU time: it includes sarama's
-// response-reader goroutine and the garbage collector, which the walks that
-// allocate make work.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // TestCPUTimeRecordWalk measures CPU time per walk (not wall time), which a
 // machine shared with other jobs does not inflate by descheduling; the
@@ -38,32 +28,18 @@ func TestCPUTimeRecordWalk(t *testing.T) {
 	var rs kafkaprotocol.RecordSet
 	br, req := saramaBroker(t, fetchResponseV4(raw))
 	brEmpty, reqEmpty := saramaBroker(t, fetchResponseV4(nil))
-	walks := []struct {
-		name string
-		f    func()
-	}{
-		{"mirrorpath", func() { walkMirrorpath(raw) }},
-		{"kmsg", func() { walkKmsg(raw, &rb, &rec) }},
-		{"kafkago", func() { r.Reset(framed); walkKafkaGo(r, &rs) }},
-		{"sarama", func() { walkSarama(br, req) }},
-		{"sarama-emptyfetch", func() { brEmpty.Fetch(reqEmpty) }},
-	}
 	const n = 3000
-	best := make([]time.Duration, len(walks))
-	for round := 0; round < 7; round++ {
-		for i, w := range walks {
-			start := processCPU()
-			for range n {
-				w.f()
-			}
-			d := (processCPU() - start) / n
-			if round == 0 || d < best[i] {
-				best[i] = d
-			}
-		}
+	one := cputime.Single
+	walks := []cputime.Job{
+		{Name: "mirrorpath", N: n, Run: one(func() { walkMirrorpath(raw) })},
+		{Name: "kmsg", N: n, Run: one(func() { walkKmsg(raw, &rb, &rec) })},
+		{Name: "kafkago", N: n, Run: one(func() { r.Reset(framed); walkKafkaGo(r, &rs) })},
+		{Name: "sarama", N: n, Run: one(func() { walkSarama(br, req) })},
+		{Name: "sarama-emptyfetch", N: n, Run: one(func() { brEmpty.Fetch(reqEmpty) })},
 	}
-	for i, w := range walks {
-		t.Logf("%-18s %9v/op  %6.2fx mirrorpath  (min CPU time of 7 rounds of %d)", w.name, best[i],
-			float64(best[i])/float64(best[0]), n)
+	best := cputime.MinPerOp(7, walks)
+	for _, w := range walks {
+		t.Logf("%-18s %9.0f ns/op  %6.2fx mirrorpath  (min CPU time of 7 rounds of %d)", w.Name, best[w.Name],
+			best[w.Name]/best["mirrorpath"], n)
 	}
 }

@@ -2,17 +2,10 @@ package codec
 
 import (
 	"os"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// processCPU is the process's user+system CPU time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
+)
 
 // TestCPUTimeRatios measures the gates of benchmarks.md in CPU time, which a
 // machine shared with other jobs does not inflate by descheduling (wall-clock
@@ -23,55 +16,38 @@ func TestCPUTimeRatios(t *testing.T) {
 	if os.Getenv("MIRRORPATH_CPUTIME") == "" {
 		t.Skip("set MIRRORPATH_CPUTIME=1")
 	}
-	type job struct {
-		name string
-		n    int
-		f    func()
-	}
+	type job = cputime.Job
+	one := cputime.Single
 	var jobs []job
 	for _, s := range batchSizes {
 		bb := benchBatch(s.n)
 		n := max(200, (64<<20)/s.n/16)
 		jobs = append(jobs,
-			job{"crc/batch=" + s.name, n, func() { _ = Checksum(bb[CRCStart:]) }},
-			job{"parseverify/batch=" + s.name, n, func() {
+			job{Name: "crc/batch=" + s.name, N: n, Run: one(func() { _ = Checksum(bb[CRCStart:]) })},
+			job{Name: "parseverify/batch=" + s.name, N: n, Run: one(func() {
 				p, err := ParseBatch(bb)
 				if err != nil || p.VerifyCRC() != nil {
 					t.Fatal("invalid")
 				}
-			}},
-			job{"patch/batch=" + s.name, 200000, func() { bb.SetProducerID(bb.ProducerID() + 1) }},
+			})},
+			job{Name: "patch/batch=" + s.name, N: 200000, Run: one(func() { bb.SetProducerID(bb.ProducerID() + 1) })},
 		)
 	}
 	wb := walkBench16KiB(t)
-	jobs = append(jobs, job{"recordwalk/batch=16KiB", 5000, func() {
+	jobs = append(jobs, job{Name: "recordwalk/batch=16KiB", N: 5000, Run: one(func() {
 		if _, err := walkBatch(wb); err != nil {
 			t.Fatal(err)
 		}
-	}})
-	best := make([]time.Duration, len(jobs))
-	for round := 0; round < 9; round++ {
-		for i, j := range jobs {
-			start := processCPU()
-			for range j.n {
-				j.f()
-			}
-			d := (processCPU() - start) / time.Duration(j.n)
-			if round == 0 || d < best[i] {
-				best[i] = d
-			}
-		}
-	}
-	byName := map[string]time.Duration{}
-	for i, j := range jobs {
-		byName[j.name] = best[i]
-		t.Logf("%-24s %10v/op", j.name, best[i])
+	})})
+	byName := cputime.MinPerOp(9, jobs)
+	for _, j := range jobs {
+		t.Logf("%-24s %10.1f ns/op", j.Name, byName[j.Name])
 	}
 	for _, s := range []string{"16KiB", "1MiB"} {
-		t.Logf("parseverify/crc batch=%s: %.3f", s, float64(byName["parseverify/batch="+s])/float64(byName["crc/batch="+s]))
+		t.Logf("parseverify/crc batch=%s: %.3f", s, byName["parseverify/batch="+s]/byName["crc/batch="+s])
 	}
-	t.Logf("parseverify - crc at 100B: %v", byName["parseverify/batch=100B"]-byName["crc/batch=100B"])
+	t.Logf("parseverify - crc at 100B: %.1f ns", byName["parseverify/batch=100B"]-byName["crc/batch=100B"])
 	for _, s := range batchSizes {
-		t.Logf("patch/crc batch=%s: %.3f", s.name, float64(byName["patch/batch="+s.name])/float64(byName["crc/batch="+s.name]))
+		t.Logf("patch/crc batch=%s: %.3f", s.name, byName["patch/batch="+s.name]/byName["crc/batch="+s.name])
 	}
 }

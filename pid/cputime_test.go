@@ -3,17 +3,10 @@ package pid
 import (
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// processCPU is the process's user+system CPU time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
+)
 
 // TestCPUTimeFigures measures the benchmarks' work in process CPU time, which
 // a machine shared with other jobs does not inflate by descheduling (wall
@@ -24,15 +17,11 @@ func TestCPUTimeFigures(t *testing.T) {
 	if os.Getenv("MIRRORPATH_CPUTIME") == "" {
 		t.Skip("measurement, not a check: set MIRRORPATH_CPUTIME=1")
 	}
-	type job struct {
-		name string
-		n    int
-		f    func(n int)
-	}
+	type job = cputime.Job
 	var jobs []job
 	region := Region(clA)
 	for _, s := range Strategies() {
-		jobs = append(jobs, job{"mapfunc/strategy=" + s.String(), 2_000_000, func(n int) { benchSink += mapFunc(s, region, n) }})
+		jobs = append(jobs, job{Name: "mapfunc/strategy=" + s.String(), N: 2_000_000, Run: func(n int) { benchSink += mapFunc(s, region, n) }})
 	}
 	for _, s := range Strategies() {
 		name := "map/strategy=" + s.String()
@@ -40,15 +29,15 @@ func TestCPUTimeFigures(t *testing.T) {
 			name += "/salted=false"
 		}
 		f, pos := newMapFixture(t, s, "false"), 0
-		jobs = append(jobs, job{name, 2_000_000, func(n int) { benchSink += f.run(n, &pos) }})
+		jobs = append(jobs, job{Name: name, N: 2_000_000, Run: func(n int) { benchSink += f.run(n, &pos) }})
 	}
 	for _, salted := range []string{"other", "true"} {
 		f, pos := newMapFixture(t, Bitfield, salted), 0
-		jobs = append(jobs, job{"map/strategy=bitfield/salted=" + salted, 1_000_000, func(n int) { benchSink += f.run(n, &pos) }})
+		jobs = append(jobs, job{Name: "map/strategy=bitfield/salted=" + salted, N: 1_000_000, Run: func(n int) { benchSink += f.run(n, &pos) }})
 	}
 	for _, k := range []int{1, 1000, 100_000} {
 		f, pos := newWorkingSetFixture(t, k), 0
-		jobs = append(jobs, job{fmt.Sprintf("mappids/strategy=bitfield/pids=%d", k), 1_000_000, func(n int) { benchSink += f.run(n, &pos) }})
+		jobs = append(jobs, job{Name: fmt.Sprintf("mappids/strategy=bitfield/pids=%d", k), N: 1_000_000, Run: func(n int) { benchSink += f.run(n, &pos) }})
 	}
 	for _, fix := range CRCFixes() {
 		for _, sz := range rewriteSizes {
@@ -57,25 +46,13 @@ func TestCPUTimeFigures(t *testing.T) {
 			if fix == Full {
 				n = max(20, (32<<20)/sz.n)
 			}
-			jobs = append(jobs, job{"rewrite/crc=" + fix.String() + "/batch=" + sz.name, n, func(n int) { rewriteN(b, fix, n) }})
+			jobs = append(jobs, job{Name: "rewrite/crc=" + fix.String() + "/batch=" + sz.name, N: n, Run: func(n int) { rewriteN(b, fix, n) }})
 		}
 	}
 
-	best := make([]float64, len(jobs)) // ns per op; float: the fast paths take a few ns
-	for round := range 9 {
-		for i, j := range jobs {
-			start := processCPU()
-			j.f(j.n)
-			d := float64(processCPU()-start) / float64(j.n)
-			if round == 0 || d < best[i] {
-				best[i] = d
-			}
-		}
-	}
-	ns := map[string]float64{}
-	for i, j := range jobs {
-		ns[j.name] = best[i]
-		t.Logf("%-44s %12.2f ns/op", j.name, best[i])
+	ns := cputime.MinPerOp(9, jobs)
+	for _, j := range jobs {
+		t.Logf("%-44s %12.2f ns/op", j.Name, ns[j.Name])
 	}
 	ratio := func(a, b string) { t.Logf("%s / %s = %.2f", a, b, ns[a]/ns[b]) }
 	ratio("map/strategy=bitfield/salted=false", "map/strategy=verbatim")
