@@ -314,7 +314,7 @@ func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 				continue
 			}
 			refs = append(refs, snapRef{pid: sl.pid, pos: int64(len(enc))})
-			enc = appendSlotEntry(enc, sl, &sh.wins[sl.val])
+			enc = appendSlotEntry(enc, sl, &sh.wins[i])
 		}
 	}
 	slices.SortFunc(refs, func(a, b snapRef) int { return cmp.Compare(a.pid, b.pid) })
@@ -402,6 +402,7 @@ type storeAppend struct {
 	completed []CompletedTxn
 	aborted   []AbortedTxn
 	done      CompletedTxn // apply's completed transaction, kept out of its results
+	touched   int64        // sink of touchWindow's load
 }
 
 // Begin returns p's Appender, reset for a new append. O(1), no allocation.
@@ -506,6 +507,7 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 	slotIdx, version := int32(-1), uint32(0)
 	if !a.committedEmpty && (pi < 0 || a.origin != Replication) {
 		sh = sp.shardOf(h)
+		a.touched = sh.touchWindow(h)
 		if i, ok := sh.find(pid, sp.gen, h); ok {
 			cv, slotIdx, version = &sh.slots[i], int32(i), sh.version
 		}
@@ -519,7 +521,7 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 			if cv.seqs[j] != last {
 				continue
 			}
-			if m := &sh.wins[cv.val][j]; m.FirstSeq() == b.BaseSequence {
+			if m := &sh.wins[slotIdx][j]; m.FirstSeq() == b.BaseSequence {
 				return Outcome{Duplicate: Duplicate{Found: true, FirstOffset: m.FirstOffset(),
 					LastOffset: m.LastOffset, Timestamp: m.Timestamp}}, nil
 			}

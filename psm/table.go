@@ -14,16 +14,18 @@ import (
 // A slot is one 64-byte cache line holding the key (PID, generation) and the
 // entry's hot fields: epoch, coordinator epoch, last timestamp, open
 // transaction and the last sequence of each cached batch. An in-order CLIENT
-// append reads nothing else, so a lookup costs one cache miss (plus the next
-// line when the probe runs on). The rest of the five-batch window (offsets,
-// timestamps, offset deltas) lives in a dense cold array, one window per
-// non-empty slot, written by Commit and read only to confirm a duplicate,
-// to copy an entry out or to encode a snapshot.
+// append reads nothing else. The rest of the five-batch window (offsets,
+// timestamps, offset deltas) lives in a cold array parallel to the slots,
+// written by Commit and read only to confirm a duplicate, to copy an entry
+// out or to encode a snapshot. Because the cold window of slot i is wins[i],
+// its address is known from the hash before the slot is read: Add touches
+// both at once (touchWindow), so an update costs one memory latency, not
+// two in a row, and Commit's write finds the line in cache.
 //
 // Every key carries the partition generation it was written under. Reset
 // bumps the generation: in O(1) every slot of an older generation becomes
-// stale, which lookups skip like a tombstone and inserts reuse (with the cold
-// window the slot owns). A rehash drops stale slots and tombstones.
+// stale, which lookups skip like a tombstone and inserts reuse. A rehash
+// drops stale slots and tombstones.
 
 const (
 	shardBits  = 4
@@ -37,11 +39,11 @@ const (
 
 // slot is a key and its entry's hot fields: ProducerStateEntry without the
 // producer ID's cold window. The window is a ring of NumBatchesToRetain
-// entries, oldest at head; seqs[j] is the LastSeq of wins[val][j].
+// entries, oldest at head; seqs[j] is the LastSeq of the cold window's entry j.
 type slot struct {
 	pid        int64
 	gen        uint32
-	val        uint32 // index into the shard's wins, owned by this slot while it is not empty
+	_          [4]byte
 	lastTs     int64
 	txnFirst   int64 // -1 when no transaction is open
 	coordEpoch int32
@@ -143,9 +145,19 @@ func valOf(in *ProducerInfo) slotVal {
 
 type shard struct {
 	slots   []slot
-	wins    []window // dense: one per non-empty slot, indexed by slot.val
-	used    int      // slots that are not empty (live, stale or tombstone) == len(wins)
+	wins    []window // parallel to slots: wins[i] is the cold window of slots[i]
+	used    int      // slots that are not empty (live, stale or tombstone)
 	version uint32   // bumped by every rehash, which moves slots and windows
+}
+
+// touchWindow loads one word of the cold window at the first probe slot of h
+// so that its cache miss runs beside the slot's instead of after it; the
+// word is returned for the caller to keep (a dead load would be removed).
+func (sh *shard) touchWindow(h uint64) int64 {
+	if len(sh.wins) == 0 {
+		return 0
+	}
+	return sh.wins[h&uint64(len(sh.wins)-1)][0].LastOffset
 }
 
 // mix64 is the MurmurHash3 finalizer.
@@ -208,8 +220,6 @@ func (sh *shard) insert(pid int64, gen uint32, h uint64, seed uint64) int {
 		if reuse >= 0 {
 			i = uint64(reuse)
 		} else {
-			sh.slots[i].val = uint32(len(sh.wins))
-			sh.wins = append(sh.wins, window{}) // within capacity: rehash reserved 3/4 of the slots
 			sh.used++
 		}
 		s := &sh.slots[i]
@@ -223,7 +233,7 @@ func (sh *shard) put(i int, v *slotVal) {
 	s := &sh.slots[i]
 	s.lastTs, s.txnFirst, s.coordEpoch, s.epoch = v.lastTs, v.txnFirst, v.coordEpoch, v.epoch
 	s.n, s.head = v.n, 0
-	w := &sh.wins[s.val]
+	w := &sh.wins[i]
 	for k := range int(v.n) {
 		m := *v.at(k)
 		w[k] = m
@@ -242,7 +252,7 @@ func (sh *shard) merge(i int, next *slotVal) {
 	s.coordEpoch = next.coordEpoch
 	s.lastTs = next.lastTs
 	if next.n > 0 {
-		w := &sh.wins[s.val]
+		w := &sh.wins[i]
 		for k := range int(next.n) {
 			s.push(w, *next.at(k))
 		}
@@ -255,7 +265,7 @@ func (sh *shard) info(i int) ProducerInfo {
 	s := &sh.slots[i]
 	in := ProducerInfo{ProducerID: s.pid, Epoch: s.epoch, CoordinatorEpoch: s.coordEpoch,
 		LastTimestamp: s.lastTs, TxnFirstOffset: s.txnFirst, NumBatches: int(s.n)}
-	w := &sh.wins[s.val]
+	w := &sh.wins[i]
 	for k := range int(s.n) {
 		in.Batches[k] = w[ringIndex(s.head, k)]
 	}
@@ -264,14 +274,13 @@ func (sh *shard) info(i int) ProducerInfo {
 
 // clear empties the shard, keeping its capacity. O(slots).
 func (sh *shard) clear() {
-	clear(sh.slots)
-	sh.wins, sh.used = sh.wins[:0], 0
+	clear(sh.slots) // a window is read only up to its slot's n
+	sh.used = 0
 	sh.version++
 }
 
 // rehash moves the live entries into a table whose load is at most 1/2 after
-// one more insert, dropping stale slots and tombstones and compacting the
-// windows. O(slots).
+// one more insert, dropping stale slots and tombstones. O(slots).
 func (sh *shard) rehash(gen uint32, seed uint64) {
 	live := 0
 	for i := range sh.slots {
@@ -284,7 +293,7 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 		size *= 2
 	}
 	slots := make([]slot, size)
-	wins := make([]window, 0, size*3/4+1)
+	wins := make([]window, size)
 	mask := uint64(size - 1)
 	for i := range sh.slots {
 		s := &sh.slots[i]
@@ -296,8 +305,7 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 			j = (j + 1) & mask
 		}
 		slots[j] = *s
-		slots[j].val = uint32(len(wins))
-		wins = append(wins, sh.wins[s.val])
+		wins[j] = sh.wins[i]
 	}
 	sh.slots, sh.wins, sh.used = slots, wins, live
 	sh.version++
