@@ -176,3 +176,20 @@ func FuzzAddData(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFrameSize: frameSize, the append path's inlined framing check, accepts
+// exactly what codec.Next (the reference) frames, with the same size.
+func FuzzFrameSize(f *testing.F) {
+	fuzzSeeds(f)
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 49, 0, 0, 0, 0, 2}, uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, _ uint8) {
+		if len(data) == 0 {
+			return // codec.Next's io.EOF; the append path never frames an empty rest
+		}
+		b, _, err := codec.Next(data)
+		got := frameSize(data)
+		if (err == nil) != (got >= 0) || (err == nil && got != len(b)) {
+			t.Fatalf("frameSize %d, codec.Next %d bytes, %v", got, len(b), err)
+		}
+	})
+}

@@ -291,12 +291,21 @@ func (l *log) deleteSegment(s *segment) error {
 // (file log). Nothing is part of the log until commit.
 func (l *log) stage(n int) []byte {
 	if l.memory() {
-		a := l.active()
-		if cap(a.mem)-len(a.mem) < n {
-			grown := make([]byte, len(a.mem), max(2*cap(a.mem), len(a.mem)+n, 64<<10))
-			copy(grown, a.mem)
-			a.mem = grown
+		if a := l.active(); cap(a.mem)-len(a.mem) >= n {
+			return a.mem[len(a.mem) : len(a.mem)+n]
 		}
+	}
+	return l.stageSlow(n)
+}
+
+// stageSlow is stage when the memory segment's buffer must grow, and for a
+// file log.
+func (l *log) stageSlow(n int) []byte {
+	if l.memory() {
+		a := l.active()
+		grown := make([]byte, len(a.mem), max(2*cap(a.mem), len(a.mem)+n, 64<<10))
+		copy(grown, a.mem)
+		a.mem = grown
 		return a.mem[len(a.mem) : len(a.mem)+n]
 	}
 	if cap(l.scratch) < n {

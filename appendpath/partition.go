@@ -1,6 +1,7 @@
 package appendpath
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"iter"
@@ -114,6 +115,10 @@ type Partition struct {
 	recovery    Recovery
 	snapBuf     []byte
 	closed      bool
+
+	// Per-partition constants of the hot path, from cfg.
+	rewrites bool // cfg.Strategy.Rewrites()
+	assign   bool // cfg.MirrorOffsets == AssignOffsets
 }
 
 // Open opens a partition. With cfg.Dir set it opens (or creates) the log
@@ -136,7 +141,8 @@ func Open(cfg Config) (*Partition, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	p := &Partition{cfg: cfg, now: cfg.Now, state: cfg.State, leaderEpoch: cfg.LeaderEpoch, maxEpoch: cfg.LeaderEpoch}
+	p := &Partition{cfg: cfg, now: cfg.Now, state: cfg.State, leaderEpoch: cfg.LeaderEpoch, maxEpoch: cfg.LeaderEpoch,
+		rewrites: cfg.Strategy.Rewrites(), assign: cfg.MirrorOffsets == AssignOffsets}
 	p.psm, p.id = cfg.PSM, cfg.PartitionID
 	if p.psm == nil {
 		p.psm, p.id = psm.NewStore(cfg.PSMOptions), 0
@@ -215,11 +221,13 @@ func (k kind) origin() psm.Origin {
 // O(len(batch)) for the CRC and one copy; no allocation.
 func (p *Partition) AppendClient(batch []byte) (Result, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.state != Stopped {
+		p.mu.Unlock()
 		return Result{}, ErrReadOnlyTopic
 	}
-	return p.appendLocked(batch, kindClient)
+	res, err := p.appendLocked(batch, kindClient)
+	p.mu.Unlock()
+	return res, err
 }
 
 // AppendCoordinator appends one batch written by a coordinator (transaction
@@ -227,11 +235,13 @@ func (p *Partition) AppendClient(batch []byte) (Result, error) {
 // Refused with ErrReadOnlyTopic unless the partition is writable.
 func (p *Partition) AppendCoordinator(batch []byte) (Result, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.state != Stopped {
+		p.mu.Unlock()
 		return Result{}, ErrReadOnlyTopic
 	}
-	return p.appendLocked(batch, kindCoordinator)
+	res, err := p.appendLocked(batch, kindCoordinator)
+	p.mu.Unlock()
+	return res, err
 }
 
 // AppendMirrored appends a chunk of batches fetched from source cluster
@@ -244,16 +254,18 @@ func (p *Partition) AppendCoordinator(batch []byte) (Result, error) {
 // policy reject) moves the partition to FAILED. Errors are *BatchError.
 func (p *Partition) AppendMirrored(batches []byte, source [16]byte) (Result, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch p.state {
-	case Mirroring:
-	case Failed:
-		return Result{}, ErrMirrorFailed
-	default:
-		return Result{}, ErrNotMirroring
+	if p.state != Mirroring {
+		err := ErrNotMirroring
+		if p.state == Failed {
+			err = ErrMirrorFailed
+		}
+		p.mu.Unlock()
+		return Result{}, err
 	}
 	p.source, p.hasSource = source, true
-	return p.appendLocked(batches, kindMirror)
+	res, err := p.appendLocked(batches, kindMirror)
+	p.mu.Unlock()
+	return res, err
 }
 
 // AppendReplica appends a chunk fetched by a follower from its leader:
@@ -261,8 +273,9 @@ func (p *Partition) AppendMirrored(batches []byte, source [16]byte) (Result, err
 // backwards), CRC-checked, REPLICATION origin. Allowed in every mirror state.
 func (p *Partition) AppendReplica(batches []byte) (Result, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.appendLocked(batches, kindReplica)
+	res, err := p.appendLocked(batches, kindReplica)
+	p.mu.Unlock()
+	return res, err
 }
 
 // fail wraps err for a multi-batch kind; single-batch kinds return it bare.
@@ -273,19 +286,30 @@ func fail(k kind, i, pos int, err error) error {
 	return &BatchError{Index: i, Pos: pos, Err: err}
 }
 
-// checkBatch runs the checks that read only the caller's bytes (§1.8(e),(f)).
-func (p *Partition) checkBatch(b codec.Batch, k kind) error {
-	leader := k == kindClient || k == kindCoordinator
+// frameSize is codec.Next's framing check in a form the compiler inlines:
+// the size of the whole v2 batch at the start of buf, or -1 where codec.Next
+// fails (partial, bad length, bad magic). FuzzFrameSize holds the two equal.
+func frameSize(buf []byte) int {
+	if len(buf) < codec.HeaderSizeUpToMagic || buf[codec.OffMagic] != codec.MagicV2 {
+		return -1
+	}
+	n := int(int32(binary.BigEndian.Uint32(buf[codec.OffBatchLength:])))
+	if n < codec.HeaderSize-codec.LogOverhead || n > len(buf)-codec.LogOverhead {
+		return -1
+	}
+	return n + codec.LogOverhead
+}
+
+// checkLeader runs the checks of a CLIENT or COORDINATOR batch that read
+// only the caller's bytes (§1.8(e),(f)), in Kafka's order.
+func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 	if k == kindClient && b.BaseOffset() != 0 {
 		return ErrInvalidRecord
 	}
-	if leader && len(b) > p.cfg.MaxMessageBytes {
+	if len(b) > p.cfg.MaxMessageBytes {
 		return ErrMessageTooLarge
 	}
-	if b.VerifyCRC() != nil {
-		return ErrCorruptMessage
-	}
-	if b.LastOffsetDelta() < 0 {
+	if b.VerifyCRC() != nil || b.LastOffsetDelta() < 0 {
 		return ErrCorruptMessage
 	}
 	if k == kindClient {
@@ -326,20 +350,27 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if p.closed {
 		return Result{}, ErrClosed
 	}
-	// 1. Framing and checks on the caller's bytes.
+	// 1. Framing and checks on the caller's bytes. A replicated batch
+	// (mirror, follower) needs its CRC and a non-negative lastOffsetDelta.
+	leader := k == kindClient || k == kindCoordinator
 	n := 0
 	for pos := 0; pos < len(src); n++ {
-		b, _, err := codec.Next(src[pos:])
-		if err != nil {
+		size := frameSize(src[pos:])
+		if size < 0 {
 			return Result{}, fail(k, n, pos, ErrCorruptMessage)
 		}
-		if n > 0 && (k == kindClient || k == kindCoordinator) {
-			return Result{}, ErrInvalidRecord // one batch per partition (§1.8(d),(f))
+		b := codec.Batch(src[pos : pos+size])
+		if leader {
+			if n > 0 {
+				return Result{}, ErrInvalidRecord // one batch per partition (§1.8(d),(f))
+			}
+			if err := p.checkLeader(b, k); err != nil {
+				return Result{}, err
+			}
+		} else if codec.Checksum(b[codec.CRCStart:]) != b.CRC() || b.LastOffsetDelta() < 0 {
+			return Result{}, fail(k, n, pos, ErrCorruptMessage)
 		}
-		if err := p.checkBatch(b, k); err != nil {
-			return Result{}, fail(k, n, pos, err)
-		}
-		pos += len(b)
+		pos += size
 	}
 	if n == 0 {
 		if k == kindMirror || k == kindReplica {
@@ -359,13 +390,12 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	app := p.psm.Begin(p.id, k.origin())
 	next := p.log.end
 	res := Result{FirstOffset: -1, Batches: n}
-	maxEpoch := p.maxEpoch
-	lastPos := 0
+	maxEpoch, lastEpoch := p.maxEpoch, int32(0)
 	for pos, i := 0, 0; pos < len(dst); i++ {
 		b := codec.Batch(dst[pos : pos+int(codec.Batch(dst[pos:]).BatchLength())+codec.LogOverhead])
 		switch k {
 		case kindMirror:
-			if p.cfg.Strategy.Rewrites() {
+			if p.rewrites {
 				if _, err := p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix); err != nil {
 					app.Abort()
 					if errors.Is(err, pid.ErrUnmappable) {
@@ -375,7 +405,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 					return Result{}, fail(k, i, pos, err)
 				}
 			}
-			if p.cfg.MirrorOffsets == AssignOffsets {
+			if p.assign {
 				b.SetBaseOffset(next)
 				b.SetPartitionLeaderEpoch(p.leaderEpoch)
 			} else if b.BaseOffset() < next {
@@ -391,7 +421,8 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 			b.SetBaseOffset(next)
 			b.SetPartitionLeaderEpoch(p.leaderEpoch)
 		}
-		maxEpoch = max(maxEpoch, b.PartitionLeaderEpoch())
+		lastEpoch = b.PartitionLeaderEpoch()
+		maxEpoch = max(maxEpoch, lastEpoch)
 		var err error
 		switch {
 		case k == kindClient:
@@ -417,7 +448,6 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		}
 		res.LastOffset = b.LastOffset()
 		next = b.NextOffset()
-		lastPos = pos
 		pos += len(b)
 	}
 	// 4. Write, then commit producer state.
@@ -430,11 +460,13 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	}
 	p.maxEpoch = maxEpoch
 	if k == kindMirror {
-		p.mirrored.Offset = next
-		p.mirrored.Epoch = codec.Batch(dst[lastPos:]).PartitionLeaderEpoch()
+		p.mirrored.Offset, p.mirrored.Epoch = next, lastEpoch
 	}
 	if err := p.committed(app.Commit()); err != nil {
 		return res, err
+	}
+	if p.log.memory() {
+		return res, nil
 	}
 	return res, p.log.maybeSync()
 }
