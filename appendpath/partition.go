@@ -346,6 +346,8 @@ func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 // assign offsets and epoch, read producer-state fields (barrier and markers
 // included) and validate on the Appender's copy; write; commit producer
 // state; write .txnindex entries; move the high watermark; fsync per policy.
+// It returns every defect of src as an error and never panics (the fuzz
+// targets hold it to that), so the Append* entry points unlock without defer.
 func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if p.closed {
 		return Result{}, ErrClosed
