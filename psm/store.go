@@ -403,6 +403,8 @@ type storeAppend struct {
 	aborted   []AbortedTxn
 	done      CompletedTxn // apply's completed transaction, kept out of its results
 	touched   int64        // sink of touchWindow's load
+	fast      fastAppend
+	fastSet   bool // fast holds the append's only batch; pend is empty
 }
 
 // Begin returns p's Appender, reset for a new append. O(1), no allocation.
@@ -411,6 +413,7 @@ func (s *Store) Begin(p PartitionID, origin Origin) Appender {
 	a.origin, a.guard = origin, 0
 	a.committedEmpty, a.resetAtCommit = false, false
 	a.barriers, a.kept = 0, 0
+	a.fastSet = false
 	a.clearPending()
 	a.started = a.started[:0]
 	a.completed = a.completed[:0]
@@ -489,6 +492,9 @@ func (a *storeAppend) indexPut(j int) {
 }
 
 func (a *storeAppend) Add(b Batch) (Outcome, error) {
+	if a.fastSet {
+		a.promote()
+	}
 	if b.isBarrier() {
 		return a.barrier(), nil
 	}
@@ -526,6 +532,15 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 					LastOffset: m.LastOffset, Timestamp: m.Timestamp}}, nil
 			}
 		}
+	}
+	if cv != nil && pi < 0 && len(a.pend) == 0 && a.barriers == 0 && a.origin == Client && !b.Control &&
+		!b.Transactional && len(sp.verif) == 0 {
+		// No Outcome passes through addFast: copying a returned struct that
+		// was just stored costs a store-forwarding stall.
+		if err := a.addFast(h, int(slotIdx), cv, &b); err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{}, nil
 	}
 	if a.origin != Replication && b.Transactional && !b.Control && a.s.opts.VerifyTransactions {
 		ongoing := cv != nil && cv.txnFirst >= 0 && cv.epoch == b.ProducerEpoch
@@ -588,6 +603,70 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 		return Outcome{Completed: a.done, TxnCompleted: true}, nil
 	}
 	return Outcome{}, nil
+}
+
+// fastAppend is the pending update of an append whose only batch so far is
+// a CLIENT data batch outside a transaction from a producer with a committed
+// entry and no verification entry, after no barrier (the usual produce
+// request): the batch
+// was validated straight against the committed slot, and Commit writes it
+// there with the remembered slot index unless a rehash moved it.
+type fastAppend struct {
+	pid        int64
+	h          uint64
+	shard      uint8
+	slot       int32
+	version    uint32
+	curEpoch   int16 // committed entry at Add
+	curLastSeq int32
+	coordEpoch int32
+	txnFirst   int64
+	epoch      int16 // the batch's
+	m          BatchMetadata
+}
+
+// addFast is apply and checkSequence for the fast case, with the pending
+// entry's window empty and no verification entry: the same checks in the
+// same order, against the committed slot cv.
+func (a *storeAppend) addFast(h uint64, i int, cv *slot, b *Batch) error {
+	epoch, first := b.ProducerEpoch, b.BaseSequence
+	if epoch < cv.epoch {
+		return ErrInvalidProducerEpoch
+	}
+	last := cv.lastSeq()
+	if epoch != cv.epoch {
+		if first != 0 && cv.epoch != -1 {
+			return ErrOutOfOrderSequence
+		}
+	} else if cv.epoch != -1 && int64(first) != int64(last)+1 && (first != 0 || last != 1<<31-1) {
+		return ErrOutOfOrderSequence
+	}
+	if cv.txnFirst >= 0 {
+		return ErrInvalidTxnState
+	}
+	f := &a.fast
+	f.pid, f.h, f.shard, f.slot, f.version = b.ProducerID, h, uint8(h>>shardShift), int32(i),
+		a.part.shardOf(h).version
+	f.curEpoch, f.curLastSeq, f.coordEpoch, f.txnFirst = cv.epoch, last, cv.coordEpoch, cv.txnFirst
+	f.epoch = epoch
+	f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
+		OffsetDelta: b.LastOffsetDelta}
+	a.fastSet = true
+	return nil
+}
+
+// promote turns the fast pending update into the pending entry the general
+// path would have built, before anything but Commit happens to the append.
+func (a *storeAppend) promote() {
+	f := &a.fast
+	a.fastSet = false
+	a.pend = append(a.pend, pendingEntry{pid: f.pid, h: f.h, slot: f.slot, version: f.version,
+		curEpoch: f.curEpoch, curLastSeq: f.curLastSeq,
+		upd: slotVal{lastTs: f.m.Timestamp, txnFirst: f.txnFirst, coordEpoch: f.coordEpoch, epoch: f.curEpoch}})
+	u := &a.pend[len(a.pend)-1].upd
+	u.maybeUpdateEpoch(f.epoch)
+	u.push(f.m)
+	a.indexPending(len(a.pend) - 1)
 }
 
 func (a *storeAppend) barrier() Outcome {
@@ -682,6 +761,25 @@ func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
 // each completed transaction in batch order with its LSO (§3.6 step 2).
 func (a *storeAppend) Commit() Committed {
 	sp := a.part
+	if a.fastSet {
+		a.fastSet = false
+		f := &a.fast
+		if sh := &sp.shards[f.shard]; sh.version == f.version {
+			// ProducerStateEntry.update with one batch, as merge does.
+			s := &sh.slots[f.slot]
+			if s.epoch != f.epoch {
+				s.n, s.head = 0, 0
+				s.epoch = f.epoch
+			}
+			s.coordEpoch = f.coordEpoch
+			s.lastTs = f.m.Timestamp
+			s.push(&sh.wins[f.slot], f.m)
+			s.txnFirst = f.txnFirst
+			checkSlot(sp, sh, int(f.slot))
+			return Committed{Completed: a.completed, Aborted: a.aborted}
+		}
+		a.promote()
+	}
 	if a.resetAtCommit {
 		sp.resetProducers()
 	}
@@ -738,4 +836,7 @@ func (a *storeAppend) Commit() Committed {
 	return Committed{Completed: a.completed, Aborted: a.aborted, Barriers: a.barriers, KeptOpenTxns: kept}
 }
 
-func (a *storeAppend) Abort() { a.clearPending() }
+func (a *storeAppend) Abort() {
+	a.fastSet = false
+	a.clearPending()
+}
