@@ -15,8 +15,11 @@ import (
 var benchImpls = []string{"store", "model"}
 
 func newImpl(impl string, opts Options) Manager {
-	if impl == "store" {
+	switch impl {
+	case "store":
 		return NewStore(opts)
+	case "nop":
+		return nopManager{}
 	}
 	return NewModel(opts)
 }
@@ -44,12 +47,18 @@ const stride = 7919
 
 // BenchmarkUpdate: one CLIENT append of one batch (Begin, Add, Commit) to a
 // partition holding producers entries, each op a different producer.
+// impl=nop is the floor of the API's calls (nopManager), at one size.
 func BenchmarkUpdate(b *testing.B) {
-	for _, impl := range benchImpls {
+	for _, impl := range append(benchImpls, "nop") {
 		for _, n := range benchSizes {
+			if impl == "nop" && n != benchSizes[0] {
+				continue
+			}
 			b.Run("impl="+impl+"/producers="+strconv.Itoa(n), func(b *testing.B) {
 				m := newImpl(impl, Options{})
-				populate(m, 0, n)
+				if impl != "nop" {
+					populate(m, 0, n)
+				}
 				seq := make([]int32, n)
 				for i := range seq {
 					seq[i] = 1
@@ -78,6 +87,21 @@ func BenchmarkUpdate(b *testing.B) {
 		}
 	}
 }
+
+// nopManager answers Begin with an Appender that does nothing: BenchmarkUpdate
+// with impl=nop measures what the calls themselves cost (the loop, the
+// interface dispatch, the Batch passed and the Outcome and Committed returned
+// by value), the floor under any Manager behind this API. Its other methods
+// are the nil embedded interface's and panic.
+type nopManager struct{ Manager }
+
+type nopAppender struct{}
+
+func (nopManager) Begin(PartitionID, Origin) Appender { return nopAppender{} }
+func (nopAppender) SetGuard(Guard)                    {}
+func (nopAppender) Add(Batch) (Outcome, error)        { return Outcome{}, nil }
+func (nopAppender) Commit() Committed                 { return Committed{} }
+func (nopAppender) Abort()                            {}
 
 // BenchmarkUpdateParallel: the same update from GOMAXPROCS goroutines, each
 // on its own partition of 1000 producers (one Store shared; one Model per
