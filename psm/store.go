@@ -518,10 +518,10 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 			cv, slotIdx, version = &sh.slots[i], int32(i), sh.version
 		}
 	}
-	if a.origin == Client && cv != nil && cv.epoch == b.ProducerEpoch {
-		// The hot slot holds each cached batch's last sequence; the cold
-		// window is read only when one matches.
-		last := b.LastSequence()
+	if last := b.LastSequence(); a.origin == Client && cv != nil && cv.epoch == b.ProducerEpoch &&
+		cv.seqs.has(last) {
+		// The hot slot holds each cached batch's last sequence; the ring is
+		// walked and the cold window read only when one of them matches.
 		for i := range int(cv.n) {
 			j := ringIndex(cv.head, i)
 			if cv.seqs[j] != last {

@@ -49,8 +49,18 @@ type slot struct {
 	coordEpoch int32
 	epoch      int16
 	n, head    uint8
-	seqs       [NumBatchesToRetain]int32
+	seqs       lastSeqs
 	_          [4]byte
+}
+
+// lastSeqs is the LastSeq of each entry of a window, in ring order.
+type lastSeqs [NumBatchesToRetain]int32
+
+// has reports whether any of the five values is seq, entries past the
+// window's length included (a false positive costs only the exact walk).
+// Five compares, no loop over the ring.
+func (q *lastSeqs) has(seq int32) bool {
+	return q[0] == seq || q[1] == seq || q[2] == seq || q[3] == seq || q[4] == seq
 }
 
 // A slot is exactly one cache line (tables of 8 or more slots are 64-byte
