@@ -495,6 +495,16 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 	if a.fastSet {
 		a.promote()
 	}
+	if len(a.pend) == 0 && a.barriers == 0 && a.origin == Client && !b.Control && !b.Transactional {
+		// No Outcome passes through tryFast: copying a returned struct that
+		// was just stored costs a store-forwarding stall.
+		if ok, err := a.tryFast(&b); ok {
+			if err != nil {
+				return Outcome{}, err
+			}
+			return Outcome{}, nil
+		}
+	}
 	if b.isBarrier() {
 		return a.barrier(), nil
 	}
@@ -504,7 +514,10 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 	}
 	sp := a.part
 	h := sp.hash(pid)
-	pi := a.findPending(pid, h)
+	pi := -1
+	if len(a.pend) > 0 {
+		pi = a.findPending(pid, h)
+	}
 
 	// The committed entry: needed to prepare a new pending entry, for the
 	// duplicate lookup and for the verification check.
@@ -532,15 +545,6 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 					LastOffset: m.LastOffset, Timestamp: m.Timestamp}}, nil
 			}
 		}
-	}
-	if cv != nil && pi < 0 && len(a.pend) == 0 && a.barriers == 0 && a.origin == Client && !b.Control &&
-		!b.Transactional && len(sp.verif) == 0 {
-		// No Outcome passes through addFast: copying a returned struct that
-		// was just stored costs a store-forwarding stall.
-		if err := a.addFast(h, int(slotIdx), cv, &b); err != nil {
-			return Outcome{}, err
-		}
-		return Outcome{}, nil
 	}
 	if a.origin != Replication && b.Transactional && !b.Control && a.s.opts.VerifyTransactions {
 		ongoing := cv != nil && cv.txnFirst >= 0 && cv.epoch == b.ProducerEpoch
@@ -625,34 +629,53 @@ type fastAppend struct {
 	m          BatchMetadata
 }
 
-// addFast is apply and checkSequence for the fast case, with the pending
-// entry's window empty and no verification entry: the same checks in the
-// same order, against the committed slot cv.
-func (a *storeAppend) addFast(h uint64, i int, cv *slot, b *Batch) error {
+// tryFast handles the first batch of an append when it is a CLIENT data
+// batch outside a transaction, after no barrier (the caller checked that);
+// ok is false, with nothing changed, when the rest of the fast case does not
+// hold (untracked or new producer, a verification entry, a possible
+// duplicate) and the general path must run. Otherwise it is Add's checks
+// (apply and checkSequence with the pending window empty and no
+// verification entry) in the same order against the committed slot.
+func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
+	pid := b.ProducerID
+	sp := a.part
+	if !a.s.opts.tracks(pid) || len(sp.verif) > 0 {
+		return false, nil
+	}
+	h := sp.hash(pid)
+	sh := sp.shardOf(h)
+	a.touched = sh.touchWindow(h)
+	i, found := sh.find(pid, sp.gen, h)
+	if !found {
+		return false, nil
+	}
+	cv := &sh.slots[i]
 	epoch, first := b.ProducerEpoch, b.BaseSequence
+	if epoch == cv.epoch && cv.seqs.has(b.LastSequence()) {
+		return false, nil
+	}
 	if epoch < cv.epoch {
-		return ErrInvalidProducerEpoch
+		return true, ErrInvalidProducerEpoch
 	}
 	last := cv.lastSeq()
 	if epoch != cv.epoch {
 		if first != 0 && cv.epoch != -1 {
-			return ErrOutOfOrderSequence
+			return true, ErrOutOfOrderSequence
 		}
 	} else if cv.epoch != -1 && int64(first) != int64(last)+1 && (first != 0 || last != 1<<31-1) {
-		return ErrOutOfOrderSequence
+		return true, ErrOutOfOrderSequence
 	}
 	if cv.txnFirst >= 0 {
-		return ErrInvalidTxnState
+		return true, ErrInvalidTxnState
 	}
 	f := &a.fast
-	f.pid, f.h, f.shard, f.slot, f.version = b.ProducerID, h, uint8(h>>shardShift), int32(i),
-		a.part.shardOf(h).version
+	f.pid, f.h, f.shard, f.slot, f.version = pid, h, uint8(h>>shardShift), int32(i), sh.version
 	f.curEpoch, f.curLastSeq, f.coordEpoch, f.txnFirst = cv.epoch, last, cv.coordEpoch, cv.txnFirst
 	f.epoch = epoch
 	f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
 		OffsetDelta: b.LastOffsetDelta}
 	a.fastSet = true
-	return nil
+	return true, nil
 }
 
 // promote turns the fast pending update into the pending entry the general
