@@ -1,0 +1,82 @@
+package psm
+
+import (
+	"slices"
+	"testing"
+)
+
+// The Store's one-batch CLIENT fast path (tryFast, promote, Commit's fast
+// branch) must hand over to the general path without a trace: every append
+// below starts with a fast-eligible batch and then does something else in
+// the same append, or follows a barrier. Each is run on a Model and a Store from the same state,
+// and the answers and states must be equal.
+func TestFastPathHandOverMatchesModel(t *testing.T) {
+	type step struct {
+		name    string
+		origin  Origin
+		batches []Batch
+		abort   bool
+	}
+	steps := []step{
+		{"fast alone", Client, []Batch{data(1, 0, 1, 1)}, false},
+		{"fast then same producer", Client, []Batch{data(1, 0, 2, 1), data(1, 0, 3, 2)}, false},
+		{"fast then gap in same producer", Client, []Batch{data(1, 0, 5, 1), data(1, 0, 9, 1)}, false},
+		{"fast then other producer", Client, []Batch{data(2, 0, 1, 1), data(1, 0, 5, 1)}, false},
+		{"fast then barrier", Client, []Batch{data(2, 0, 2, 1), barrierBatch(), data(2, 0, 3, 1)}, false},
+		{"barrier then fast-eligible", Client, []Batch{barrierBatch(), data(5, 0, 1, 1)}, false},
+		{"fast then duplicate of itself", Client, []Batch{data(3, 0, 1, 1), data(3, 0, 1, 1)}, false},
+		{"fast then new epoch", Client, []Batch{data(3, 0, 2, 1), data(3, 1, 0, 1)}, false},
+		{"fast then transaction", Client, []Batch{data(4, 0, 1, 1), txnData(4, 0, 2, 1)}, false},
+		{"fast aborted", Client, []Batch{data(4, 0, 3, 1)}, true},
+		{"fast after abort", Client, []Batch{data(4, 0, 3, 1)}, false},
+		{"lower epoch", Client, []Batch{data(3, 0, 3, 1)}, false},
+		{"duplicate of committed", Client, []Batch{data(1, 0, 0, 1)}, false},
+	}
+	for _, barrier := range []BarrierApply{Exact, Prototype} {
+		opts := Options{BarrierApply: barrier}
+		model, store := NewModel(opts), NewStore(opts)
+		for _, m := range []Manager{model, store} {
+			populate(m, 0, 10) // PIDs 0..9 at seq 0, epoch 0
+		}
+		var next int64 = 10
+		for _, st := range steps {
+			type answer struct {
+				outs []Outcome
+				errs []error
+				c    Committed
+			}
+			var got [2]answer
+			for k, m := range []Manager{model, store} {
+				a := m.Begin(0, st.origin)
+				off := next
+				for _, b := range st.batches {
+					b.BaseOffset = off
+					out, err := a.Add(b)
+					got[k].outs, got[k].errs = append(got[k].outs, out), append(got[k].errs, err)
+					if err == nil && !out.Duplicate.Found && !out.Barrier {
+						off += int64(b.LastOffsetDelta) + 1
+					}
+				}
+				if st.abort {
+					a.Abort()
+					continue
+				}
+				c := a.Commit()
+				got[k].c = Committed{Completed: slices.Clone(c.Completed), Aborted: slices.Clone(c.Aborted),
+					Barriers: c.Barriers, KeptOpenTxns: c.KeptOpenTxns}
+			}
+			next += 10
+			if !slices.Equal(got[0].outs, got[1].outs) || !slices.Equal(got[0].errs, got[1].errs) {
+				t.Fatalf("%v %s: model %v %v, store %v %v", barrier, st.name, got[0].outs, got[0].errs,
+					got[1].outs, got[1].errs)
+			}
+			if !slices.Equal(got[0].c.Completed, got[1].c.Completed) || got[0].c.Barriers != got[1].c.Barriers ||
+				got[0].c.KeptOpenTxns != got[1].c.KeptOpenTxns {
+				t.Fatalf("%v %s: commit model %+v, store %+v", barrier, st.name, got[0].c, got[1].c)
+			}
+			if ms, ss := dumpState(model, 0), dumpState(store, 0); !equalState(ms, ss) {
+				t.Fatalf("%v %s: state\nmodel %+v\nstore %+v", barrier, st.name, ms, ss)
+			}
+		}
+	}
+}
