@@ -51,19 +51,30 @@
 //
 // # Store layout and concurrency
 //
-// A partition owns numShards tables. Keys are 16 bytes (PID, generation,
-// value index) so that probing stays in few cache lines; the 144-byte values
-// (ProducerStateEntry with a five-batch ring) sit in a dense array beside a
-// 16-byte meta array, one entry per used slot, which the scans (expiration,
-// snapshots, iteration) walk instead of the whole capacity. The hash of
-// (partition, PID) picks the shard from its top bits and the first probe
+// A partition owns numShards tables. A slot is one 64-byte cache line: the
+// key (PID, generation) beside the entry's hot fields (epoch, coordinator
+// epoch, last timestamp, open transaction, the last sequence of each cached
+// batch), so an in-order CLIENT append validates against one line. The cold
+// rest of the five-batch window (offsets, timestamps, offset deltas) sits in
+// an array parallel to the slots; its address follows from the hash alone,
+// so Add touches it beside the slot and the two cache misses overlap. The
+// scans (expiration, snapshots, iteration) walk the slots in order. The hash
+// of (partition, PID) picks the shard from its top bits and the first probe
 // slot from its low bits; shards rehash independently at load 3/4, dropping
 // stale and expired slots, and an insert whose probe run is long and holds
-// such slots purges its shard first, so a barrier leaves no long chains. Each partition also owns its transaction lists and
-// one reusable Appender, so appends to one partition take no lock; different
-// partitions may be used in parallel, calls on the same partition must be
-// serialized (Kafka holds the log lock). Begin, Add, Commit and Reset do not
-// allocate once tables and scratch have grown.
+// such slots purges its shard first, so a barrier leaves no long chains.
+//
+// An append whose first batch is a CLIENT data batch outside a transaction
+// from a known producer (the usual produce request) takes a fast path: it is
+// checked straight against the committed slot and Commit writes it back by
+// slot index, with no pending entry; a second batch or a barrier in the same
+// append hands it to the general path first.
+//
+// Each partition also owns its transaction lists and one reusable Appender,
+// so appends to one partition take no lock; different partitions may be used
+// in parallel, calls on the same partition must be serialized (Kafka holds
+// the log lock). Begin, Add, Commit and Reset do not allocate once tables and
+// scratch have grown.
 //
 // # Snapshots
 //

@@ -22,7 +22,9 @@ import (
 //
 // Cost: Begin/Add/Commit O(1) expected per batch and allocation-free once the
 // tables have grown; Reset O(1) whatever the number of producers; Producers,
-// ExpireProducers and AppendSnapshot O(used slots of the partition).
+// ExpireProducers and AppendSnapshot O(table slots of the partition), a
+// sequential walk (the table holds at most 8/3 slots per live entry after a
+// rehash, more after a barrier until the stale slots are reused or purged).
 type Store struct {
 	opts   Options
 	mu     sync.Mutex                   // serializes directory growth
