@@ -23,7 +23,7 @@ import (
 // Cost: Begin/Add/Commit O(1) expected per batch and allocation-free once the
 // tables have grown; Reset O(1) whatever the number of producers; Producers,
 // ExpireProducers and AppendSnapshot O(table slots of the partition), a
-// sequential walk (the table holds at most 8/3 slots per live entry after a
+// sequential walk (the table holds under 4 slots per live entry after a
 // rehash, more after a barrier until the stale slots are reused or purged).
 type Store struct {
 	opts   Options
@@ -280,18 +280,33 @@ func (s *Store) OnHighWatermark(p PartitionID, hw int64) {
 	sp.unrepl = slices.DeleteFunc(sp.unrepl, func(t TxnInfo) bool { return t.LastOffset < hw })
 }
 
-// ExpireProducers is O(table slots of p), a sequential walk of the hot
-// slots; removed slots become tombstones.
+// ExpireProducers is O(shards) when the shards' timestamp bounds show that
+// nothing can have expired (the periodic check's usual case), else a
+// sequential walk of the hot slots of the other shards, which makes their
+// bounds exact again; removed slots become tombstones.
 func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
 	sp := s.part(p)
 	n := 0
 	for si := range sp.shards {
 		sh := &sp.shards[si]
+		if sh.unexpired(nowMs, s.opts.ExpirationMs) {
+			continue
+		}
+		first := true // the scan makes the bounds exact
 		for i := range sh.slots {
-			if sl := &sh.slots[i]; sl.gen == sp.gen && s.isExpired(sl.txnFirst, sl.lastTs, nowMs) {
+			sl := &sh.slots[i]
+			if sl.gen != sp.gen {
+				continue
+			}
+			if s.isExpired(sl.txnFirst, sl.lastTs, nowMs) {
 				sl.gen = genTomb
 				n++
+				continue
 			}
+			if first {
+				sh.tsMin, sh.tsMax, first = sl.lastTs, sl.lastTs, false
+			}
+			sh.noteTs(sl.lastTs)
 		}
 	}
 	sp.count -= n
@@ -798,6 +813,7 @@ func (a *storeAppend) Commit() Committed {
 			}
 			s.coordEpoch = f.coordEpoch
 			s.lastTs = f.m.Timestamp
+			sh.noteTs(f.m.Timestamp)
 			s.push(&sh.wins[f.slot], f.m)
 			s.txnFirst = f.txnFirst
 			checkSlot(sp, sh, int(f.slot))

@@ -158,6 +158,25 @@ type shard struct {
 	wins    []window // parallel to slots: wins[i] is the cold window of slots[i]
 	used    int      // slots that are not empty (live, stale or tombstone)
 	version uint32   // bumped by every rehash, which moves slots and windows
+	// tsMin and tsMax bound the lastTs of every live slot (loosely: they
+	// only widen between scans). ExpireProducers skips a shard whose bounds
+	// prove that nothing in it can have expired.
+	tsMin, tsMax int64
+}
+
+// noteTs widens the lastTs bounds to ts. O(1).
+func (sh *shard) noteTs(ts int64) {
+	sh.tsMin = min(sh.tsMin, ts)
+	sh.tsMax = max(sh.tsMax, ts)
+}
+
+// unexpired reports that no live slot can satisfy now-lastTs >= expMs:
+// now-ts does not wrap for any ts in [tsMin, tsMax] (both ends checked, the
+// difference is monotone between them) and is below expMs at tsMin.
+func (sh *shard) unexpired(now, expMs int64) bool {
+	lo, hi := now-sh.tsMin, now-sh.tsMax
+	wraps := func(d, ts int64) bool { return (now^ts) < 0 && (now^d) < 0 }
+	return !wraps(lo, sh.tsMin) && !wraps(hi, sh.tsMax) && lo < expMs
 }
 
 // touchWindow loads one word of the cold window at the first probe slot of h
@@ -242,6 +261,7 @@ func (sh *shard) insert(pid int64, gen uint32, h uint64, seed uint64) int {
 func (sh *shard) put(i int, v *slotVal) {
 	s := &sh.slots[i]
 	s.lastTs, s.txnFirst, s.coordEpoch, s.epoch = v.lastTs, v.txnFirst, v.coordEpoch, v.epoch
+	sh.noteTs(v.lastTs)
 	s.n, s.head = v.n, 0
 	w := &sh.wins[i]
 	for k := range int(v.n) {
@@ -261,6 +281,7 @@ func (sh *shard) merge(i int, next *slotVal) {
 	}
 	s.coordEpoch = next.coordEpoch
 	s.lastTs = next.lastTs
+	sh.noteTs(next.lastTs)
 	if next.n > 0 {
 		w := &sh.wins[i]
 		for k := range int(next.n) {
@@ -286,6 +307,7 @@ func (sh *shard) info(i int) ProducerInfo {
 func (sh *shard) clear() {
 	clear(sh.slots) // a window is read only up to its slot's n
 	sh.used = 0
+	sh.tsMin, sh.tsMax = 0, 0
 	sh.version++
 }
 
@@ -305,11 +327,16 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 	slots := make([]slot, size)
 	wins := make([]window, size)
 	mask := uint64(size - 1)
+	first := true // the bounds become exact: the first live slot sets them
 	for i := range sh.slots {
 		s := &sh.slots[i]
 		if s.gen != gen {
 			continue
 		}
+		if first {
+			sh.tsMin, sh.tsMax, first = s.lastTs, s.lastTs, false
+		}
+		sh.noteTs(s.lastTs)
 		j := mix64(uint64(s.pid)^seed) & mask
 		for slots[j].gen != genEmpty {
 			j = (j + 1) & mask
