@@ -202,23 +202,49 @@ func BenchmarkReset(b *testing.B) {
 // BenchmarkExpire: the expiration scan over n producers of which none has
 // expired (the periodic check's usual case), ProducerStateManagerBench's
 // partition sizes.
+//
+// scan=forced: 200 of the producers hold a transaction open since a
+// timestamp older than the expiration, so they cannot expire but every
+// shard of the Store must be walked (its timestamp bounds prove nothing).
 func BenchmarkExpire(b *testing.B) {
 	for _, impl := range benchImpls {
 		for _, n := range []int{10000, 100000} {
-			b.Run("impl="+impl+"/producers="+strconv.Itoa(n)+"/expired=none", func(b *testing.B) {
-				m := newImpl(impl, Options{})
-				populate(m, 0, n)
-				b.ReportAllocs()
-				start := cpuNanos()
-				for b.Loop() {
-					if m.ExpireProducers(0, 2000) != 0 {
-						b.Fatal("expired")
-					}
+			for _, forced := range []bool{false, true} {
+				name := "impl=" + impl + "/producers=" + strconv.Itoa(n) + "/expired=none"
+				if forced {
+					name += "/scan=forced"
 				}
-				reportCPU(b, start)
-			})
+				b.Run(name, func(b *testing.B) {
+					m := newImpl(impl, Options{})
+					populate(m, 0, n)
+					if forced {
+						holdOldTxns(m, 0, 200)
+					}
+					b.ReportAllocs()
+					start := cpuNanos()
+					for b.Loop() {
+						if m.ExpireProducers(0, 2000) != 0 {
+							b.Fatal("expired")
+						}
+					}
+					reportCPU(b, start)
+				})
+			}
 		}
 	}
+}
+
+// holdOldTxns opens a transaction for PIDs 0..k-1 (populated at seq 0)
+// whose timestamp is older than the default expiration at 2000.
+func holdOldTxns(m Manager, p PartitionID, k int) {
+	a := m.Begin(p, Replication)
+	for pid := range int64(k) {
+		b := txnData(pid, 0, 1, 1)
+		b.BaseOffset = 1<<40 + pid
+		b.MaxTimestamp = 2000 - DefaultExpirationMs - 1
+		a.Add(b)
+	}
+	a.Commit()
 }
 
 // BenchmarkSnapshotWrite and BenchmarkSnapshotRead: Kafka's snapshot file of
