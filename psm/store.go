@@ -55,6 +55,7 @@ type storePart struct {
 	verif   []storeVerif
 	app     storeAppend
 	refs    []snapRef // AppendSnapshot scratch
+	refTmp  []snapRef // AppendSnapshot scratch: the radix sort's other buffer
 	enc     []byte    // AppendSnapshot scratch: entries in table order
 }
 
@@ -334,7 +335,7 @@ func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 			enc = appendSlotEntry(enc, sl, &sh.wins[i])
 		}
 	}
-	slices.SortFunc(refs, func(a, b snapRef) int { return cmp.Compare(a.pid, b.pid) })
+	refs, sp.refTmp = sortRefs(refs, sp.refTmp)
 	sp.refs, sp.enc = refs, enc
 	start := len(dst)
 	dst = slices.Grow(dst, snapOffEntries+len(enc))
@@ -343,6 +344,49 @@ func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 		dst = append(dst, enc[r.pos:r.pos+SnapshotEntrySize]...)
 	}
 	return finishSnapshot(dst, start)
+}
+
+// sortRefs sorts refs by PID (signed order), PIDs being distinct. Past a
+// few hundred entries it is an LSD radix sort on the PID's bytes, skipping
+// the bytes all PIDs share (usually the high ones), with tmp as the other
+// buffer: O(n) per differing byte, where a comparison sort of slot-ordered
+// (that is, hash-ordered) entries costs O(n log n) with a call per compare.
+// It returns the sorted slice and the scratch buffer, which may be swapped;
+// tmp grows to len(refs) once.
+func sortRefs(refs, tmp []snapRef) (sorted, scratch []snapRef) {
+	n := len(refs)
+	if n < 256 {
+		slices.SortFunc(refs, func(a, b snapRef) int { return cmp.Compare(a.pid, b.pid) })
+		return refs, tmp
+	}
+	key := func(pid int64) uint64 { return uint64(pid) ^ 1<<63 } // signed order as unsigned
+	tmp = slices.Grow(tmp[:0], n)[:n]
+	var counts [8][256]int
+	for _, r := range refs {
+		k := key(r.pid)
+		for d := range 8 {
+			counts[d][byte(k>>(8*d))]++
+		}
+	}
+	src, dst := refs, tmp
+	for d := range 8 {
+		c := &counts[d]
+		shift := 8 * d
+		if c[byte(key(src[0].pid)>>shift)] == n {
+			continue // every PID has this byte
+		}
+		sum := 0
+		for i := range c {
+			c[i], sum = sum, sum+c[i]
+		}
+		for _, r := range src {
+			b := byte(key(r.pid) >> shift)
+			dst[c[b]] = r
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	return src, dst
 }
 
 // appendSlotEntry encodes one entry in the 46-byte snapshot layout.

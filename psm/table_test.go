@@ -1,8 +1,10 @@
 package psm
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -44,5 +46,45 @@ func TestShardUnexpiredIsSound(t *testing.T) {
 	}
 	if skipped < 1000 {
 		t.Fatalf("only %d of the cases were skippable: the test checks little", skipped)
+	}
+}
+
+// TestSortRefsMatchesComparisonSort: the radix sort of AppendSnapshot orders
+// distinct PIDs like cmp.Compare, negatives and extremes included, whatever
+// bytes they share, and keeps each PID's position.
+func TestSortRefsMatchesComparisonSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var tmp []snapRef
+	for _, n := range []int{0, 1, 255, 256, 257, 1000, 5000} {
+		for _, spread := range []int64{0, 1 << 8, 1 << 20, -1} {
+			seen := map[int64]bool{}
+			var refs []snapRef
+			for len(refs) < n {
+				pid := int64(rng.Uint64())
+				if spread > 0 {
+					pid = rng.Int64N(spread) - spread/2
+				}
+				if n%2 == 1 && len(refs) < 3 {
+					pid = []int64{math.MinInt64, math.MaxInt64, -1}[len(refs)]
+				}
+				if spread > 0 && int64(n) > spread {
+					pid = int64(len(refs)) * 3 // too few values in the spread for n distinct PIDs
+				}
+				if !seen[pid] {
+					seen[pid] = true
+					refs = append(refs, snapRef{pid: pid, pos: pid*7 + 1})
+				}
+			}
+			want := slices.Clone(refs)
+			slices.SortFunc(want, func(a, b snapRef) int { return cmp.Compare(a.pid, b.pid) })
+			var got []snapRef
+			got, tmp = sortRefs(refs, tmp)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d spread=%d: radix order differs from comparison order", n, spread)
+			}
+			if n > 0 && len(tmp) > 0 && &got[0] == &tmp[0] {
+				t.Fatal("sorted slice and scratch share a buffer")
+			}
+		}
 	}
 }
