@@ -754,9 +754,6 @@ func (p *Partition) truncateLocked(offset int64) error {
 	if err := p.snaps.removeAbove(p.log.end); err != nil {
 		return err
 	}
-	if err := p.clampCheckpoint(); err != nil {
-		return err
-	}
 	if err := p.rebuild(nil, false); err != nil {
 		return err
 	}
@@ -764,7 +761,8 @@ func (p *Partition) truncateLocked(offset int64) error {
 	if !p.cfg.ManualHighWatermark {
 		p.hw = p.log.end
 	}
-	return nil
+	// Last: a failed checkpoint write leaves log and producer state agreeing.
+	return p.clampCheckpoint()
 }
 
 // Rebuild drops producer state and rebuilds it from the newest valid
