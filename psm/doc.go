@@ -57,7 +57,7 @@
 // batch), so an in-order CLIENT append validates against one line. The cold
 // rest of the five-batch window (offsets, timestamps, offset deltas) sits in
 // an array parallel to the slots; its address follows from the hash alone,
-// so Add touches it beside the slot and the two cache misses overlap. The
+// so Add prefetches it beside the slot and the two cache misses overlap. The
 // scans (expiration, snapshots, iteration) walk the slots in order. The hash
 // of (partition, PID) picks the shard from its top bits and the first probe
 // slot from its low bits; shards rehash independently at load 3/4, dropping

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 )
@@ -112,6 +113,16 @@ func (sp *storePart) lookup(pid int64) (*shard, int) {
 		return sh, i
 	}
 	return nil, -1
+}
+
+// prefetchSlot prefetches pid's first probe slot and its cold window.
+func (sp *storePart) prefetchSlot(pid int64) {
+	h := sp.hash(pid)
+	if sh := sp.shardOf(h); len(sh.slots) > 0 {
+		i := h & uint64(len(sh.slots)-1)
+		prefetch(uintptr(unsafe.Pointer(&sh.slots[i])))
+		prefetch(uintptr(unsafe.Pointer(&sh.wins[i])))
+	}
 }
 
 // resetProducers drops every producer and verification entry in O(1).
@@ -414,7 +425,14 @@ func (s *Store) LoadSnapshot(p PartitionID, src []byte, nowMs int64) error {
 	}
 	s.Clear(p)
 	sp := s.part(p)
+	// The entries are independent: prefetching the slot an entry a few
+	// places ahead will probe lets its cache miss run while this one is
+	// inserted.
+	const ahead = 16
 	for i := range n {
+		if j := i + ahead; j < n {
+			sp.prefetchSlot(int64(be.Uint64(src[snapOffEntries+j*SnapshotEntrySize:])))
+		}
 		in := snapshotEntry(src, i)
 		v := valOf(&in)
 		if s.isExpired(v.txnFirst, v.lastTs, nowMs) {
@@ -463,7 +481,6 @@ type storeAppend struct {
 	completed []CompletedTxn
 	aborted   []AbortedTxn
 	done      CompletedTxn // apply's completed transaction, kept out of its results
-	touched   int64        // sink of touchWindow's load
 	fast      fastAppend
 	fastSet   bool // fast holds the append's only batch; pend is empty
 }
@@ -587,7 +604,7 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 	slotIdx, version := int32(-1), uint32(0)
 	if !a.committedEmpty && (pi < 0 || a.origin != Replication) {
 		sh = sp.shardOf(h)
-		a.touched = sh.touchWindow(h)
+		sh.prefetchWindow(h)
 		if i, ok := sh.find(pid, sp.gen, h); ok {
 			cv, slotIdx, version = &sh.slots[i], int32(i), sh.version
 		}
@@ -705,7 +722,7 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 	}
 	h := sp.hash(pid)
 	sh := sp.shardOf(h)
-	a.touched = sh.touchWindow(h)
+	sh.prefetchWindow(h)
 	i, found := sh.find(pid, sp.gen, h)
 	if !found {
 		return false, nil

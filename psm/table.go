@@ -18,9 +18,10 @@ import (
 // timestamps, offset deltas) lives in a cold array parallel to the slots,
 // written by Commit and read only to confirm a duplicate, to copy an entry
 // out or to encode a snapshot. Because the cold window of slot i is wins[i],
-// its address is known from the hash before the slot is read: Add touches
-// both at once (touchWindow), so an update costs one memory latency, not
-// two in a row, and Commit's write finds the line in cache.
+// its address is known from the hash before the slot is read: Add
+// prefetches it while it probes the slot (prefetchWindow), so an update
+// costs one memory latency, not two in a row, and Commit's write finds the
+// line in cache.
 //
 // Every key carries the partition generation it was written under. Reset
 // bumps the generation: in O(1) every slot of an older generation becomes
@@ -179,14 +180,14 @@ func (sh *shard) unexpired(now, expMs int64) bool {
 	return !wraps(lo, sh.tsMin) && !wraps(hi, sh.tsMax) && lo < expMs
 }
 
-// touchWindow loads one word of the cold window at the first probe slot of h
-// so that its cache miss runs beside the slot's instead of after it; the
-// word is returned for the caller to keep (a dead load would be removed).
-func (sh *shard) touchWindow(h uint64) int64 {
-	if len(sh.wins) == 0 {
-		return 0
+// prefetchWindow prefetches the cold window at the first probe slot of h,
+// so that its cache miss runs beside the slot's instead of after it and
+// Commit's write finds the line. A prefetch retires at once: unlike a load
+// it does not hold up the instructions behind it.
+func (sh *shard) prefetchWindow(h uint64) {
+	if len(sh.wins) > 0 {
+		prefetch(uintptr(unsafe.Pointer(&sh.wins[h&uint64(len(sh.wins)-1)])))
 	}
-	return sh.wins[h&uint64(len(sh.wins)-1)][0].LastOffset
 }
 
 // mix64 is the MurmurHash3 finalizer.
