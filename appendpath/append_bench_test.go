@@ -4,10 +4,11 @@ import (
 	"encoding/binary"
 	"strconv"
 	"sync"
-	"syscall"
+
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
@@ -122,7 +123,7 @@ func BenchmarkAppend(b *testing.B) {
 						b.SetBytes(int64(len(in)))
 						b.ReportAllocs()
 						i := 0
-						cpu := cpuNanos()
+						cpu := cputime.Process()
 						for b.Loop() {
 							if producers > 1 {
 								ring.set(in, i)
@@ -134,7 +135,7 @@ func BenchmarkAppend(b *testing.B) {
 								b.Fatal(err)
 							}
 						}
-						reportCPU(b, cpu)
+						cputime.Report(b, cpu)
 					})
 				}
 			}
@@ -153,12 +154,12 @@ func BenchmarkLimit(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
 			var sink uint32
-			cpu := cpuNanos()
+			cpu := cputime.Process()
 			for b.Loop() {
 				sink += codec.Checksum(in[codec.CRCStart:])
 				copy(dst, in)
 			}
-			reportCPU(b, cpu)
+			cputime.Report(b, cpu)
 			if sink == 1 {
 				b.Log(sink)
 			}
@@ -183,7 +184,7 @@ func BenchmarkAppendClient(b *testing.B) {
 			}
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
-			cpu := cpuNanos()
+			cpu := cputime.Process()
 			for b.Loop() {
 				codec.Batch(in).SetBaseSequence(seq) // O(1) CRC patch of the input
 				seq = codec.IncrementSequence(seq, int32(sh.records))
@@ -191,7 +192,7 @@ func BenchmarkAppendClient(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, cpu)
+			cputime.Report(b, cpu)
 		})
 	}
 }
@@ -233,24 +234,6 @@ func BenchmarkAppendParallel(b *testing.B) {
 	}
 }
 
-// cpuNanos is the CPU time of the process (user + system). On a shared
-// machine wall time per op includes time spent descheduled; cpu-ns/op does
-// not. The append path allocates nothing, so no GC work is in it.
-func cpuNanos() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// reportCPU adds cpu-ns/op for the loop that started at start.
-func reportCPU(b *testing.B, start int64) {
-	if b.N > 0 {
-		b.ReportMetric(float64(cpuNanos()-start)/float64(b.N), "cpu-ns/op")
-	}
-}
-
 // nopManager is a producer-state manager that accepts everything and keeps
 // nothing: BenchmarkAppendPSM uses it to split the path's own cost from
 // producer state's.
@@ -284,13 +267,13 @@ func BenchmarkAppendPSM(b *testing.B) {
 			warm(b, p, in, &ring)
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
-			cpu := cpuNanos()
+			cpu := cputime.Process()
 			for b.Loop() {
 				if _, err := p.AppendMirrored(in, srcA); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, cpu)
+			cputime.Report(b, cpu)
 		})
 	}
 }
