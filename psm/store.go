@@ -315,10 +315,16 @@ func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
 				n++
 				continue
 			}
+			if sl.txnFirst >= 0 {
+				continue // cannot expire while open, so not bounded
+			}
 			if first {
 				sh.tsMin, sh.tsMax, first = sl.lastTs, sl.lastTs, false
 			}
 			sh.noteTs(sl.lastTs)
+		}
+		if first { // nothing bounded is left: skip until now+expiration
+			sh.tsMin, sh.tsMax = nowMs, nowMs
 		}
 	}
 	sp.count -= n

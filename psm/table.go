@@ -159,9 +159,11 @@ type shard struct {
 	wins    []window // parallel to slots: wins[i] is the cold window of slots[i]
 	used    int      // slots that are not empty (live, stale or tombstone)
 	version uint32   // bumped by every rehash, which moves slots and windows
-	// tsMin and tsMax bound the lastTs of every live slot (loosely: they
-	// only widen between scans). ExpireProducers skips a shard whose bounds
-	// prove that nothing in it can have expired.
+	// tsMin and tsMax bound the lastTs of every live slot with no open
+	// transaction (loosely: every write of a lastTs widens them, only a scan
+	// narrows them). ExpireProducers skips a shard whose bounds prove that
+	// nothing in it can have expired; a slot with an open transaction cannot
+	// expire, and the write that closes it (merge) widens the bounds.
 	tsMin, tsMax int64
 }
 
@@ -328,16 +330,18 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 	slots := make([]slot, size)
 	wins := make([]window, size)
 	mask := uint64(size - 1)
-	first := true // the bounds become exact: the first live slot sets them
+	first := true // the bounds become exact: the first bounded slot sets them
 	for i := range sh.slots {
 		s := &sh.slots[i]
 		if s.gen != gen {
 			continue
 		}
-		if first {
-			sh.tsMin, sh.tsMax, first = s.lastTs, s.lastTs, false
+		if s.txnFirst < 0 {
+			if first {
+				sh.tsMin, sh.tsMax, first = s.lastTs, s.lastTs, false
+			}
+			sh.noteTs(s.lastTs)
 		}
-		sh.noteTs(s.lastTs)
 		j := mix64(uint64(s.pid)^seed) & mask
 		for slots[j].gen != genEmpty {
 			j = (j + 1) & mask
