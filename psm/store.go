@@ -337,7 +337,8 @@ func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
 // files. The table is scanned once in slot order, each entry encoded into a
 // scratch buffer as it is met; then 16-byte (pid, position) pairs are sorted
 // and the encoded entries copied out in PID order, so the sort never touches
-// the table. O(n log n); allocation-free once its scratch has grown.
+// the table. O(table slots + n × the PID bytes that differ) (sortRefs);
+// allocation-free once its scratch has grown.
 func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 	sp := s.part(p)
 	refs, enc := sp.refs[:0], sp.enc[:0]
