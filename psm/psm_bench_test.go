@@ -5,8 +5,10 @@ import (
 	"runtime"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"testing"
+	"time"
+
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
 )
 
 // Every benchmark runs the Store (impl=store) beside the reference Model
@@ -66,7 +68,7 @@ func BenchmarkUpdate(b *testing.B) {
 				off := int64(n)
 				pid := 0
 				b.ReportAllocs()
-				start := cpuNanos()
+				start := cputime.Process()
 				for b.Loop() {
 					pid += stride
 					if pid >= n {
@@ -82,7 +84,7 @@ func BenchmarkUpdate(b *testing.B) {
 					seq[pid]++
 					off++
 				}
-				reportCPU(b, start)
+				cputime.Report(b, start)
 			})
 		}
 	}
@@ -169,12 +171,12 @@ func BenchmarkReset(b *testing.B) {
 				populate(m, 0, n)
 				b.ReportAllocs()
 				if s, ok := m.(*Store); ok {
-					start := cpuNanos()
+					start := cputime.Process()
 					for b.Loop() {
 						s.Reset(0)
 						s.undoReset(0, n)
 					}
-					reportCPU(b, start)
+					cputime.Report(b, start)
 					if s.ProducerCount(0) != n {
 						b.Fatal("undo lost producers")
 					}
@@ -182,17 +184,17 @@ func BenchmarkReset(b *testing.B) {
 				}
 				md := m.(*Model)
 				saved := maps.Clone(md.part(0).producers)
-				var cpu int64
+				var cpu time.Duration
 				for b.Loop() {
-					start := cpuNanos()
+					start := cputime.Process()
 					md.Reset(0)
-					cpu += cpuNanos() - start
+					cpu += cputime.Process() - start
 					b.StopTimer()
 					maps.Copy(md.part(0).producers, saved)
 					b.StartTimer()
 				}
-				if cpu >= 20e6 {
-					b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+				if cpu >= 20*time.Millisecond {
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 				}
 			})
 		}
@@ -221,13 +223,13 @@ func BenchmarkExpire(b *testing.B) {
 						holdOldTxns(m, 0, 200)
 					}
 					b.ReportAllocs()
-					start := cpuNanos()
+					start := cputime.Process()
 					for b.Loop() {
 						if m.ExpireProducers(0, 2000) != 0 {
 							b.Fatal("expired")
 						}
 					}
-					reportCPU(b, start)
+					cputime.Report(b, start)
 				})
 			}
 		}
@@ -258,11 +260,11 @@ func BenchmarkSnapshotWrite(b *testing.B) {
 			buf := m.AppendSnapshot(nil, 0)
 			b.SetBytes(int64(len(buf)))
 			b.ReportAllocs()
-			start := cpuNanos()
+			start := cputime.Process()
 			for b.Loop() {
 				buf = m.AppendSnapshot(buf[:0], 0)
 			}
-			reportCPU(b, start)
+			cputime.Report(b, start)
 		})
 	}
 }
@@ -276,33 +278,14 @@ func BenchmarkSnapshotRead(b *testing.B) {
 			snap := m.AppendSnapshot(nil, 0)
 			b.SetBytes(int64(len(snap)))
 			b.ReportAllocs()
-			start := cpuNanos()
+			start := cputime.Process()
 			for b.Loop() {
 				if err := m.LoadSnapshot(0, snap, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, start)
+			cputime.Report(b, start)
 		})
 	}
 }
 
-// cpuNanos is the CPU time this process has used (user + system). On a shared
-// machine wall time per op includes time spent descheduled; the cpu-ns/op
-// metric it feeds does not.
-func cpuNanos() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// reportCPU adds cpu-ns/op for the loop that started at start. Short loops
-// (under 20 ms of CPU, e.g. CI's -benchtime=50x) are not reported: the
-// process's background threads would dominate them.
-func reportCPU(b *testing.B, start int64) {
-	if used := cpuNanos() - start; b.N > 0 && used >= 20e6 {
-		b.ReportMetric(float64(used)/float64(b.N), "cpu-ns/op")
-	}
-}
