@@ -288,4 +288,3 @@ func BenchmarkSnapshotRead(b *testing.B) {
 		})
 	}
 }
-
