@@ -327,8 +327,19 @@ func FuzzDecompress(f *testing.F) {
 				t.Fatalf("%v: reference gives %d bytes, ours %d bytes, %v", c, len(want), len(got), err)
 			}
 		case rerr == nil:
-			if !errors.Is(err, ErrDecompressionLimit) {
-				t.Fatalf("%v: reference exceeds limit %d, ours: %v", c, limit, err)
+			// Past the limit. A stream that decodes whole must be refused for
+			// the limit; one that breaks later may be refused for either
+			// reason, depending on how far each decoder reads ahead.
+			const fullCap = 8 << 20
+			full, ferr := refDecompress(c, section, fullCap)
+			whole := ferr == nil && len(full) <= fullCap
+			switch {
+			case err == nil:
+				t.Fatalf("%v: reference exceeds limit %d, ours accepts %d bytes", c, limit, len(got))
+			case whole && !errors.Is(err, ErrDecompressionLimit):
+				t.Fatalf("%v: valid stream of %d bytes over limit %d, ours: %v", c, len(full), limit, err)
+			case !errors.Is(err, ErrDecompressionLimit) && !errors.Is(err, ErrCorrupt):
+				t.Fatalf("%v: unclassified %v", c, err)
 			}
 		default:
 			if err == nil {
