@@ -171,9 +171,21 @@ type Result struct {
 	Target   Target
 	Wall     time.Duration
 	Last     Progress // the final status line
-	Failed   bool     // go test exited non-zero
+	Failed   bool     // go test exited non-zero for a reason other than DeadlineRace
 	Crashers []Crasher
-	Tail     string // last lines of output when Failed
+	// DeadlineRace: go test exited non-zero only because Go's fuzz
+	// coordinator reported its own -fuzztime deadline (golang/go#75804,
+	// fixed in Go 1.27): no input failed and none was written.
+	DeadlineRace bool
+	Tail         string // last lines of output when Failed
+}
+
+// deadlineRace reports whether a failed run's output is only Go's fuzztime
+// deadline race (golang/go#75804): the coordinator printed "context deadline
+// exceeded" and wrote no failing input.
+func deadlineRace(tail string, crashers int) bool {
+	return crashers == 0 && strings.Contains(tail, "context deadline exceeded") &&
+		!strings.Contains(tail, "Failing input written")
 }
 
 // Run fuzzes one target. onProgress, if set, is called for every status
@@ -233,6 +245,9 @@ func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress f
 			})
 		}
 	}
+	if res.Failed && deadlineRace(res.Tail, len(res.Crashers)) {
+		res.Failed, res.DeadlineRace = false, true
+	}
 	return res, nil
 }
 
@@ -257,8 +272,11 @@ func WriteSummary(w io.Writer, results []Result) error {
 	fmt.Fprintln(tw, "package\ttarget\tresult\tfuzz time\texecs\texecs/s\tnew interesting\tcorpus\tcrashers")
 	for _, r := range results {
 		verdict := "ok"
-		if r.Failed {
+		switch {
+		case r.Failed:
 			verdict = "FAIL"
+		case r.DeadlineRace:
+			verdict = "ok (go#75804)"
 		}
 		rate := int64(0)
 		if r.Last.Elapsed > 0 {

@@ -78,3 +78,20 @@ func TestWriteSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestDeadlineRaceIsNotAFinding(t *testing.T) {
+	race := "--- FAIL: FuzzParse (30.10s)\n    context deadline exceeded\nFAIL\nexit status 1"
+	if !deadlineRace(race, 0) {
+		t.Fatal("the coordinator's deadline error with no input is golang/go#75804")
+	}
+	if deadlineRace(race, 1) {
+		t.Fatal("a written crasher is a finding whatever else is printed")
+	}
+	written := "--- FAIL: FuzzX (1.2s)\n    context deadline exceeded\n    Failing input written to testdata/fuzz/FuzzX/abc"
+	if deadlineRace(written, 0) {
+		t.Fatal("a failing input written is a finding")
+	}
+	if deadlineRace("--- FAIL: FuzzX\n    panic: boom", 0) {
+		t.Fatal("a panic is a finding")
+	}
+}
