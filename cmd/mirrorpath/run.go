@@ -95,7 +95,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench; default: Append at producers=1000, Limit, Update; with --full every Append, Limit, Update)")
 	benchtime := fs.String("benchtime", "", "override -benchtime (`D` or Nx; default 100ms, 1s with --full)")
 	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 3, 10 with --full)")
-	pkgs := fs.String("pkg", "./appendpath ./psm ./pid ./codec", "benchmark `PACKAGES` (space or comma separated)")
+	pkgs := fs.String("pkg", "./appendpath ./psm", "benchmark `PACKAGES` (space or comma separated; the Append, Limit and Update benchmarks live in these two)")
 	scen := fs.String("scenarios", "scenarios", "scenario catalog `DIR` (every *.scn in it), relative to the module")
 	noBench := fs.Bool("no-bench", false, "skip the benchmarks")
 	noScen := fs.Bool("no-scenarios", false, "skip the scenario catalog")
