@@ -21,6 +21,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
+	"github.com/mirrorpath/mirrorpath/corpus"
 	"github.com/pierrec/lz4/v4"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -31,21 +32,6 @@ import (
 
 const (
 	segmentName = "00000000000000000000.log"
-
-	offBatchLength     = 8
-	offLeaderEpoch     = 12
-	offMagic           = 16
-	offCRC             = 17
-	offAttributes      = 21
-	offLastOffsetDelta = 23
-	offBaseTimestamp   = 27
-	offMaxTimestamp    = 35
-	offProducerID      = 43
-	offProducerEpoch   = 51
-	offBaseSequence    = 53
-	offRecordsCount    = 57
-	headerSize         = 61
-	logOverhead        = 12
 
 	// maxCorpusBytes bounds the whole corpus, to keep the repository small.
 	maxCorpusBytes = 2 << 20
@@ -60,21 +46,23 @@ func (b batch) i16(off int) int16      { return int16(binary.BigEndian.Uint16(b[
 func (b batch) i32(off int) int32      { return int32(binary.BigEndian.Uint32(b[off:])) }
 func (b batch) i64(off int) int64      { return int64(binary.BigEndian.Uint64(b[off:])) }
 func (b batch) baseOffset() int64      { return b.i64(0) }
-func (b batch) batchLength() int32     { return b.i32(offBatchLength) }
-func (b batch) storedCRC() uint32      { return binary.BigEndian.Uint32(b[offCRC:]) }
-func (b batch) attributes() int16      { return b.i16(offAttributes) }
+func (b batch) batchLength() int32     { return b.i32(corpus.OffBatchLength) }
+func (b batch) storedCRC() uint32      { return binary.BigEndian.Uint32(b[corpus.OffCRC:]) }
+func (b batch) attributes() int16      { return b.i16(corpus.OffAttributes) }
 func (b batch) codec() int             { return int(b.attributes() & 7) }
 func (b batch) transactional() bool    { return b.attributes()&0x10 != 0 }
 func (b batch) control() bool          { return b.attributes()&0x20 != 0 }
-func (b batch) lastOffsetDelta() int32 { return b.i32(offLastOffsetDelta) }
-func (b batch) producerID() int64      { return b.i64(offProducerID) }
-func (b batch) producerEpoch() int16   { return b.i16(offProducerEpoch) }
-func (b batch) baseSequence() int32    { return b.i32(offBaseSequence) }
-func (b batch) recordsCount() int32    { return b.i32(offRecordsCount) }
-func (b batch) payload() []byte        { return b[headerSize:] }
-func (b batch) crcOK() bool            { return crc32.Checksum(b[offAttributes:], castagnoli) == b.storedCRC() }
-func (b batch) String() string         { return fmt.Sprintf("batch@%d(len %d)", b.baseOffset(), len(b)) }
-func (b batch) nextOffset() int64      { return b.baseOffset() + int64(b.lastOffsetDelta()) + 1 }
+func (b batch) lastOffsetDelta() int32 { return b.i32(corpus.OffLastOffsetDelta) }
+func (b batch) producerID() int64      { return b.i64(corpus.OffProducerID) }
+func (b batch) producerEpoch() int16   { return b.i16(corpus.OffProducerEpoch) }
+func (b batch) baseSequence() int32    { return b.i32(corpus.OffBaseSequence) }
+func (b batch) recordsCount() int32    { return b.i32(corpus.OffRecordsCount) }
+func (b batch) payload() []byte        { return b[corpus.HeaderSize:] }
+func (b batch) crcOK() bool {
+	return crc32.Checksum(b[corpus.OffAttributes:], castagnoli) == b.storedCRC()
+}
+func (b batch) String() string    { return fmt.Sprintf("batch@%d(len %d)", b.baseOffset(), len(b)) }
+func (b batch) nextOffset() int64 { return b.baseOffset() + int64(b.lastOffsetDelta()) + 1 }
 
 var errBadLength = errors.New("batchLength below the v2 minimum of 49")
 
@@ -82,16 +70,16 @@ var errBadLength = errors.New("batchLength below the v2 minimum of 49")
 // bytes. It returns the whole batches, the unframed tail (a partial batch, or what follows a bad length),
 // and errBadLength when a batchLength cannot be a v2 batch.
 func frame(seg []byte) (bs []batch, tail []byte, err error) {
-	for len(seg) >= logOverhead {
-		n := int64(int32(binary.BigEndian.Uint32(seg[offBatchLength:])))
-		if n < headerSize-logOverhead {
+	for len(seg) >= corpus.LogOverhead {
+		n := int64(int32(binary.BigEndian.Uint32(seg[corpus.OffBatchLength:])))
+		if n < corpus.HeaderSize-corpus.LogOverhead {
 			return bs, seg, errBadLength
 		}
-		if int64(len(seg)) < logOverhead+n {
+		if int64(len(seg)) < corpus.LogOverhead+n {
 			break
 		}
-		bs = append(bs, batch(seg[:logOverhead+n]))
-		seg = seg[logOverhead+n:]
+		bs = append(bs, batch(seg[:corpus.LogOverhead+n]))
+		seg = seg[corpus.LogOverhead+n:]
 	}
 	return bs, seg, nil
 }
@@ -369,8 +357,8 @@ func TestGoodSegments(t *testing.T) {
 				if b.baseOffset() != next {
 					t.Errorf("batch %d: baseOffset %d, want %d", i, b.baseOffset(), next)
 				}
-				if b[offMagic] != 2 {
-					t.Errorf("batch %d: magic %d", i, b[offMagic])
+				if b[corpus.OffMagic] != 2 {
+					t.Errorf("batch %d: magic %d", i, b[corpus.OffMagic])
 				}
 				if !b.crcOK() {
 					t.Errorf("batch %d: CRC-32C over [21,%d) does not match stored %#08x", i, len(b), b.storedCRC())
@@ -382,7 +370,7 @@ func TestGoodSegments(t *testing.T) {
 				if kb.FirstOffset != b.baseOffset() || kb.Length != b.batchLength() || uint32(kb.CRC) != b.storedCRC() ||
 					kb.Attributes != b.attributes() || kb.NumRecords != b.recordsCount() ||
 					kb.ProducerID != b.producerID() || kb.FirstSequence != b.baseSequence() ||
-					len(kb.Records) != len(b)-headerSize {
+					len(kb.Records) != len(b)-corpus.HeaderSize {
 					t.Errorf("batch %d: kmsg reads %+v", i, kb)
 				}
 				recs := records(t, b)
@@ -397,16 +385,16 @@ func TestGoodSegments(t *testing.T) {
 					if r.offDelta != int32(j) {
 						t.Errorf("batch %d record %d: offsetDelta %d", i, j, r.offDelta)
 					}
-					maxTS = max(maxTS, b.i64(offBaseTimestamp)+r.tsDelta)
+					maxTS = max(maxTS, b.i64(corpus.OffBaseTimestamp)+r.tsDelta)
 				}
 				if got := b.lastOffsetDelta(); got != int32(len(recs)-1) {
 					t.Errorf("batch %d: lastOffsetDelta %d for %d records", i, got, len(recs))
 				}
-				if got := b.i64(offMaxTimestamp); got != maxTS {
+				if got := b.i64(corpus.OffMaxTimestamp); got != maxTS {
 					t.Errorf("batch %d: maxTimestamp %d, records' max %d", i, got, maxTS)
 				}
-				if b.i32(offLeaderEpoch) < 0 {
-					t.Errorf("batch %d: partitionLeaderEpoch %d not stamped by the broker", i, b.i32(offLeaderEpoch))
+				if b.i32(corpus.OffLeaderEpoch) < 0 {
+					t.Errorf("batch %d: partitionLeaderEpoch %d not stamped by the broker", i, b.i32(corpus.OffLeaderEpoch))
 				}
 				next = b.nextOffset()
 			}
@@ -745,10 +733,10 @@ func sameBatches(a, b []byte, pids bool) error {
 		// The CRC covers the masked fields, so it is masked with them; elsewhere it must repeat.
 		var mask [][2]int
 		if pids {
-			mask = append(mask, [2]int{offProducerID, 8}, [2]int{offCRC, 4})
+			mask = append(mask, [2]int{corpus.OffProducerID, 8}, [2]int{corpus.OffCRC, 4})
 		}
 		if batch(x).control() && batch(y).control() {
-			mask = append(mask, [2]int{offBaseTimestamp, 16}, [2]int{offCRC, 4})
+			mask = append(mask, [2]int{corpus.OffBaseTimestamp, 16}, [2]int{corpus.OffCRC, 4})
 		}
 		for _, m := range mask {
 			clear(x[m[0] : m[0]+m[1]])
@@ -809,7 +797,7 @@ type malformedCase struct {
 // countMismatch checks a file whose only edit is recordsCount (delta against the source) plus the CRC.
 func countMismatch(delta int32) func(t *testing.T, seg, src []byte, at int, sb batch) {
 	return func(t *testing.T, seg, src []byte, at int, sb batch) {
-		if len(seg) != len(src) || !within(diffs(seg, src), [2]int{at + offCRC, 4}, [2]int{at + offRecordsCount, 4}) {
+		if len(seg) != len(src) || !within(diffs(seg, src), [2]int{at + corpus.OffCRC, 4}, [2]int{at + corpus.OffRecordsCount, 4}) {
 			t.Fatalf("edits outside recordsCount and CRC: %v", diffs(seg, src))
 		}
 		b := batch(seg[at : at+len(sb)])
@@ -834,10 +822,10 @@ func countMismatch(delta int32) func(t *testing.T, seg, src []byte, at int, sb b
 // lengthOnly checks a file whose only edit is the batchLength of the damaged batch.
 func lengthOnly(want func(int32) int32) func(t *testing.T, seg, src []byte, at int, sb batch) {
 	return func(t *testing.T, seg, src []byte, at int, sb batch) {
-		if len(seg) != len(src) || !within(diffs(seg, src), [2]int{at + offBatchLength, 4}) {
+		if len(seg) != len(src) || !within(diffs(seg, src), [2]int{at + corpus.OffBatchLength, 4}) {
 			t.Fatalf("edits outside batchLength: %v", diffs(seg, src))
 		}
-		if got := int32(binary.BigEndian.Uint32(seg[at+offBatchLength:])); got != want(sb.batchLength()) {
+		if got := int32(binary.BigEndian.Uint32(seg[at+corpus.OffBatchLength:])); got != want(sb.batchLength()) {
 			t.Fatalf("batchLength %d, want %d", got, want(sb.batchLength()))
 		}
 	}
@@ -879,13 +867,13 @@ var malformed = map[string]malformedCase{
 		if bs[1].crcOK() {
 			t.Errorf("overlong batch 1: CRC verifies")
 		}
-		if crc32.Checksum(bs[1][offAttributes:len(sb)], castagnoli) != bs[1].storedCRC() {
+		if crc32.Checksum(bs[1][corpus.OffAttributes:len(sb)], castagnoli) != bs[1].storedCRC() {
 			t.Errorf("without the borrowed byte the CRC still fails: the length is not the only defect")
 		}
 	}},
 	"bad-magic": {source: "kgo-plain", batch: 1, check: func(t *testing.T, seg, src []byte, at int, sb batch) {
-		if d := diffs(seg, src); len(seg) != len(src) || !slices.Equal(d, []int{at + offMagic}) || seg[at+offMagic] != 3 {
-			t.Fatalf("diffs %v, want only the magic byte at %d set to 3", d, at+offMagic)
+		if d := diffs(seg, src); len(seg) != len(src) || !slices.Equal(d, []int{at + corpus.OffMagic}) || seg[at+corpus.OffMagic] != 3 {
+			t.Fatalf("diffs %v, want only the magic byte at %d set to 3", d, at+corpus.OffMagic)
 		}
 		bs, tail, err := frame(seg)
 		if err != nil || len(tail) != 0 || !bs[1].crcOK() {
@@ -894,8 +882,8 @@ var malformed = map[string]malformedCase{
 	}},
 	"crc-mismatch": {source: "kgo-plain", batch: 1, check: func(t *testing.T, seg, src []byte, at int, sb batch) {
 		d := diffs(seg, src)
-		if len(seg) != len(src) || len(d) != 1 || d[0] < at+headerSize || d[0] >= at+len(sb) {
-			t.Fatalf("diffs %v, want one byte inside batch 1's records [%d,%d)", d, at+headerSize, at+len(sb))
+		if len(seg) != len(src) || len(d) != 1 || d[0] < at+corpus.HeaderSize || d[0] >= at+len(sb) {
+			t.Fatalf("diffs %v, want one byte inside batch 1's records [%d,%d)", d, at+corpus.HeaderSize, at+len(sb))
 		}
 		if x := seg[d[0]] ^ src[d[0]]; x&(x-1) != 0 {
 			t.Errorf("byte differs in more than one bit: %08b", x)
@@ -910,7 +898,7 @@ var malformed = map[string]malformedCase{
 		}
 	}},
 	"codec-5": {source: "kgo-plain", batch: 1, check: func(t *testing.T, seg, src []byte, at int, sb batch) {
-		if len(seg) != len(src) || !within(diffs(seg, src), [2]int{at + offCRC, 4}, [2]int{at + offAttributes, 2}) {
+		if len(seg) != len(src) || !within(diffs(seg, src), [2]int{at + corpus.OffCRC, 4}, [2]int{at + corpus.OffAttributes, 2}) {
 			t.Fatalf("edits outside attributes and CRC: %v", diffs(seg, src))
 		}
 		b := batch(seg[at : at+len(sb)])
@@ -923,7 +911,7 @@ var malformed = map[string]malformedCase{
 	"records-count-larger-compressed":  {source: "kgo-codec-zstd", batch: 1, check: countMismatch(+1)},
 	"records-count-smaller-compressed": {source: "kgo-codec-zstd", batch: 1, check: countMismatch(-1)},
 	"record-length-overrun": {source: "kgo-plain", batch: 1, check: func(t *testing.T, seg, src []byte, at int, sb batch) {
-		if len(seg) != len(src) || !within(diffs(seg, src), [2]int{at + offCRC, 4}, [2]int{at + headerSize, len(sb) - headerSize}) {
+		if len(seg) != len(src) || !within(diffs(seg, src), [2]int{at + corpus.OffCRC, 4}, [2]int{at + corpus.HeaderSize, len(sb) - corpus.HeaderSize}) {
 			t.Fatalf("edits outside the CRC and batch 1's records: %v", diffs(seg, src))
 		}
 		b := batch(seg[at : at+len(sb)])
@@ -960,9 +948,9 @@ var malformed = map[string]malformedCase{
 		if len(r.key) != 2 || !bytes.Equal(r.key, want.key[:2]) || !bytes.Equal(r.value, want.value) {
 			t.Errorf("marker key %x value %x; want key %x and the source value %x", r.key, r.value, want.key[:2], want.value)
 		}
-		if !bytes.Equal(m[:offBatchLength], sb[:offBatchLength]) ||
-			!bytes.Equal(m[offLeaderEpoch:offCRC], sb[offLeaderEpoch:offCRC]) ||
-			!bytes.Equal(m[offAttributes:headerSize], sb[offAttributes:headerSize]) {
+		if !bytes.Equal(m[:corpus.OffBatchLength], sb[:corpus.OffBatchLength]) ||
+			!bytes.Equal(m[corpus.OffLeaderEpoch:corpus.OffCRC], sb[corpus.OffLeaderEpoch:corpus.OffCRC]) ||
+			!bytes.Equal(m[corpus.OffAttributes:corpus.HeaderSize], sb[corpus.OffAttributes:corpus.HeaderSize]) {
 			t.Error("marker header changed beyond batchLength and CRC")
 		}
 	}},

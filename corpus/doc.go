@@ -1,4 +1,4 @@
-// Package corpus holds real Kafka record batches as test data, and nothing else: it has no API.
+// Package corpus holds real Kafka record batches as test data, and the v2 header offsets its generator and tests share.
 //
 // Each good case is a Kafka segment file, <client>-<case>/00000000000000000000.log, holding back-to-back
 // v2 record batches exactly as franz-go's in-process broker (kfake) stored them after franz-go (kgo) or

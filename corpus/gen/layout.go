@@ -5,26 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-)
 
-// Record batch v2 header offsets (kafka-reference.md §1.1). Kept local: the generator must not depend on
-// mirrorpath's codec package, whose decoders the corpus exists to test.
-const (
-	offBaseOffset      = 0
-	offBatchLength     = 8
-	offLeaderEpoch     = 12
-	offMagic           = 16
-	offCRC             = 17
-	offAttributes      = 21
-	offLastOffsetDelta = 23
-	offBaseTimestamp   = 27
-	offMaxTimestamp    = 35
-	offProducerID      = 43
-	offProducerEpoch   = 51
-	offBaseSequence    = 53
-	offRecordsCount    = 57
-	headerSize         = 61
-	logOverhead        = 12
+	"github.com/mirrorpath/mirrorpath/corpus"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -32,28 +14,46 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // batchView is a read view of one whole batch; it aliases the file bytes.
 type batchView []byte
 
-func (b batchView) baseOffset() int64  { return int64(binary.BigEndian.Uint64(b[offBaseOffset:])) }
-func (b batchView) batchLength() int32 { return int32(binary.BigEndian.Uint32(b[offBatchLength:])) }
-func (b batchView) leaderEpoch() int32 { return int32(binary.BigEndian.Uint32(b[offLeaderEpoch:])) }
-func (b batchView) magic() int8        { return int8(b[offMagic]) }
-func (b batchView) crc() uint32        { return binary.BigEndian.Uint32(b[offCRC:]) }
-func (b batchView) attributes() uint16 { return binary.BigEndian.Uint16(b[offAttributes:]) }
-func (b batchView) lastOffsetDelta() int32 {
-	return int32(binary.BigEndian.Uint32(b[offLastOffsetDelta:]))
+func (b batchView) baseOffset() int64 {
+	return int64(binary.BigEndian.Uint64(b[corpus.OffBaseOffset:]))
 }
-func (b batchView) baseTimestamp() int64 { return int64(binary.BigEndian.Uint64(b[offBaseTimestamp:])) }
-func (b batchView) maxTimestamp() int64  { return int64(binary.BigEndian.Uint64(b[offMaxTimestamp:])) }
-func (b batchView) producerID() int64    { return int64(binary.BigEndian.Uint64(b[offProducerID:])) }
-func (b batchView) producerEpoch() int16 { return int16(binary.BigEndian.Uint16(b[offProducerEpoch:])) }
-func (b batchView) baseSequence() int32  { return int32(binary.BigEndian.Uint32(b[offBaseSequence:])) }
-func (b batchView) recordsCount() int32  { return int32(binary.BigEndian.Uint32(b[offRecordsCount:])) }
-func (b batchView) codec() codec         { return codec(b.attributes() & 7) }
-func (b batchView) control() bool        { return b.attributes()&0x20 != 0 }
-func (b batchView) payload() []byte      { return b[headerSize:] }
-func (b batchView) computeCRC() uint32   { return crc32.Checksum(b[offAttributes:], castagnoli) }
+func (b batchView) batchLength() int32 {
+	return int32(binary.BigEndian.Uint32(b[corpus.OffBatchLength:]))
+}
+func (b batchView) leaderEpoch() int32 {
+	return int32(binary.BigEndian.Uint32(b[corpus.OffLeaderEpoch:]))
+}
+func (b batchView) magic() int8        { return int8(b[corpus.OffMagic]) }
+func (b batchView) crc() uint32        { return binary.BigEndian.Uint32(b[corpus.OffCRC:]) }
+func (b batchView) attributes() uint16 { return binary.BigEndian.Uint16(b[corpus.OffAttributes:]) }
+func (b batchView) lastOffsetDelta() int32 {
+	return int32(binary.BigEndian.Uint32(b[corpus.OffLastOffsetDelta:]))
+}
+func (b batchView) baseTimestamp() int64 {
+	return int64(binary.BigEndian.Uint64(b[corpus.OffBaseTimestamp:]))
+}
+func (b batchView) maxTimestamp() int64 {
+	return int64(binary.BigEndian.Uint64(b[corpus.OffMaxTimestamp:]))
+}
+func (b batchView) producerID() int64 {
+	return int64(binary.BigEndian.Uint64(b[corpus.OffProducerID:]))
+}
+func (b batchView) producerEpoch() int16 {
+	return int16(binary.BigEndian.Uint16(b[corpus.OffProducerEpoch:]))
+}
+func (b batchView) baseSequence() int32 {
+	return int32(binary.BigEndian.Uint32(b[corpus.OffBaseSequence:]))
+}
+func (b batchView) recordsCount() int32 {
+	return int32(binary.BigEndian.Uint32(b[corpus.OffRecordsCount:]))
+}
+func (b batchView) codec() codec       { return codec(b.attributes() & 7) }
+func (b batchView) control() bool      { return b.attributes()&0x20 != 0 }
+func (b batchView) payload() []byte    { return b[corpus.HeaderSize:] }
+func (b batchView) computeCRC() uint32 { return crc32.Checksum(b[corpus.OffAttributes:], castagnoli) }
 
 // updateCRC recomputes and stores the CRC after an edit inside [21, end).
-func (b batchView) updateCRC() { binary.BigEndian.PutUint32(b[offCRC:], b.computeCRC()) }
+func (b batchView) updateCRC() { binary.BigEndian.PutUint32(b[corpus.OffCRC:], b.computeCRC()) }
 
 var errPartial = errors.New("trailing partial batch")
 
@@ -63,18 +63,18 @@ func split(seg []byte) ([]batchView, error) {
 	var out []batchView
 	for pos := 0; pos < len(seg); {
 		rest := seg[pos:]
-		if len(rest) < logOverhead {
+		if len(rest) < corpus.LogOverhead {
 			return out, fmt.Errorf("at %d: %w", pos, errPartial)
 		}
-		n := int(int32(binary.BigEndian.Uint32(rest[offBatchLength:])))
-		if n < headerSize-logOverhead {
-			return out, fmt.Errorf("at %d: batchLength %d below %d", pos, n, headerSize-logOverhead)
+		n := int(int32(binary.BigEndian.Uint32(rest[corpus.OffBatchLength:])))
+		if n < corpus.HeaderSize-corpus.LogOverhead {
+			return out, fmt.Errorf("at %d: batchLength %d below %d", pos, n, corpus.HeaderSize-corpus.LogOverhead)
 		}
-		if len(rest) < logOverhead+n {
+		if len(rest) < corpus.LogOverhead+n {
 			return out, fmt.Errorf("at %d: %w", pos, errPartial)
 		}
-		out = append(out, batchView(rest[:logOverhead+n]))
-		pos += logOverhead + n
+		out = append(out, batchView(rest[:corpus.LogOverhead+n]))
+		pos += corpus.LogOverhead + n
 	}
 	return out, nil
 }

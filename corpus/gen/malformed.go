@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mirrorpath/mirrorpath/corpus"
 )
 
 // defect is one hand-made defective segment: a copy of a good file with one thing broken in one batch.
@@ -29,44 +31,44 @@ func defects() []defect {
 			}},
 		{name: "bad-batch-length-short", source: "kgo-plain", batch: 1,
 			about: "batchLength 13: below Kafka's framing floor of 14 and the v2 minimum of 49",
-			apply: setInt32(offBatchLength, func(int32) int32 { return 13 })},
+			apply: setInt32(corpus.OffBatchLength, func(int32) int32 { return 13 })},
 		{name: "bad-batch-length-negative", source: "kgo-plain", batch: 1,
 			about: "batchLength -1",
-			apply: setInt32(offBatchLength, func(int32) int32 { return -1 })},
+			apply: setInt32(corpus.OffBatchLength, func(int32) int32 { return -1 })},
 		{name: "bad-batch-length-overrun", source: "kgo-plain", batch: 1,
 			about: "batchLength one more than the batch: framing takes a byte of the next batch, the CRC then fails and the next batch is misframed",
-			apply: setInt32(offBatchLength, func(v int32) int32 { return v + 1 })},
+			apply: setInt32(corpus.OffBatchLength, func(v int32) int32 { return v + 1 })},
 		{name: "bad-magic", source: "kgo-plain", batch: 1,
 			about: "magic 3 (magic is outside the CRC, which still verifies)",
 			apply: func(seg []byte, b batchView) ([]byte, error) {
-				b[offMagic] = 3
+				b[corpus.OffMagic] = 3
 				return seg, nil
 			}},
 		{name: "crc-mismatch", source: "kgo-plain", batch: 1,
 			about: "one payload bit flipped (byte in the middle of the records, xor 0x01), stored CRC left as it was",
 			apply: func(seg []byte, b batchView) ([]byte, error) {
-				b[headerSize+len(b.payload())/2] ^= 0x01
+				b[corpus.HeaderSize+len(b.payload())/2] ^= 0x01
 				return seg, nil
 			}},
 		{name: "codec-5", source: "kgo-plain", batch: 1,
 			about: "attributes codec bits set to 5, which no Kafka version defines; CRC recomputed",
 			apply: func(seg []byte, b batchView) ([]byte, error) {
-				binary.BigEndian.PutUint16(b[offAttributes:], b.attributes()&^7|5)
+				binary.BigEndian.PutUint16(b[corpus.OffAttributes:], b.attributes()&^7|5)
 				b.updateCRC()
 				return seg, nil
 			}},
 		{name: "records-count-larger", source: "kgo-plain", batch: 1,
 			about: "uncompressed, recordsCount one more than the records present (lastOffsetDelta unchanged); CRC recomputed",
-			apply: setInt32CRC(offRecordsCount, func(v int32) int32 { return v + 1 })},
+			apply: setInt32CRC(corpus.OffRecordsCount, func(v int32) int32 { return v + 1 })},
 		{name: "records-count-smaller", source: "kgo-plain", batch: 1,
 			about: "uncompressed, recordsCount one less than the records present, leaving a record over (lastOffsetDelta unchanged); CRC recomputed",
-			apply: setInt32CRC(offRecordsCount, func(v int32) int32 { return v - 1 })},
+			apply: setInt32CRC(corpus.OffRecordsCount, func(v int32) int32 { return v - 1 })},
 		{name: "records-count-larger-compressed", source: "kgo-codec-zstd", batch: 1,
 			about: "zstd, recordsCount one more than the records in the decompressed stream; CRC recomputed",
-			apply: setInt32CRC(offRecordsCount, func(v int32) int32 { return v + 1 })},
+			apply: setInt32CRC(corpus.OffRecordsCount, func(v int32) int32 { return v + 1 })},
 		{name: "records-count-smaller-compressed", source: "kgo-codec-zstd", batch: 1,
 			about: "zstd, recordsCount one less than the records in the decompressed stream; CRC recomputed",
-			apply: setInt32CRC(offRecordsCount, func(v int32) int32 { return v - 1 })},
+			apply: setInt32CRC(corpus.OffRecordsCount, func(v int32) int32 { return v - 1 })},
 		{name: "record-length-overrun", source: "kgo-plain", batch: 1,
 			about: "the last record's length varint grown (same width) so its body runs past the end of the batch; CRC recomputed",
 			apply: overrunLastRecord},
@@ -216,9 +218,9 @@ func shortenControlKey(seg []byte, b batchView) ([]byte, error) {
 	if &seg[len(seg)-1] != &b[len(b)-1] {
 		return nil, fmt.Errorf("control batch is not the last batch")
 	}
-	nbatch := append(bytes.Clone(b[:headerSize]), binary.AppendVarint(nil, int64(len(nb)))...)
+	nbatch := append(bytes.Clone(b[:corpus.HeaderSize]), binary.AppendVarint(nil, int64(len(nb)))...)
 	nbatch = append(nbatch, nb...)
-	binary.BigEndian.PutUint32(nbatch[offBatchLength:], uint32(len(nbatch)-logOverhead))
+	binary.BigEndian.PutUint32(nbatch[corpus.OffBatchLength:], uint32(len(nbatch)-corpus.LogOverhead))
 	batchView(nbatch).updateCRC()
 	return append(out, nbatch...), nil
 }
