@@ -246,10 +246,16 @@ func (nopManager) Clear(psm.PartitionID)                          {}
 func (nopManager) AppendSnapshot(dst []byte, _ psm.PartitionID) []byte {
 	return dst
 }
-func (nopAppender) SetGuard(psm.Guard)                 {}
-func (nopAppender) Add(psm.Batch) (psm.Outcome, error) { return psm.Outcome{}, nil }
-func (nopAppender) Commit() psm.Committed              { return psm.Committed{} }
-func (nopAppender) Abort()                             {}
+func (nopAppender) SetGuard(psm.Guard)                  {}
+func (nopAppender) Add(psm.Batch) (*psm.Outcome, error) { return &nopOutcome, nil }
+func (nopAppender) Commit() *psm.Committed              { return &nopCommitted }
+
+var (
+	nopOutcome   psm.Outcome
+	nopCommitted psm.Committed
+)
+
+func (nopAppender) Abort() {}
 
 // BenchmarkAppendPSM: the as-is 100 B append with the real psm Store and with
 // a no-op manager; the difference is producer state's share.

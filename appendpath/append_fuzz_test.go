@@ -143,11 +143,12 @@ func FuzzRecover(f *testing.F) {
 type recordingAppender struct {
 	psm.Appender
 	got psm.Batch
+	out psm.Outcome
 }
 
-func (r *recordingAppender) Add(b psm.Batch) (psm.Outcome, error) {
+func (r *recordingAppender) Add(b psm.Batch) (*psm.Outcome, error) {
 	r.got = b
-	return psm.Outcome{}, nil
+	return &r.out, nil
 }
 
 // FuzzAddData: what addData, the append path's header-only build of a data

@@ -428,9 +428,8 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		var err error
 		switch {
 		case k == kindClient:
-			// Only a CLIENT batch can be a duplicate; the Outcome is read
-			// here alone (copying it costs a store-forwarding stall).
-			var out psm.Outcome
+			// Only a CLIENT batch can be a duplicate.
+			var out *psm.Outcome
 			if out, err = addBatch(app, b); err == nil && out.Duplicate.Found {
 				app.Abort()
 				return Result{FirstOffset: out.Duplicate.FirstOffset, LastOffset: out.Duplicate.LastOffset,
@@ -475,10 +474,10 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 
 // addBatch runs one batch through app with psm.BatchOf (control batches and
 // CLIENT appends, which need the Outcome).
-func addBatch(app psm.Appender, b codec.Batch) (psm.Outcome, error) {
+func addBatch(app psm.Appender, b codec.Batch) (*psm.Outcome, error) {
 	pb, err := psm.BatchOf(b)
 	if err != nil {
-		return psm.Outcome{}, err
+		return nil, err
 	}
 	return app.Add(pb)
 }
@@ -505,11 +504,8 @@ func addData(app psm.Appender, b codec.Batch) error {
 }
 
 // committed applies what producer state's Commit reports: .txnindex entries
-// and the high watermark. Not inlined on purpose: c arrives in registers and
-// is never copied as a whole (a copy of the 64-byte result stalled).
-//
-//go:noinline
-func (p *Partition) committed(c psm.Committed) error {
+// and the high watermark.
+func (p *Partition) committed(c *psm.Committed) error {
 	for _, t := range c.Aborted {
 		if err := p.log.appendAborted(t); err != nil {
 			return err

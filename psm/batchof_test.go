@@ -103,8 +103,8 @@ func FuzzBatchOf(f *testing.F) {
 		for _, origin := range []Origin{Client, Coordinator, Replication} {
 			mo, merr := NewModel(Options{}).Begin(0, origin).Add(got)
 			so, serr := NewStore(Options{}).Begin(0, origin).Add(got)
-			if mo != so || merr != serr {
-				t.Fatalf("%v: model %+v %v, store %+v %v", origin, mo, merr, so, serr)
+			if val(mo) != val(so) || merr != serr || (mo == nil) != (merr != nil) {
+				t.Fatalf("%v: model %+v %v, store %+v %v", origin, val(mo), merr, val(so), serr)
 			}
 		}
 	})

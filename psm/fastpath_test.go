@@ -52,7 +52,7 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 				for _, b := range st.batches {
 					b.BaseOffset = off
 					out, err := a.Add(b)
-					got[k].outs, got[k].errs = append(got[k].outs, out), append(got[k].errs, err)
+					got[k].outs, got[k].errs = append(got[k].outs, val(out)), append(got[k].errs, err)
 					if err == nil && !out.Duplicate.Found && !out.Barrier {
 						off += int64(b.LastOffsetDelta) + 1
 					}

@@ -149,10 +149,11 @@ func (d *diff) run() {
 				d.trace(p, "add "+origin.String(), b, 0)
 				mo, merr := ma.Add(b)
 				so, serr := sa.Add(b)
-				if mo != so || !sameErr(merr, serr) {
-					d.fail("Add %+v: model (%+v, %v) store (%+v, %v)", b, mo, merr, so, serr)
+				if val(mo) != val(so) || !sameErr(merr, serr) || (mo == nil) != (merr != nil) ||
+					(so == nil) != (serr != nil) {
+					d.fail("Add %+v: model (%+v, %v) store (%+v, %v)", b, val(mo), merr, val(so), serr)
 				}
-				if merr == nil && !mo.Duplicate.Found {
+				if merr == nil && !val(mo).Duplicate.Found {
 					next += int64(b.LastOffsetDelta) + 1
 				}
 			}
@@ -304,7 +305,7 @@ func TestStoreMatchesModelManyProducers(t *testing.T) {
 				b.BaseOffset = d.next[0]
 				mo, merr := ma.Add(b)
 				so, serr := sa.Add(b)
-				if mo != so || merr != serr {
+				if val(mo) != val(so) || merr != serr || (mo == nil) != (merr != nil) {
 					d.fail("add %+v: %v %v", b, merr, serr)
 				}
 				if merr == nil {

@@ -52,6 +52,14 @@ func marker(pid int64, epoch int16, abort bool, coordEpoch int32) Batch {
 		Control: true, ControlType: t, CoordinatorEpoch: coordEpoch, ControlTimestamp: 2000}
 }
 
+// val is *o, or the zero Outcome for nil (Add's answer with an error).
+func val(o *Outcome) Outcome {
+	if o == nil {
+		return Outcome{}
+	}
+	return *o
+}
+
 func barrierBatch() Batch {
 	return Batch{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, RecordsCount: 1, Control: true,
 		ControlType: codec.ControlMirrorPidReset, ControlTimestamp: 3000}
@@ -80,13 +88,13 @@ func (h *harness) append(origin Origin, batches ...Batch) result {
 			r.err = err
 			return r
 		}
-		r.outs = append(r.outs, out)
+		r.outs = append(r.outs, *out)
 		r.at = append(r.at, next)
 		if !out.Duplicate.Found {
 			next += int64(b.LastOffsetDelta) + 1
 		}
 	}
-	r.c = a.Commit()
+	r.c = *a.Commit()
 	r.c.Completed = slices.Clone(r.c.Completed)
 	r.c.Aborted = slices.Clone(r.c.Aborted)
 	h.next = next

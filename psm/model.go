@@ -273,6 +273,8 @@ type modelAppend struct {
 	barriers       int
 	kept           int
 	aborted        []AbortedTxn
+	out            Outcome
+	com            Committed
 }
 
 // Begin starts an append to p.
@@ -319,7 +321,7 @@ func findDuplicate(e *modelEntry, b *Batch) Duplicate {
 	return Duplicate{}
 }
 
-func (a *modelAppend) Add(b Batch) (Outcome, error) {
+func (a *modelAppend) Add(b Batch) (*Outcome, error) {
 	if b.isBarrier() {
 		a.barriers++
 		a.resetAtCommit = true
@@ -329,15 +331,18 @@ func (a *modelAppend) Add(b Batch) (Outcome, error) {
 			a.clearVerif = map[int64]bool{}
 			a.committedEmpty = true
 		}
-		return Outcome{Barrier: true}, nil
+		a.out = Outcome{Barrier: true}
+		return &a.out, nil
 	}
 	pid := b.ProducerID
 	if !a.m.opts.tracks(pid) {
-		return Outcome{}, nil
+		a.out = Outcome{}
+		return &a.out, nil
 	}
 	if a.origin == Client {
 		if dup := findDuplicate(a.committed(pid), &b); dup.Found {
-			return Outcome{Duplicate: dup}, nil
+			a.out = Outcome{Duplicate: dup}
+			return &a.out, nil
 		}
 	}
 	if (a.origin == Client || a.origin == Coordinator) && b.Transactional && !b.Control && a.m.opts.VerifyTransactions {
@@ -348,7 +353,7 @@ func (a *modelAppend) Add(b Batch) (Outcome, error) {
 			stored = v.guard
 		}
 		if !ongoing && (stored == 0 || stored != a.guard) {
-			return Outcome{}, ErrInvalidTxnState
+			return nil, ErrInvalidTxnState
 		}
 	}
 	ai := a.infos[pid]
@@ -358,7 +363,7 @@ func (a *modelAppend) Add(b Batch) (Outcome, error) {
 	work := ai.clone() // validation works on a copy
 	done, hasDone, started, err := work.append(&b)
 	if err != nil {
-		return Outcome{}, err
+		return nil, err
 	}
 	a.infos[pid] = work
 	if started {
@@ -370,10 +375,11 @@ func (a *modelAppend) Add(b Batch) (Outcome, error) {
 	if hasDone {
 		a.completed = append(a.completed, done)
 	}
-	return Outcome{Completed: done, TxnCompleted: hasDone}, nil
+	a.out = Outcome{Completed: done, TxnCompleted: hasDone}
+	return &a.out, nil
 }
 
-func (a *modelAppend) Commit() Committed {
+func (a *modelAppend) Commit() *Committed {
 	part := a.part
 	if a.resetAtCommit {
 		clear(part.producers)
@@ -411,12 +417,12 @@ func (a *modelAppend) Commit() Committed {
 			part.unreplicated[ct.FirstOffset] = t
 		}
 	}
-	c := Committed{Completed: a.completed, Aborted: a.aborted, Barriers: a.barriers}
+	a.com = Committed{Completed: a.completed, Aborted: a.aborted, Barriers: a.barriers}
 	if a.barriers > 0 {
-		c.KeptOpenTxns = a.kept
+		a.com.KeptOpenTxns = a.kept
 	}
 	a.infos = nil
-	return c
+	return &a.com
 }
 
 func (a *modelAppend) Abort() { a.infos = nil }

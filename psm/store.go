@@ -490,6 +490,10 @@ type storeAppend struct {
 	done      CompletedTxn // apply's completed transaction, kept out of its results
 	fast      fastAppend
 	fastSet   bool // fast holds the append's only batch; pend is empty
+
+	none Outcome   // never written: Add's answer for a plain acceptance
+	out  Outcome   // Add's answer when there is something to say
+	com  Committed // Commit's answer
 }
 
 // Begin returns p's Appender, reset for a new append. O(1), no allocation.
@@ -576,7 +580,7 @@ func (a *storeAppend) indexPut(j int) {
 	a.index[i] = uint64(a.stamp)<<32 | uint64(j+1)
 }
 
-func (a *storeAppend) Add(b Batch) (Outcome, error) {
+func (a *storeAppend) Add(b Batch) (*Outcome, error) {
 	if a.fastSet {
 		a.promote()
 	}
@@ -585,17 +589,19 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 		// was just stored costs a store-forwarding stall.
 		if ok, err := a.tryFast(&b); ok {
 			if err != nil {
-				return Outcome{}, err
+				return nil, err
 			}
-			return Outcome{}, nil
+			return &a.none, nil
 		}
 	}
 	if b.isBarrier() {
-		return a.barrier(), nil
+		a.barrier()
+		a.out = Outcome{Barrier: true}
+		return &a.out, nil
 	}
 	pid := b.ProducerID
 	if !a.s.opts.tracks(pid) {
-		return Outcome{}, nil
+		return &a.none, nil
 	}
 	sp := a.part
 	h := sp.hash(pid)
@@ -626,8 +632,9 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 				continue
 			}
 			if m := &sh.wins[slotIdx][j]; m.FirstSeq() == b.BaseSequence {
-				return Outcome{Duplicate: Duplicate{Found: true, FirstOffset: m.FirstOffset(),
-					LastOffset: m.LastOffset, Timestamp: m.Timestamp}}, nil
+				a.out = Outcome{Duplicate: Duplicate{Found: true, FirstOffset: m.FirstOffset(),
+					LastOffset: m.LastOffset, Timestamp: m.Timestamp}}
+				return &a.out, nil
 			}
 		}
 	}
@@ -638,7 +645,7 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 			stored = e.guard
 		}
 		if !ongoing && (stored == 0 || stored != a.guard) {
-			return Outcome{}, ErrInvalidTxnState
+			return nil, ErrInvalidTxnState
 		}
 	}
 
@@ -676,7 +683,7 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 		if pi < 0 {
 			a.pend = a.pend[:len(a.pend)-1]
 		}
-		return Outcome{}, err
+		return nil, err
 	}
 	if pi < 0 {
 		a.indexPending(len(a.pend) - 1)
@@ -689,9 +696,10 @@ func (a *storeAppend) Add(b Batch) (Outcome, error) {
 	}
 	if done {
 		a.completed = append(a.completed, a.done)
-		return Outcome{Completed: a.done, TxnCompleted: true}, nil
+		a.out = Outcome{Completed: a.done, TxnCompleted: true}
+		return &a.out, nil
 	}
-	return Outcome{}, nil
+	return &a.none, nil
 }
 
 // fastAppend is the pending update of an append whose only batch so far is
@@ -777,7 +785,7 @@ func (a *storeAppend) promote() {
 	a.indexPending(len(a.pend) - 1)
 }
 
-func (a *storeAppend) barrier() Outcome {
+func (a *storeAppend) barrier() {
 	a.barriers++
 	a.resetAtCommit = true
 	a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
@@ -785,7 +793,6 @@ func (a *storeAppend) barrier() Outcome {
 		a.clearPending()
 		a.committedEmpty = true
 	}
-	return Outcome{Barrier: true}
 }
 
 // apply validates b against w and, when every check passes, updates w; a
@@ -867,7 +874,7 @@ func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
 
 // Commit applies the append: producer entries, started transactions, then
 // each completed transaction in batch order with its LSO (§3.6 step 2).
-func (a *storeAppend) Commit() Committed {
+func (a *storeAppend) Commit() *Committed {
 	sp := a.part
 	if a.fastSet {
 		a.fastSet = false
@@ -885,7 +892,9 @@ func (a *storeAppend) Commit() Committed {
 			s.push(&sh.wins[f.slot], f.m)
 			s.txnFirst = f.txnFirst
 			checkSlot(sp, sh, int(f.slot))
-			return Committed{Completed: a.completed, Aborted: a.aborted}
+			c := &a.com
+			c.Completed, c.Aborted, c.Barriers, c.KeptOpenTxns = a.completed, a.aborted, 0, 0
+			return c
 		}
 		a.promote()
 	}
@@ -940,9 +949,9 @@ func (a *storeAppend) Commit() Committed {
 		kept = a.kept
 	}
 	a.clearPending()
-	// A literal, not a local copied out: the copy of a struct just written
-	// field by field stalls on store forwarding (measured ~15 ns per Commit).
-	return Committed{Completed: a.completed, Aborted: a.aborted, Barriers: a.barriers, KeptOpenTxns: kept}
+	c := &a.com
+	c.Completed, c.Aborted, c.Barriers, c.KeptOpenTxns = a.completed, a.aborted, a.barriers, kept
+	return c
 }
 
 func (a *storeAppend) Abort() {

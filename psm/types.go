@@ -241,7 +241,9 @@ func ParseAbortedTxn(src []byte) (AbortedTxn, error) {
 	}, nil
 }
 
-// Outcome is what Add reports about one accepted batch.
+// Outcome is what Add reports about one accepted batch. Add returns it by
+// pointer, owned by the Appender and valid until the next call on it; it is
+// read-only (a plain acceptance may share one zero Outcome).
 type Outcome struct {
 	// Duplicate is set for a CLIENT exact duplicate; the batch was not applied.
 	Duplicate Duplicate
@@ -253,8 +255,9 @@ type Outcome struct {
 	Barrier bool
 }
 
-// Committed is what Commit applied. Its slices alias the Manager's scratch
-// and stay valid until the next Begin on the same partition.
+// Committed is what Commit applied. Commit returns it by pointer, owned by
+// the Appender like its slices (which alias the Manager's scratch): all stay
+// valid until the next Begin on the same partition. It is read-only.
 type Committed struct {
 	// Completed lists the transactions closed by this append, in batch order.
 	Completed []CompletedTxn
@@ -282,10 +285,13 @@ type Appender interface {
 	// SetGuard sets the request's verification guard (see Options.VerifyTransactions).
 	SetGuard(g Guard)
 	// Add validates one batch. On error (a *KafkaError sentinel) the batch is
-	// not applied and the append is unchanged, so the caller may Abort or go on.
-	Add(b Batch) (Outcome, error)
+	// not applied and the append is unchanged, so the caller may Abort or go
+	// on; the Outcome is then nil. Otherwise it is never nil. The results
+	// are pointers, not values, because a 64- or 80-byte struct returned
+	// through an interface cost more than the whole update (results/psm.md).
+	Add(b Batch) (*Outcome, error)
 	// Commit applies every accepted batch (after the log write succeeded).
-	Commit() Committed
+	Commit() *Committed
 	// Abort discards the append.
 	Abort()
 }
