@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The Store's one-batch CLIENT fast path (tryFast, promote, Commit's fast
+// The Store's one-batch CLIENT and REPLICATION fast path (tryFast, promote, Commit's fast
 // branch) must hand over to the general path without a trace: every append
 // below starts with a fast-eligible batch and then does something else in
 // the same append, or follows a barrier. Each is run on a Model and a Store from the same state,
@@ -31,6 +31,17 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 		{"fast after abort", Client, []Batch{data(4, 0, 3, 1)}, false},
 		{"lower epoch", Client, []Batch{data(3, 0, 3, 1)}, false},
 		{"duplicate of committed", Client, []Batch{data(1, 0, 0, 1)}, false},
+		// REPLICATION's fast case: no epoch fence, no sequence check.
+		{"replica fast", Replication, []Batch{data(6, 0, 1, 1)}, false},
+		{"replica sequence gap", Replication, []Batch{data(6, 0, 7, 1)}, false},
+		{"replica repeat is no duplicate", Replication, []Batch{data(6, 0, 7, 1)}, false},
+		{"replica lower epoch", Replication, []Batch{data(3, 0, 9, 1)}, false},
+		{"replica fast then same producer", Replication, []Batch{data(6, 2, 0, 1), data(6, 2, 1, 3)}, false},
+		{"replica fast then other producer", Replication, []Batch{data(7, 0, 1, 1), data(6, 1, 4, 1)}, false},
+		{"replica fast then barrier", Replication, []Batch{data(7, 0, 2, 1), barrierBatch(), data(7, 0, 3, 1)}, false},
+		{"replica open transaction", Replication, []Batch{txnData(8, 0, 1, 1)}, false},
+		{"replica data in open transaction", Replication, []Batch{data(8, 0, 2, 1)}, false},
+		{"replica fast aborted", Replication, []Batch{data(9, 0, 1, 1)}, true},
 	}
 	for _, barrier := range []BarrierApply{Exact, Prototype} {
 		opts := Options{BarrierApply: barrier}

@@ -584,7 +584,7 @@ func (a *storeAppend) Add(b Batch) (*Outcome, error) {
 	if a.fastSet {
 		a.promote()
 	}
-	if len(a.pend) == 0 && a.barriers == 0 && a.origin == Client && !b.Control && !b.Transactional {
+	if len(a.pend) == 0 && a.barriers == 0 && a.origin != Coordinator && !b.Control && !b.Transactional {
 		// No Outcome passes through tryFast: copying a returned struct that
 		// was just stored costs a store-forwarding stall.
 		if ok, err := a.tryFast(&b); ok {
@@ -722,13 +722,15 @@ type fastAppend struct {
 	m          BatchMetadata
 }
 
-// tryFast handles the first batch of an append when it is a CLIENT data
-// batch outside a transaction, after no barrier (the caller checked that);
-// ok is false, with nothing changed, when the rest of the fast case does not
-// hold (untracked or new producer, a verification entry, a possible
-// duplicate) and the general path must run. Otherwise it is Add's checks
-// (apply and checkSequence with the pending window empty and no
-// verification entry) in the same order against the committed slot.
+// tryFast handles the first batch of an append when it is a CLIENT or
+// REPLICATION data batch outside a transaction, after no barrier (the caller
+// checked that); ok is false, with nothing changed, when the rest of the fast
+// case does not hold (untracked or new producer, a verification entry, a
+// possible CLIENT duplicate) and the general path must run. Otherwise it is
+// Add's checks (apply, and for CLIENT checkSequence, with the pending window
+// empty and no verification entry) in the same order against the committed
+// slot. REPLICATION has no epoch fence and no sequence check, so only the
+// transaction-state check is left.
 func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 	pid := b.ProducerID
 	sp := a.part
@@ -744,19 +746,21 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 	}
 	cv := &sh.slots[i]
 	epoch, first := b.ProducerEpoch, b.BaseSequence
-	if epoch == cv.epoch && cv.seqs.has(b.LastSequence()) {
-		return false, nil
-	}
-	if epoch < cv.epoch {
-		return true, ErrInvalidProducerEpoch
-	}
 	last := cv.lastSeq()
-	if epoch != cv.epoch {
-		if first != 0 && cv.epoch != -1 {
+	if a.origin == Client {
+		if epoch == cv.epoch && cv.seqs.has(b.LastSequence()) {
+			return false, nil
+		}
+		if epoch < cv.epoch {
+			return true, ErrInvalidProducerEpoch
+		}
+		if epoch != cv.epoch {
+			if first != 0 && cv.epoch != -1 {
+				return true, ErrOutOfOrderSequence
+			}
+		} else if cv.epoch != -1 && int64(first) != int64(last)+1 && (first != 0 || last != 1<<31-1) {
 			return true, ErrOutOfOrderSequence
 		}
-	} else if cv.epoch != -1 && int64(first) != int64(last)+1 && (first != 0 || last != 1<<31-1) {
-		return true, ErrOutOfOrderSequence
 	}
 	if cv.txnFirst >= 0 {
 		return true, ErrInvalidTxnState
