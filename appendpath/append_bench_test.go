@@ -246,9 +246,9 @@ func (nopManager) Clear(psm.PartitionID)                          {}
 func (nopManager) AppendSnapshot(dst []byte, _ psm.PartitionID) []byte {
 	return dst
 }
-func (nopAppender) SetGuard(psm.Guard)                  {}
-func (nopAppender) Add(psm.Batch) (*psm.Outcome, error) { return &nopOutcome, nil }
-func (nopAppender) Commit() *psm.Committed              { return &nopCommitted }
+func (nopAppender) SetGuard(psm.Guard)                   {}
+func (nopAppender) Add(*psm.Batch) (*psm.Outcome, error) { return &nopOutcome, nil }
+func (nopAppender) Commit() *psm.Committed               { return &nopCommitted }
 
 var (
 	nopOutcome   psm.Outcome

@@ -146,8 +146,8 @@ type recordingAppender struct {
 	out psm.Outcome
 }
 
-func (r *recordingAppender) Add(b psm.Batch) (*psm.Outcome, error) {
-	r.got = b
+func (r *recordingAppender) Add(b *psm.Batch) (*psm.Outcome, error) {
+	r.got = *b
 	return &r.out, nil
 }
 
@@ -169,7 +169,11 @@ func FuzzAddData(f *testing.F) {
 			t.Fatalf("BatchOf of a data batch: %v", err)
 		}
 		var r recordingAppender
-		if err := addData(&r, b); err != nil {
+		// pb starts as garbage: addData must write every field.
+		pb := psm.Batch{ProducerID: 7, ProducerEpoch: 7, BaseSequence: 7, LastOffsetDelta: 7, BaseOffset: 7,
+			MaxTimestamp: 7, RecordsCount: 7, Transactional: true, Control: true, ControlType: codec.ControlAbort,
+			CoordinatorEpoch: 7, ControlTimestamp: 7}
+		if err := addData(&r, b, &pb); err != nil {
 			t.Fatal(err)
 		}
 		if r.got != want {

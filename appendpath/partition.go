@@ -101,6 +101,7 @@ type Partition struct {
 	log    *log
 	snaps  snapStore
 	psm    psm.Manager
+	pb     psm.Batch // the one Batch handed to psm's Add, reused (a local would escape)
 	id     psm.PartitionID
 	mapper *pid.Mapper
 	now    func() time.Time
@@ -430,15 +431,15 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		case k == kindClient:
 			// Only a CLIENT batch can be a duplicate.
 			var out *psm.Outcome
-			if out, err = addBatch(app, b); err == nil && out.Duplicate.Found {
+			if out, err = addBatch(app, b, &p.pb); err == nil && out.Duplicate.Found {
 				app.Abort()
 				return Result{FirstOffset: out.Duplicate.FirstOffset, LastOffset: out.Duplicate.LastOffset,
 					Duplicate: true, Batches: 1}, nil
 			}
 		case b.IsControl():
-			_, err = addBatch(app, b)
+			_, err = addBatch(app, b, &p.pb)
 		default:
-			err = addData(app, b)
+			err = addData(app, b, &p.pb)
 		}
 		if err != nil {
 			app.Abort()
@@ -472,34 +473,28 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	return res, p.log.maybeSync()
 }
 
-// addBatch runs one batch through app with psm.BatchOf (control batches and
-// CLIENT appends, which need the Outcome).
-func addBatch(app psm.Appender, b codec.Batch) (*psm.Outcome, error) {
-	pb, err := psm.BatchOf(b)
-	if err != nil {
+// addBatch runs one batch through app with psm.BatchOf into *pb (control
+// batches and CLIENT appends, which need the Outcome).
+func addBatch(app psm.Appender, b codec.Batch, pb *psm.Batch) (*psm.Outcome, error) {
+	var err error
+	if *pb, err = psm.BatchOf(b); err != nil {
 		return nil, err
 	}
 	return app.Add(pb)
 }
 
 // addData runs one data (non-control) batch through app: psm.BatchOf's
-// fields read from the header straight into the call's argument area, the
-// Outcome discarded (it matters only for CLIENT duplicates). Not inlined on
-// purpose: as its own function the compiler builds the argument in place and
-// never copies the Outcome, where BatchOf's result and the Outcome went
-// through stack temporaries with wide loads of narrow stores, which stall
-// store forwarding. FuzzAddData holds the argument equal to BatchOf. b must
-// hold a whole header.
-//
-//go:noinline
-func addData(app psm.Appender, b codec.Batch) error {
-	// Every read first: a literal with a read that may panic inside is
-	// built in a temporary and copied.
+// fields read from the header straight into *pb, field by field (every field
+// is written: pb is reused), the Outcome discarded (it matters only for
+// CLIENT duplicates). FuzzAddData holds *pb equal to BatchOf whatever pb
+// held before. b must hold a whole header.
+func addData(app psm.Appender, b codec.Batch, pb *psm.Batch) error {
 	_ = b[codec.HeaderSize-1]
-	pid, epoch, seq, delta := b.ProducerID(), b.ProducerEpoch(), b.BaseSequence(), b.LastOffsetDelta()
-	base, maxTs, count, txn := b.BaseOffset(), b.MaxTimestamp(), b.RecordsCount(), b.IsTransactional()
-	_, err := app.Add(psm.Batch{ProducerID: pid, ProducerEpoch: epoch, BaseSequence: seq, LastOffsetDelta: delta,
-		BaseOffset: base, MaxTimestamp: maxTs, RecordsCount: count, Transactional: txn, ControlType: codec.ControlUnknown})
+	pb.ProducerID, pb.ProducerEpoch, pb.BaseSequence = b.ProducerID(), b.ProducerEpoch(), b.BaseSequence()
+	pb.LastOffsetDelta, pb.BaseOffset, pb.MaxTimestamp = b.LastOffsetDelta(), b.BaseOffset(), b.MaxTimestamp()
+	pb.RecordsCount, pb.Transactional, pb.Control = b.RecordsCount(), b.IsTransactional(), false
+	pb.ControlType, pb.CoordinatorEpoch, pb.ControlTimestamp = codec.ControlUnknown, 0, 0
+	_, err := app.Add(pb)
 	return err
 }
 
@@ -810,12 +805,12 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 	}
 	replayed := 0
 	err := p.log.forEach(from, func(b codec.Batch) error {
-		pb, err := psm.BatchOf(b)
-		if err != nil {
+		var err error
+		if p.pb, err = psm.BatchOf(b); err != nil {
 			return err
 		}
 		app := p.psm.Begin(p.id, psm.Replication)
-		if _, err := app.Add(pb); err != nil {
+		if _, err := app.Add(&p.pb); err != nil {
 			app.Abort()
 			return err
 		}

@@ -101,8 +101,8 @@ func FuzzBatchOf(f *testing.F) {
 		}
 		// Whatever it reads, both implementations answer the same.
 		for _, origin := range []Origin{Client, Coordinator, Replication} {
-			mo, merr := NewModel(Options{}).Begin(0, origin).Add(got)
-			so, serr := NewStore(Options{}).Begin(0, origin).Add(got)
+			mo, merr := NewModel(Options{}).Begin(0, origin).Add(&got)
+			so, serr := NewStore(Options{}).Begin(0, origin).Add(&got)
 			if val(mo) != val(so) || merr != serr || (mo == nil) != (merr != nil) {
 				t.Fatalf("%v: model %+v %v, store %+v %v", origin, val(mo), merr, val(so), serr)
 			}

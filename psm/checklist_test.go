@@ -248,12 +248,12 @@ func TestRejectedBatchLeavesStateUnchanged(t *testing.T) {
 		a := h.m.Begin(h.p, Replication)
 		b1 := txnData(1, 0, 2, 1)
 		b1.BaseOffset = h.next
-		if _, err := a.Add(b1); err != nil {
+		if _, err := a.Add(&b1); err != nil {
 			t.Fatal(err)
 		}
 		bad := data(1, 0, 3, 1)
 		bad.BaseOffset = h.next + 1
-		if _, err := a.Add(bad); err != ErrInvalidTxnState {
+		if _, err := a.Add(&bad); err != ErrInvalidTxnState {
 			t.Fatalf("got %v", err)
 		}
 		a.Commit()
@@ -292,19 +292,19 @@ func TestVerificationGuard(t *testing.T) {
 		// Wrong guard.
 		a := h.m.Begin(h.p, Client)
 		a.SetGuard(g + 100)
-		if _, err := a.Add(txnData(1, 0, 3, 1)); err != ErrInvalidTxnState {
+		if _, err := a.Add(ref(txnData(1, 0, 3, 1))); err != ErrInvalidTxnState {
 			t.Fatalf("wrong guard: %v", err)
 		}
 		a.Abort()
 		// Right guard, but a sequence above the lowest one being verified (3).
 		a = h.m.Begin(h.p, Client)
 		a.SetGuard(g)
-		if _, err := a.Add(txnData(1, 0, 5, 1)); err != ErrOutOfOrderSequence {
+		if _, err := a.Add(ref(txnData(1, 0, 5, 1))); err != ErrOutOfOrderSequence {
 			t.Fatalf("seq above lowest: %v", err)
 		}
 		b := txnData(1, 0, 3, 1)
 		b.BaseOffset = h.next
-		if _, err := a.Add(b); err != nil {
+		if _, err := a.Add(&b); err != nil {
 			t.Fatalf("verified append: %v", err)
 		}
 		a.Commit()
@@ -323,11 +323,11 @@ func TestVerificationGuard(t *testing.T) {
 		h.m.ExpireProducers(h.p, DefaultExpirationMs)
 		a = h.m.Begin(h.p, Client)
 		a.SetGuard(g4)
-		if _, err := a.Add(txnData(4, 0, 0, 1)); err != ErrInvalidTxnState {
+		if _, err := a.Add(ref(txnData(4, 0, 0, 1))); err != ErrInvalidTxnState {
 			t.Fatalf("expired guard still verified: %v", err)
 		}
 		a.SetGuard(g5)
-		if _, err := a.Add(txnData(5, 0, 0, 1)); err != nil {
+		if _, err := a.Add(ref(txnData(5, 0, 0, 1))); err != nil {
 			t.Fatalf("unexpired guard: %v", err)
 		}
 		a.Abort()

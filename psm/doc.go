@@ -13,7 +13,7 @@
 // # An append
 //
 //	a := m.Begin(p, psm.Client)   // the partition's reusable Appender
-//	out, err := a.Add(batch)      // validate batch by batch, on a copy
+//	out, err := a.Add(&batch)     // validate batch by batch, on a copy
 //	...write the log...
 //	c := a.Commit()               // apply; c.Aborted holds the .txnindex entries
 //

@@ -62,7 +62,7 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 				off := next
 				for _, b := range st.batches {
 					b.BaseOffset = off
-					out, err := a.Add(b)
+					out, err := a.Add(&b)
 					got[k].outs, got[k].errs = append(got[k].outs, val(out)), append(got[k].errs, err)
 					if err == nil && !out.Duplicate.Found && !out.Barrier {
 						off += int64(b.LastOffsetDelta) + 1

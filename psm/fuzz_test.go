@@ -147,8 +147,8 @@ func (d *diff) run() {
 				b := d.batch()
 				b.BaseOffset = next
 				d.trace(p, "add "+origin.String(), b, 0)
-				mo, merr := ma.Add(b)
-				so, serr := sa.Add(b)
+				mo, merr := ma.Add(&b)
+				so, serr := sa.Add(&b)
 				if val(mo) != val(so) || !sameErr(merr, serr) || (mo == nil) != (merr != nil) ||
 					(so == nil) != (serr != nil) {
 					d.fail("Add %+v: model (%+v, %v) store (%+v, %v)", b, val(mo), merr, val(so), serr)
@@ -303,8 +303,8 @@ func TestStoreMatchesModelManyProducers(t *testing.T) {
 				b := data(pid, 0, seq[pid], 1)
 				b.MaxTimestamp = d.now
 				b.BaseOffset = d.next[0]
-				mo, merr := ma.Add(b)
-				so, serr := sa.Add(b)
+				mo, merr := ma.Add(&b)
+				so, serr := sa.Add(&b)
 				if val(mo) != val(so) || merr != serr || (mo == nil) != (merr != nil) {
 					d.fail("add %+v: %v %v", b, merr, serr)
 				}

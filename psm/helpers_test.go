@@ -52,6 +52,9 @@ func marker(pid int64, epoch int16, abort bool, coordEpoch int32) Batch {
 		Control: true, ControlType: t, CoordinatorEpoch: coordEpoch, ControlTimestamp: 2000}
 }
 
+// ref returns a pointer to a copy of b, for Add.
+func ref(b Batch) *Batch { return &b }
+
 // val is *o, or the zero Outcome for nil (Add's answer with an error).
 func val(o *Outcome) Outcome {
 	if o == nil {
@@ -82,7 +85,7 @@ func (h *harness) append(origin Origin, batches ...Batch) result {
 	next := h.next
 	for _, b := range batches {
 		b.BaseOffset = next
-		out, err := a.Add(b)
+		out, err := a.Add(&b)
 		if err != nil {
 			a.Abort()
 			r.err = err

@@ -321,7 +321,7 @@ func findDuplicate(e *modelEntry, b *Batch) Duplicate {
 	return Duplicate{}
 }
 
-func (a *modelAppend) Add(b Batch) (*Outcome, error) {
+func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 	if b.isBarrier() {
 		a.barriers++
 		a.resetAtCommit = true
@@ -340,7 +340,7 @@ func (a *modelAppend) Add(b Batch) (*Outcome, error) {
 		return &a.out, nil
 	}
 	if a.origin == Client {
-		if dup := findDuplicate(a.committed(pid), &b); dup.Found {
+		if dup := findDuplicate(a.committed(pid), b); dup.Found {
 			a.out = Outcome{Duplicate: dup}
 			return &a.out, nil
 		}
@@ -361,7 +361,7 @@ func (a *modelAppend) Add(b Batch) (*Outcome, error) {
 		ai = a.prepareUpdate(pid)
 	}
 	work := ai.clone() // validation works on a copy
-	done, hasDone, started, err := work.append(&b)
+	done, hasDone, started, err := work.append(b)
 	if err != nil {
 		return nil, err
 	}

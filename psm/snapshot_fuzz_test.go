@@ -16,7 +16,7 @@ func FuzzLoadSnapshot(f *testing.F) {
 	a := m.Begin(0, Replication)
 	for i, b := range []Batch{data(5, 2, 0, 3), txnData(9, 0, 0, 1), marker(7, 4, false, 11), data(5, 2, 3, 2)} {
 		b.BaseOffset = int64(10 * i)
-		a.Add(b)
+		a.Add(&b)
 	}
 	a.Commit()
 	good := m.AppendSnapshot(nil, 0)

@@ -580,14 +580,14 @@ func (a *storeAppend) indexPut(j int) {
 	a.index[i] = uint64(a.stamp)<<32 | uint64(j+1)
 }
 
-func (a *storeAppend) Add(b Batch) (*Outcome, error) {
+func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 	if a.fastSet {
 		a.promote()
 	}
 	if len(a.pend) == 0 && a.barriers == 0 && a.origin != Coordinator && !b.Control && !b.Transactional {
 		// No Outcome passes through tryFast: copying a returned struct that
 		// was just stored costs a store-forwarding stall.
-		if ok, err := a.tryFast(&b); ok {
+		if ok, err := a.tryFast(b); ok {
 			if err != nil {
 				return nil, err
 			}
@@ -678,7 +678,7 @@ func (a *storeAppend) Add(b Batch) (*Outcome, error) {
 			}
 		}
 	}
-	done, started, err := a.apply(w, &b)
+	done, started, err := a.apply(w, b)
 	if err != nil {
 		if pi < 0 {
 			a.pend = a.pend[:len(a.pend)-1]
