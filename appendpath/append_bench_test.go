@@ -167,6 +167,84 @@ func BenchmarkLimit(b *testing.B) {
 	}
 }
 
+// BenchmarkLimitRing is BenchmarkLimit with the copy going where the
+// append path's copy goes: successive places of a ring as large as the
+// memory log's recycled segment buffers (RetainSegments+2 segments of
+// benchSegmentBytes), not one hot buffer. The difference to BenchmarkLimit is
+// what a destination that is not in cache costs (read-for-ownership of every
+// line, and the source pushed out of L1); the difference to BenchmarkAppend
+// is the path's own overhead.
+func BenchmarkLimitRing(b *testing.B) {
+	for _, sh := range benchShapes {
+		b.Run("batch="+sh.name, func(b *testing.B) {
+			in := benchBatch(b, sh.records, sh.value)
+			ring := make([]byte, 3*benchSegmentBytes(len(in)))
+			for i := range ring {
+				ring[i] = 1 // touched, as the log's recycled buffers are
+			}
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			var sink uint32
+			pos := 0
+			cpu := cputime.Process()
+			for b.Loop() {
+				sink += codec.Checksum(in[codec.CRCStart:])
+				copy(ring[pos:pos+len(in)], in)
+				if pos += len(in); pos+len(in) > len(ring) {
+					pos = 0
+				}
+			}
+			cputime.Report(b, cpu)
+			if sink == 1 {
+				b.Log(sink)
+			}
+		})
+	}
+}
+
+// BenchmarkAppendFetch measures what a mirror fetch looks like: one
+// AppendMirrored call carrying batches=N batches of about 100 bytes, each
+// from a different producer. The partition's fixed costs (lock, staging,
+// Begin/Commit of producer state, high watermark) are paid once per call;
+// cpu-ns/batch is the per-batch figure.
+func BenchmarkAppendFetch(b *testing.B) {
+	sh := benchShapes[0]
+	for _, n := range []int{1, 8, 64} {
+		for _, st := range []struct {
+			name string
+			s    pid.Strategy
+			fix  pid.CRCFix
+		}{{"asis", pid.Verbatim, pid.Full}, {"bitfield", pid.Bitfield, pid.Patch}} {
+			b.Run("strategy="+st.name+"/batch="+sh.name+"/batches="+strconv.Itoa(n), func(b *testing.B) {
+				one := benchBatch(b, sh.records, sh.value)
+				var fetch []byte
+				for j := range n {
+					c := codec.Batch(append([]byte(nil), one...))
+					c.SetProducerID(int64(1000 + j)) // O(1) CRC patch
+					fetch = append(fetch, c...)
+				}
+				p := benchPartition(b, st.s, st.fix, len(fetch))
+				for range 4 * benchSegmentBytes(len(fetch)) / int64(len(fetch)) {
+					if _, err := p.AppendMirrored(fetch, srcA); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.SetBytes(int64(len(fetch)))
+				b.ReportAllocs()
+				cpu := cputime.Process()
+				for b.Loop() {
+					if _, err := p.AppendMirrored(fetch, srcA); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if used := cputime.Process() - cpu; b.N > 0 {
+					b.ReportMetric(float64(used.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/batch")
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkAppendClient measures the leader path of a producer batch: CLIENT
 // checks, sequence validation, offset assignment, copy.
 func BenchmarkAppendClient(b *testing.B) {

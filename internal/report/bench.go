@@ -273,26 +273,31 @@ func (f *Figures) StrategyOverAsis() *Table {
 
 // AsisOverLimit is the as-is time per batch divided by the physical limit
 // (one CRC-32C pass plus one copy, BenchmarkLimit) at the same batch size.
+// When the run has BenchmarkLimitRing (the same limit with the copy going to
+// successive places of a log-sized ring, as the append's copy does), a
+// second row per producer count divides by it.
 func (f *Figures) AsisOverLimit() *Table {
 	t := newTable("As-is append / physical limit",
-		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy) at the same batch; the overhead of header parse, producer-state update and barrier check",
+		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's); the overhead of header parse, producer-state update and barrier check",
 		"producers")
-	limits := map[string]Key{}
-	for _, l := range f.Keys("Limit") {
-		limits[l.Batch] = l
-	}
-	for _, k := range sortKeys(f.Keys("Append")) {
-		if k.Strategy != "asis" {
-			continue
+	for _, lim := range []struct{ name, label string }{{"Limit", ""}, {"LimitRing", "ring limit"}} {
+		limits := map[string]Key{}
+		for _, l := range f.Keys(lim.name) {
+			limits[l.Batch] = l
 		}
-		l, ok := limits[k.Batch]
-		if !ok {
-			continue
-		}
-		num, ok1 := f.secs(k)
-		den, ok2 := f.secs(l)
-		if ok1 && ok2 {
-			t.set(rowLabel("producers="+k.Producers, k.CRC), k.Batch, num/den)
+		for _, k := range sortKeys(f.Keys("Append")) {
+			if k.Strategy != "asis" {
+				continue
+			}
+			l, ok := limits[k.Batch]
+			if !ok {
+				continue
+			}
+			num, ok1 := f.secs(k)
+			den, ok2 := f.secs(l)
+			if ok1 && ok2 {
+				t.set(rowLabel("producers="+k.Producers, k.CRC, lim.label), k.Batch, num/den)
+			}
 		}
 	}
 	t.Cols = sortBatches(t.Cols)

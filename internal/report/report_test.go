@@ -89,6 +89,24 @@ func TestRatios(t *testing.T) {
 	}
 }
 
+// A run with BenchmarkLimitRing gets a second asis/limit row per producer
+// count, divided by the ring limit; the hot-buffer row is unchanged.
+func TestAsisOverRingLimit(t *testing.T) {
+	txt := "pkg: x\nBenchmarkLimit/batch=16KiB-2 10 800 ns/op\nBenchmarkLimitRing/batch=16KiB-2 10 850 ns/op\n" +
+		"BenchmarkAppend/strategy=asis/crc=none/batch=16KiB/producers=1-2 10 900 ns/op\n"
+	f, err := ParseBench(strings.NewReader(txt), "ring.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	al := f.AsisOverLimit()
+	if got := al.Cells[[2]string{"producers=1 · none", "16KiB"}]; !near(got, 900.0/800) {
+		t.Errorf("asis/limit = %g, want %g", got, 900.0/800)
+	}
+	if got := al.Cells[[2]string{"producers=1 · none · ring limit", "16KiB"}]; !near(got, 900.0/850) {
+		t.Errorf("asis/ring limit = %g, want %g (rows %q)", got, 900.0/850, al.Rows)
+	}
+}
+
 func TestRatiosDegrade(t *testing.T) {
 	// Only a limit and a strategy without its asis baseline: no ratio, no panic.
 	txt := "pkg: x\nBenchmarkLimit/batch=1KiB-2 10 80 ns/op\nBenchmarkAppend/strategy=negate/crc=patch/batch=1KiB/producers=1-2 10 90 ns/op\n"
