@@ -490,23 +490,31 @@ type storeAppend struct {
 	done      CompletedTxn // apply's completed transaction, kept out of its results
 	fast      fastAppend
 	fastSet   bool // fast holds the append's only batch; pend is empty
+	// general: this append went past the fast path (pending entries,
+	// barriers, transactions), so the next Begin must reset that state.
+	// An append that stayed on the fast path changes none of it.
+	general bool
 
-	none Outcome   // never written: Add's answer for a plain acceptance
-	out  Outcome   // Add's answer when there is something to say
-	com  Committed // Commit's answer
+	none    Outcome   // never written: Add's answer for a plain acceptance
+	out     Outcome   // Add's answer when there is something to say
+	com     Committed // Commit's answer after the general path
+	comNone Committed // never written: Commit's answer after the fast path
 }
 
 // Begin returns p's Appender, reset for a new append. O(1), no allocation.
 func (s *Store) Begin(p PartitionID, origin Origin) Appender {
 	a := &s.part(p).app
 	a.origin, a.guard = origin, 0
-	a.committedEmpty, a.resetAtCommit = false, false
-	a.barriers, a.kept = 0, 0
 	a.fastSet = false
-	a.clearPending()
-	a.started = a.started[:0]
-	a.completed = a.completed[:0]
-	a.aborted = a.aborted[:0]
+	if a.general {
+		a.general = false
+		a.committedEmpty, a.resetAtCommit = false, false
+		a.barriers, a.kept = 0, 0
+		a.clearPending()
+		a.started = a.started[:0]
+		a.completed = a.completed[:0]
+		a.aborted = a.aborted[:0]
+	}
 	return a
 }
 
@@ -594,6 +602,7 @@ func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 			return &a.none, nil
 		}
 	}
+	a.general = true
 	if b.isBarrier() {
 		a.barrier()
 		a.out = Outcome{Barrier: true}
@@ -780,6 +789,7 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 func (a *storeAppend) promote() {
 	f := &a.fast
 	a.fastSet = false
+	a.general = true
 	a.pend = append(a.pend, pendingEntry{pid: f.pid, h: f.h, slot: f.slot, version: f.version,
 		curEpoch: f.curEpoch, curLastSeq: f.curLastSeq,
 		upd: slotVal{lastTs: f.m.Timestamp, txnFirst: f.txnFirst, coordEpoch: f.coordEpoch, epoch: f.curEpoch}})
@@ -896,9 +906,7 @@ func (a *storeAppend) Commit() *Committed {
 			s.push(&sh.wins[f.slot], f.m)
 			s.txnFirst = f.txnFirst
 			checkSlot(sp, sh, int(f.slot))
-			c := &a.com
-			c.Completed, c.Aborted, c.Barriers, c.KeptOpenTxns = a.completed, a.aborted, 0, 0
-			return c
+			return &a.comNone
 		}
 		a.promote()
 	}
