@@ -70,14 +70,10 @@ func parseFileName(name, suffix string) (int64, bool) {
 	return o, err == nil && o >= 0
 }
 
-// indexIntervalBytes is Kafka's index.interval.bytes: one sparse offset-index
-// entry per this many bytes of log.
+// indexIntervalBytes is Kafka's index.interval.bytes: a batch gets a sparse
+// index entry when more than this many bytes lie between it and the last
+// entry (index.go).
 const indexIntervalBytes = 4096
-
-type indexEntry struct {
-	offset int64 // base offset of the batch
-	pos    int64
-}
 
 // segment is one file of the log (or its in-memory stand-in).
 type segment struct {
@@ -87,28 +83,35 @@ type segment struct {
 	mem         []byte // memory log: the bytes, len == size
 	file        File   // file log
 	txn         File
+	idx, tidx   File // file log: .index and .timeindex
 	aborted     []psm.AbortedTxn
-	index       []indexEntry // sparse, by position
-	lastIndexed int64
-	dirty       bool // bytes not yet synced
+	index       []indexEntry // sparse offset index, by position (both logs)
+	times       []timeEntry  // time index (file log)
+	lastIndexed int64        // position of the last index entry, 0 when none
+	// maxTs is the largest batch maxTimestamp so far (NO_TIMESTAMP when
+	// none) and maxTsOffset the last offset of the first batch that had it
+	// (file log).
+	maxTs, maxTsOffset int64
+	sealed             bool // times holds the roll entry (index.go)
+	// idxFlushed and timesFlushed count the entries in the files; the rest
+	// are written at the next sync.
+	idxFlushed, timesFlushed int
+	dirty                    bool // bytes not yet synced
+	idxDirty                 bool // index files changed since the last sync
 }
 
 func (s *segment) reset(base int64) {
 	s.base, s.next, s.size = base, base, 0
 	s.mem = s.mem[:0]
-	s.file, s.txn = nil, nil
+	s.file, s.txn, s.idx, s.tidx = nil, nil, nil, nil
 	s.aborted = s.aborted[:0]
 	s.index = s.index[:0]
-	s.lastIndexed = -indexIntervalBytes
-	s.dirty = false
-}
-
-// addIndex records batch b at pos when the sparse interval has passed.
-func (s *segment) addIndex(base, pos int64) {
-	if pos-s.lastIndexed >= indexIntervalBytes {
-		s.index = append(s.index, indexEntry{base, pos})
-		s.lastIndexed = pos
-	}
+	s.times = s.times[:0]
+	s.lastIndexed = 0
+	s.maxTs, s.maxTsOffset = indexNoTimestamp, -1
+	s.sealed = false
+	s.idxFlushed, s.timesFlushed = 0, 0
+	s.dirty, s.idxDirty = false, false
 }
 
 // header reads the first len(dst) bytes of the batch at pos.
@@ -124,9 +127,10 @@ func (s *segment) header(dst []byte, pos int64) error {
 	return err
 }
 
-// walk visits the batches from the one at or before offset (by the sparse
-// index) and calls fn with each batch's base offset, last offset, position and
-// size until fn returns false.
+// walk visits the batches from the last indexed one that ends at or before
+// offset (OffsetIndex.lookup; the segment start when none) and calls fn with
+// each batch's base offset, last offset, position and size until fn returns
+// false. The batch holding offset, if any, is among those visited.
 func (s *segment) walk(offset int64, fn func(base, last, pos, size int64) bool) error {
 	i := sort.Search(len(s.index), func(i int) bool { return s.index[i].offset > offset }) - 1
 	pos := int64(0)
@@ -197,6 +201,7 @@ type log struct {
 	synced   int64 // every offset below is on stable storage
 	lastSync time.Time
 	scratch  []byte     // file log: staging buffer
+	idxBuf   []byte     // file log: index entries being written
 	free     []*segment // memory log: recycled segments
 }
 
@@ -212,7 +217,8 @@ func newMemLog(cfg logConfig) *log {
 }
 
 // newSegment makes an empty segment at base (files created for a file log).
-func (l *log) newSegment(base int64) (*segment, error) {
+// When recovering, existing index files are kept for openFileLog to check.
+func (l *log) newSegment(base int64, recovering bool) (*segment, error) {
 	var s *segment
 	if n := len(l.free); n > 0 {
 		s, l.free = l.free[n-1], l.free[:n-1]
@@ -232,8 +238,38 @@ func (l *log) newSegment(base int64) (*segment, error) {
 		f.Close()
 		return nil, err
 	}
-	s.file, s.txn = f, t
+	x, xn, err := l.cfg.fs.OpenAppend(fileName(l.cfg.dir, base, offsetIndexSuffix))
+	if err != nil {
+		f.Close()
+		t.Close()
+		return nil, err
+	}
+	ti, tn, err := l.cfg.fs.OpenAppend(fileName(l.cfg.dir, base, timeIndexSuffix))
+	if err != nil {
+		f.Close()
+		t.Close()
+		x.Close()
+		return nil, err
+	}
+	s.file, s.txn, s.idx, s.tidx = f, t, x, ti
+	if !recovering {
+		// A stale index left at this base (none is expected) would be
+		// appended to: start both empty.
+		if err := truncateStale(x, xn); err != nil {
+			return nil, err
+		}
+		if err := truncateStale(ti, tn); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+func truncateStale(f File, size int64) error {
+	if size == 0 {
+		return nil
+	}
+	return f.Truncate(0)
 }
 
 // needsRoll reports whether an append of n bytes must go to a new segment.
@@ -244,11 +280,15 @@ func (l *log) needsRoll(n int) bool {
 
 // roll starts a new active segment at the log end offset and applies
 // retention (Config.RetainSegments), which advances the log start offset.
+// A file log seals the old segment's time index and syncs it first.
 func (l *log) roll() error {
+	if !l.memory() {
+		l.active().seal()
+	}
 	if err := l.maybeSyncOnRoll(); err != nil {
 		return err
 	}
-	s, err := l.newSegment(l.end)
+	s, err := l.newSegment(l.end, false)
 	if err != nil {
 		return err
 	}
@@ -265,8 +305,10 @@ func (l *log) roll() error {
 	return nil
 }
 
+// maybeSyncOnRoll syncs a file log before a roll, whatever the policy:
+// Kafka flushes a rolled segment, and its sealed time index with it.
 func (l *log) maybeSyncOnRoll() error {
-	if l.cfg.sync == SyncNever || l.memory() {
+	if l.memory() {
 		return nil
 	}
 	return l.sync()
@@ -278,12 +320,23 @@ func (l *log) deleteSegment(s *segment) error {
 		l.free = append(l.free, s)
 		return nil
 	}
+	s.closeFiles()
+	for _, suffix := range segmentSuffixes {
+		if err := l.cfg.fs.Remove(fileName(l.cfg.dir, s.base, suffix)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// segmentSuffixes are the files of one segment.
+var segmentSuffixes = [...]string{logSuffix, txnIndexSuffix, offsetIndexSuffix, timeIndexSuffix}
+
+func (s *segment) closeFiles() {
 	s.file.Close()
 	s.txn.Close()
-	if err := l.cfg.fs.Remove(fileName(l.cfg.dir, s.base, logSuffix)); err != nil {
-		return err
-	}
-	return l.cfg.fs.Remove(fileName(l.cfg.dir, s.base, txnIndexSuffix))
+	s.idx.Close()
+	s.tidx.Close()
 }
 
 // stage returns n writable bytes where the next append is built: the free
@@ -321,24 +374,33 @@ func (l *log) commit(data []byte, next int64) error {
 	pos := a.size
 	if l.memory() {
 		a.mem = a.mem[:len(a.mem)+len(data)]
-	} else {
-		if _, err := a.file.Write(data); err != nil {
-			a.file.Truncate(a.size) // best effort: leave no partial batch behind
-			return err
+		for off := 0; off < len(data); {
+			b := codec.Batch(data[off:])
+			if at := pos + int64(off); at-a.lastIndexed > indexIntervalBytes {
+				a.index = append(a.index, indexEntry{b.LastOffset(), at})
+				a.lastIndexed = at
+			}
+			off += int(b.BatchLength()) + codec.LogOverhead
 		}
-		a.dirty = true
+		a.size += int64(len(data))
+		a.next = next
+		l.end = next
+		l.synced = next
+		return nil
 	}
+	if _, err := a.file.Write(data); err != nil {
+		a.file.Truncate(a.size) // best effort: leave no partial batch behind
+		return err
+	}
+	a.dirty = true
 	for off := 0; off < len(data); {
 		b := codec.Batch(data[off:])
-		a.addIndex(b.BaseOffset(), pos+int64(off))
+		a.indexBatch(b.LastOffset(), b.MaxTimestamp(), pos+int64(off))
 		off += int(b.BatchLength()) + codec.LogOverhead
 	}
 	a.size += int64(len(data))
 	a.next = next
 	l.end = next
-	if l.memory() {
-		l.synced = next
-	}
 	return nil
 }
 
@@ -373,23 +435,35 @@ func (l *log) maybeSync() error {
 	return nil
 }
 
-// sync flushes every segment with unsynced bytes; afterwards every offset
-// below the log end offset is durable.
+// sync flushes every segment with unsynced bytes, writing its pending index
+// entries first; afterwards every offset below the log end offset is
+// durable, and so are the indexes of every batch below it.
 func (l *log) sync() error {
 	if l.memory() {
 		return nil
 	}
 	for _, s := range l.segs {
-		if !s.dirty {
-			continue
-		}
-		if err := s.file.Sync(); err != nil {
+		if err := l.writeIndex(s); err != nil {
 			return err
 		}
-		if err := s.txn.Sync(); err != nil {
-			return err
+		if s.dirty {
+			if err := s.file.Sync(); err != nil {
+				return err
+			}
+			if err := s.txn.Sync(); err != nil {
+				return err
+			}
+			s.dirty = false
 		}
-		s.dirty = false
+		if s.idxDirty {
+			if err := s.idx.Sync(); err != nil {
+				return err
+			}
+			if err := s.tidx.Sync(); err != nil {
+				return err
+			}
+			s.idxDirty = false
+		}
 	}
 	l.synced = l.end
 	if l.cfg.now != nil {
@@ -507,7 +581,7 @@ func (l *log) truncate(offset int64) error {
 				return err
 			}
 		}
-		s, err := l.newSegment(offset)
+		s, err := l.newSegment(offset, false)
 		if err != nil {
 			return err
 		}
@@ -537,12 +611,8 @@ func (l *log) truncate(offset int64) error {
 	}
 	s.size = pos
 	s.next = max(offset, s.base)
-	for len(s.index) > 0 && s.index[len(s.index)-1].pos >= pos {
-		s.index = s.index[:len(s.index)-1]
-	}
-	s.lastIndexed = -indexIntervalBytes
-	if n := len(s.index); n > 0 {
-		s.lastIndexed = s.index[n-1].pos
+	if err := s.truncateIndex(pos); err != nil {
+		return err
 	}
 	keep := len(s.aborted)
 	for keep > 0 && s.aborted[keep-1].LastOffset >= offset {
@@ -605,8 +675,7 @@ func (l *log) close() error {
 	}
 	err := l.sync()
 	for _, s := range l.segs {
-		s.file.Close()
-		s.txn.Close()
+		s.closeFiles()
 	}
 	return err
 }
@@ -623,6 +692,12 @@ type Recovery struct {
 	TruncatedBytes int64
 	// Reason is the defect at the cut (codec.ErrPartial, codec.ErrCRC, …).
 	Reason error
+	// IndexesRebuilt counts the .index and .timeindex files rewritten from
+	// the log because they were missing, corrupt or disagreed with it;
+	// IndexReason is the first such defect (ErrIndexMissing, ErrIndexSize,
+	// ErrIndexOrder, ErrIndexRange, ErrIndexMismatch), nil when none.
+	IndexesRebuilt int
+	IndexReason    error
 	// Snapshot is the offset of the producer snapshot loaded, or -1.
 	Snapshot int64
 	// Replayed counts the batches replayed into producer state.
@@ -646,12 +721,17 @@ func openFileLog(cfg logConfig) (*log, Recovery, error) {
 		return nil, rec, err
 	}
 	var bases []int64
-	txnFiles := map[int64]bool{}
+	txnFiles := map[int64]bool{} // bases with index files of any kind
+	indexes := map[string]bool{} // .index and .timeindex names present
 	for _, n := range names {
 		if o, ok := parseFileName(n, logSuffix); ok {
 			bases = append(bases, o)
 		} else if o, ok := parseFileName(n, txnIndexSuffix); ok {
 			txnFiles[o] = true
+		} else if o, ok := parseFileName(n, offsetIndexSuffix); ok {
+			txnFiles[o], indexes[n] = true, true
+		} else if o, ok := parseFileName(n, timeIndexSuffix); ok {
+			txnFiles[o], indexes[n] = true, true
 		}
 	}
 	slices.Sort(bases)
@@ -670,11 +750,10 @@ func openFileLog(cfg logConfig) (*log, Recovery, error) {
 				return nil, rec, err
 			}
 			rec.TruncatedBytes += int64(len(data))
-			if err := cfg.fs.Remove(name); err != nil {
-				return nil, rec, err
-			}
-			if err := cfg.fs.Remove(fileName(cfg.dir, base, txnIndexSuffix)); err != nil {
-				return nil, rec, err
+			for _, suffix := range segmentSuffixes {
+				if err := cfg.fs.Remove(fileName(cfg.dir, base, suffix)); err != nil {
+					return nil, rec, err
+				}
 			}
 			continue
 		}
@@ -689,13 +768,20 @@ func openFileLog(cfg logConfig) (*log, Recovery, error) {
 		l.segs = append(l.segs, s)
 		l.end = s.next
 	}
-	for base := range txnFiles { // index without its segment
-		if err := cfg.fs.Remove(fileName(cfg.dir, base, txnIndexSuffix)); err != nil {
+	for base := range txnFiles { // indexes without their segment
+		for _, suffix := range segmentSuffixes[1:] {
+			if err := cfg.fs.Remove(fileName(cfg.dir, base, suffix)); err != nil {
+				return nil, rec, err
+			}
+		}
+	}
+	for i, s := range l.segs {
+		if err := l.loadIndex(s, i == len(l.segs)-1, indexes, &rec); err != nil {
 			return nil, rec, err
 		}
 	}
 	if len(l.segs) == 0 {
-		s, err := l.newSegment(0)
+		s, err := l.newSegment(0, false)
 		if err != nil {
 			return nil, rec, err
 		}
@@ -716,7 +802,7 @@ func (l *log) recoverSegment(base int64, rec *Recovery) (*segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := l.newSegment(base)
+	s, err := l.newSegment(base, true)
 	if err != nil {
 		return nil, err
 	}
@@ -740,7 +826,7 @@ func (l *log) recoverSegment(base int64, rec *Recovery) (*segment, error) {
 			}
 			break
 		}
-		s.addIndex(b.BaseOffset(), int64(pos))
+		s.indexBatch(b.LastOffset(), b.MaxTimestamp(), int64(pos))
 		next = b.NextOffset()
 		pos += len(b)
 	}
