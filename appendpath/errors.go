@@ -14,8 +14,14 @@ import (
 var (
 	// ErrInvalidRecord: a CLIENT batch breaks a LogValidator rule (§1.8(f)):
 	// not exactly one batch, baseOffset ≠ 0, recordsCount ≠ lastOffsetDelta+1,
-	// recordsCount ≤ 0, a control batch, a PID without a sequence.
+	// recordsCount ≤ 0, a control batch, a PID without a sequence (all bare);
+	// or, as a *RecordError, a record rule (ErrRecordStructure, ErrNullKey,
+	// ErrBadCompression, ErrDecompressedTooLarge).
 	ErrInvalidRecord = psm.ErrInvalidRecord
+	// ErrInvalidTimestamp: a CLIENT record whose timestamp is outside the
+	// topic's window, or a batch the producer flagged LogAppendTime
+	// (LogValidator#validateTimestamp). Always a *RecordError.
+	ErrInvalidTimestamp = &psm.KafkaError{Code: 32, Name: "INVALID_TIMESTAMP"}
 	// ErrCorruptMessage: framing or CRC failure (CorruptRecordException).
 	ErrCorruptMessage = psm.ErrCorruptMessage
 	// ErrMessageTooLarge: a batch above Config.MaxMessageBytes (leader origins only).
@@ -49,7 +55,94 @@ var (
 	ErrFault = errors.New("appendpath: injected fault")
 	// ErrClosed: the partition was closed.
 	ErrClosed = errors.New("appendpath: partition closed")
+	// ErrInvalidConfig: Open was given a Config it cannot honour (a negative
+	// timestamp window, an unknown TimestampType); wrapped with the field.
+	ErrInvalidConfig = errors.New("appendpath: invalid Config")
 )
+
+// The rules of LogValidator a CLIENT batch can break record by record
+// (kafka-reference.md §1.8(c),(f)): the Reason of a *RecordError. Each is
+// only a reason; the Kafka error on the wire is the RecordError's Err.
+var (
+	// ErrTimestampOutOfRange: CreateTime topic, a record timestamp t ≠ -1 with
+	// now−t > Config.TimestampBeforeMaxMs or t−now > Config.TimestampAfterMaxMs.
+	// INVALID_TIMESTAMP.
+	ErrTimestampOutOfRange = errors.New("appendpath: record timestamp out of range")
+	// ErrProducerLogAppendTime: the producer set the LogAppendTime bit on a
+	// LogAppendTime topic, or on a CreateTime topic with maxTimestamp -1.
+	// INVALID_TIMESTAMP.
+	ErrProducerLogAppendTime = errors.New("appendpath: producer set timestamp type LogAppendTime")
+	// ErrNullKey: a record without a key on a compacted topic. INVALID_RECORD.
+	ErrNullKey = errors.New("appendpath: null key on a compacted topic")
+	// ErrRecordStructure: a record that does not decode (codec's record
+	// checks) or a recordsCount that does not match the records (fewer or
+	// more). INVALID_RECORD; Cause holds codec's error.
+	ErrRecordStructure = errors.New("appendpath: invalid record structure")
+	// ErrBadCompression: the records of a compressed batch do not decompress
+	// (corrupt or truncated stream). INVALID_RECORD; Cause holds codec's error.
+	ErrBadCompression = errors.New("appendpath: records do not decompress")
+	// ErrDecompressedTooLarge: the records decompress to more than
+	// Config.MaxDecompressedBytes. INVALID_RECORD (a limit Kafka lacks; see
+	// validate.go for why not CORRUPT_MESSAGE).
+	ErrDecompressedTooLarge = errors.New("appendpath: decompressed records exceed MaxDecompressedBytes")
+	// ErrUnsupportedCompression: attribute codec bits 5-7. Kafka's
+	// CompressionType.forId throws IllegalArgumentException: UNKNOWN_SERVER_ERROR.
+	ErrUnsupportedCompression = errors.New("appendpath: unknown compression codec")
+	// ErrRebuildNegativeTimestamp: a batch that must be rebuilt holds a
+	// record timestamp below -1, which MemoryRecordsBuilder refuses with
+	// IllegalArgumentException: UNKNOWN_SERVER_ERROR.
+	ErrRebuildNegativeTimestamp = errors.New("appendpath: negative record timestamp in a rebuilt batch")
+)
+
+// MaxRecordErrorIndexes is how many record indexes a RecordError keeps.
+const MaxRecordErrorIndexes = 8
+
+// RecordError is a CLIENT batch that LogValidator rejects for what its
+// records hold (Kafka's RecordValidationException). Err is the error on the
+// wire: ErrInvalidTimestamp when any record broke a timestamp rule, else
+// ErrInvalidRecord (LogValidator#processRecordErrors), or
+// psm.ErrUnknownServerError. Reason is the rule the first record at fault
+// broke, Indexes the first MaxRecordErrorIndexes indexes (from 0, ascending)
+// of the records at fault, Count how many there were; Cause is codec's error
+// for a structure or compression defect. errors.Is matches Err, Reason and
+// Cause. A RecordError is allocated per rejected append (one allocation).
+type RecordError struct {
+	Err     *psm.KafkaError
+	Reason  error
+	Cause   error
+	Indexes []int32
+	Count   int
+	idx     [MaxRecordErrorIndexes]int32
+}
+
+func (e *RecordError) Error() string {
+	s := e.Err.Error() + ": " + e.Reason.Error()
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	}
+	if len(e.Indexes) > 0 {
+		s += " (record"
+		for i, x := range e.Indexes {
+			if i > 0 {
+				s += ","
+			}
+			s += " " + strconv.Itoa(int(x))
+		}
+		if e.Count > len(e.Indexes) {
+			s += ", … " + strconv.Itoa(e.Count) + " in all"
+		}
+		s += ")"
+	}
+	return s
+}
+
+// Unwrap returns Err, Reason and (when set) Cause, for errors.Is and errors.As.
+func (e *RecordError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Err, e.Reason, e.Cause}
+	}
+	return []error{e.Err, e.Reason}
+}
 
 // BatchError says which batch of a multi-batch append failed. Err is the
 // sentinel; Index counts batches from 0 and Pos is the byte position of the

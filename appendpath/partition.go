@@ -3,7 +3,6 @@ package appendpath
 import (
 	"encoding/binary"
 	"errors"
-	"io"
 	"iter"
 	"sync"
 	"time"
@@ -77,8 +76,31 @@ type Config struct {
 	PSMOptions  psm.Options
 
 	// Now is the clock (marker and barrier timestamps, snapshot expiry,
-	// fsync interval); default time.Now.
+	// fsync interval, LogValidator's "now"); default time.Now.
 	Now func() time.Time
+
+	// LogValidator's topic settings, for CLIENT appends only
+	// (kafka-reference.md §1.8(f); see validate.go). Zero values are
+	// Kafka's defaults.
+	//
+	// TimestampType is message.timestamp.type (default CreateTime).
+	TimestampType TimestampType
+	// TimestampBeforeMaxMs and TimestampAfterMaxMs are
+	// message.timestamp.before.max.ms and message.timestamp.after.max.ms: a
+	// CreateTime record timestamp t ≠ -1 needs now−t ≤ before and
+	// t−now ≤ after. 0 means Kafka 3.x's default, math.MaxInt64 (no limit),
+	// for both; Kafka 4.0 lowered after's default to 3600000 (one hour): set
+	// it to get 4.x behaviour. (A window of exactly 0 ms cannot be asked for:
+	// use 1.) Negative values make Open fail with ErrInvalidConfig.
+	TimestampBeforeMaxMs int64
+	TimestampAfterMaxMs  int64
+	// Compacted: cleanup.policy includes compact, so every record needs a
+	// non-null key (INVALID_RECORD otherwise).
+	Compacted bool
+	// MaxDecompressedBytes bounds the decompressed records of a compressed
+	// CLIENT batch (default DefaultMaxDecompressedBytes, 64 MiB; a limit
+	// Kafka does not have). Beyond it: INVALID_RECORD, ErrDecompressedTooLarge.
+	MaxDecompressedBytes int
 }
 
 // Result is the answer to an append.
@@ -120,6 +142,8 @@ type Partition struct {
 	// Per-partition constants of the hot path, from cfg.
 	rewrites bool // cfg.Strategy.Rewrites()
 	assign   bool // cfg.MirrorOffsets == AssignOffsets
+
+	val validator // LogValidator of CLIENT appends: settings, scratch, fix-ups
 }
 
 // Open opens a partition. With cfg.Dir set it opens (or creates) the log
@@ -142,8 +166,12 @@ func Open(cfg Config) (*Partition, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if err := validatorDefaults(&cfg); err != nil {
+		return nil, err
+	}
 	p := &Partition{cfg: cfg, now: cfg.Now, state: cfg.State, leaderEpoch: cfg.LeaderEpoch, maxEpoch: cfg.LeaderEpoch,
 		rewrites: cfg.Strategy.Rewrites(), assign: cfg.MirrorOffsets == AssignOffsets}
+	p.val = newValidator(&cfg)
 	p.psm, p.id = cfg.PSM, cfg.PartitionID
 	if p.psm == nil {
 		p.psm, p.id = psm.NewStore(cfg.PSMOptions), 0
@@ -302,7 +330,8 @@ func frameSize(buf []byte) int {
 }
 
 // checkLeader runs the checks of a CLIENT or COORDINATOR batch that read
-// only the caller's bytes (§1.8(e),(f)), in Kafka's order.
+// only the caller's bytes (§1.8(e),(f)), in Kafka's order; for CLIENT the
+// last is LogValidator's record walk (p.val.validate).
 func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 	if k == kindClient && b.BaseOffset() != 0 {
 		return ErrInvalidRecord
@@ -323,20 +352,9 @@ func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 		case b.HasProducerID() && b.BaseSequence() < 0:
 			return ErrInvalidRecord
 		}
-		if b.Compression() == codec.CompressionNone {
-			// LogValidator parses every record of the leader's batch
-			// (assignOffsetsNonCompressed); a structural defect is INVALID_RECORD.
-			it := b.Records()
-			for {
-				_, err := it.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					return ErrInvalidRecord
-				}
-			}
-		}
+		// LogValidator's record checks (validate.go); p.val says what the
+		// staged copy then needs.
+		return p.val.validate(b, p.now, p.cfg.MaxMessageBytes)
 	}
 	return nil
 }
@@ -381,6 +399,9 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		}
 		return Result{}, ErrInvalidRecord
 	}
+	if k == kindClient && p.val.rebuilt {
+		src = p.val.out // LogValidator rebuilt the batch: write that instead
+	}
 	// 2. Roll before the append if it does not fit the active segment.
 	if p.log.needsRoll(len(src)) {
 		if err := p.roll(); err != nil {
@@ -420,6 +441,10 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 				app.Abort()
 				return Result{}, fail(k, i, pos, ErrOffsetsOutOfOrder)
 			}
+		case kindClient:
+			b.SetBaseOffset(next)
+			b.SetPartitionLeaderEpoch(p.leaderEpoch)
+			p.val.applyFix(b) // LogValidator's setMaxTimestamp, before producer state reads it
 		default:
 			b.SetBaseOffset(next)
 			b.SetPartitionLeaderEpoch(p.leaderEpoch)

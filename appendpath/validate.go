@@ -1,0 +1,339 @@
+package appendpath
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/psm"
+)
+
+// Design note: LogValidator's record checks for CLIENT appends
+// (kafka-reference.md §1.8(c),(f), §4 rows 4a-4c).
+//
+// After the batch rules of checkLeader, validate walks every record of the
+// caller's batch once, uncompressed in place or decompressed into the
+// partition's scratch buffer (bounded by Config.MaxDecompressedBytes), and
+// checks per record, in LogValidator#validateRecord's order: the key
+// (compacted topics), then the timestamp (LogValidator#validateTimestamp).
+// A record that does not decode, or a recordsCount that does not match the
+// records, stops the walk at once with INVALID_RECORD, as the iterator's
+// InvalidRecordException does in Kafka. Key and timestamp errors are
+// collected over the whole batch; INVALID_TIMESTAMP wins over INVALID_RECORD
+// (LogValidator#processRecordErrors).
+//
+// What a valid batch then needs is decided here and applied later to the
+// log's staged copy, never to the caller's bytes:
+//
+//   - in place (every uncompressed batch; a compressed one whose inner offset
+//     deltas are 0..n-1): DefaultRecordBatch#setMaxTimestamp(topic type, ts)
+//     with ts = now (LogAppendTime topic) or the largest record timestamp
+//     (CreateTime; -1 when no record has one above -1). Nothing changes when
+//     the type and the value are already right; otherwise the attributes
+//     (codec, transactional, control, delete-horizon bits kept; timestamp-type
+//     bit set from the topic; bits 7-15 cleared, as computeAttributes does)
+//     and maxTimestamp are written and the CRC follows by an O(1) patch,
+//     which equals a recompute (TestValidateHeaderFixCRC).
+//   - rebuild (a compressed batch whose inner offset deltas are not 0..n-1:
+//     LogValidator#buildRecordsAndAssignOffsets): a new batch with the same
+//     codec, producer ID, epoch, base sequence and transactional bit, records
+//     with offset deltas 0..n-1, timestamps kept (baseTimestamp the first
+//     record's, deltas from it), record attributes 0, maxTimestamp as above,
+//     a fresh CRC. It is written instead of the caller's bytes and its size is
+//     checked against Config.MaxMessageBytes again (§4 row 5). A rebuild
+//     allocates (the builder's compressor); the in-place paths do not.
+//
+// Limits Kafka does not have: MaxDecompressedBytes. Beyond it the batch is
+// INVALID_RECORD (ErrDecompressedTooLarge), not CORRUPT_MESSAGE: the bytes
+// passed their CRC and the answer will not change, while CORRUPT_MESSAGE is
+// retriable in the Java client, which would resend the batch until
+// delivery.timeout.ms. A stream the codec rejects is INVALID_RECORD too
+// (Kafka: EOFException → InvalidRecordException; other IOExceptions surface
+// as UNKNOWN_SERVER_ERROR, which we do not copy).
+//
+// Cost: O(records) varint parsing on top of checkLeader's CRC pass, plus the
+// decompression of a compressed batch; one clock read per append when the
+// topic is LogAppendTime or a timestamp window is finite; no allocation once
+// the scratch buffer has grown (TestAppendAllocs/client/*).
+
+// TimestampType is the topic's message.timestamp.type.
+type TimestampType uint8
+
+const (
+	// CreateTime (the default): records keep the producer's timestamps,
+	// checked against Config.TimestampBeforeMaxMs/TimestampAfterMaxMs.
+	CreateTime TimestampType = iota
+	// LogAppendTime: the leader stamps maxTimestamp = now and sets the
+	// timestamp-type bit; record timestamps are not checked.
+	LogAppendTime
+)
+
+// String returns Kafka's name of t.
+func (t TimestampType) String() string {
+	switch t {
+	case CreateTime:
+		return "CreateTime"
+	case LogAppendTime:
+		return "LogAppendTime"
+	}
+	return "TimestampType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// DefaultMaxDecompressedBytes is Config.MaxDecompressedBytes when it is 0.
+const DefaultMaxDecompressedBytes = 64 << 20
+
+// validator holds one partition's LogValidator settings, its reused
+// buffers, and what the last validated batch needs done to the staged copy.
+// Owned by the Partition and used under its lock.
+type validator struct {
+	typ             TimestampType
+	before, after   int64
+	windowed        bool // before or after is finite: the clock is needed
+	compacted       bool
+	maxDecompressed int
+
+	buf  []byte         // decompressed records, reused
+	recs []codec.Record // records of a batch being rebuilt, reused
+	out  []byte         // the rebuilt batch, reused
+
+	// Set by validate for the batch it accepted.
+	fix     bool             // write attrs and maxTs into the staged copy
+	attrs   codec.Attributes // new attributes when fix
+	maxTs   int64            // new maxTimestamp when fix
+	rebuilt bool             // out holds the batch to write instead of the caller's
+}
+
+// validatorDefaults checks the LogValidator fields of cfg and fills in
+// Kafka's defaults for zero values.
+func validatorDefaults(cfg *Config) error {
+	switch {
+	case cfg.TimestampType > LogAppendTime:
+		return fmt.Errorf("%w: TimestampType %d", ErrInvalidConfig, cfg.TimestampType)
+	case cfg.TimestampBeforeMaxMs < 0:
+		return fmt.Errorf("%w: TimestampBeforeMaxMs %d < 0", ErrInvalidConfig, cfg.TimestampBeforeMaxMs)
+	case cfg.TimestampAfterMaxMs < 0:
+		return fmt.Errorf("%w: TimestampAfterMaxMs %d < 0", ErrInvalidConfig, cfg.TimestampAfterMaxMs)
+	case cfg.MaxDecompressedBytes < 0:
+		return fmt.Errorf("%w: MaxDecompressedBytes %d < 0", ErrInvalidConfig, cfg.MaxDecompressedBytes)
+	}
+	if cfg.TimestampBeforeMaxMs == 0 {
+		cfg.TimestampBeforeMaxMs = math.MaxInt64
+	}
+	if cfg.TimestampAfterMaxMs == 0 {
+		cfg.TimestampAfterMaxMs = math.MaxInt64
+	}
+	if cfg.MaxDecompressedBytes == 0 {
+		cfg.MaxDecompressedBytes = DefaultMaxDecompressedBytes
+	}
+	return nil
+}
+
+func newValidator(cfg *Config) validator {
+	return validator{
+		typ: cfg.TimestampType, before: cfg.TimestampBeforeMaxMs, after: cfg.TimestampAfterMaxMs,
+		windowed:  cfg.TimestampBeforeMaxMs != math.MaxInt64 || cfg.TimestampAfterMaxMs != math.MaxInt64,
+		compacted: cfg.Compacted, maxDecompressed: cfg.MaxDecompressedBytes,
+	}
+}
+
+// recordErrs collects key and timestamp errors over a batch without
+// allocating; err builds the RecordError once the walk is over.
+type recordErrs struct {
+	count     int
+	timestamp bool  // some record broke a timestamp rule
+	first     error // reason of the first record at fault
+	firstTS   error // reason of the first timestamp fault
+	idx       [MaxRecordErrorIndexes]int32
+}
+
+func (e *recordErrs) add(i int32, reason error, timestamp bool) {
+	if e.count < len(e.idx) {
+		e.idx[e.count] = i
+	}
+	if e.count == 0 {
+		e.first = reason
+	}
+	if timestamp && !e.timestamp {
+		e.timestamp, e.firstTS = true, reason
+	}
+	e.count++
+}
+
+func (e *recordErrs) err() error {
+	re := &RecordError{Err: ErrInvalidRecord, Reason: e.first, Count: e.count, idx: e.idx}
+	if e.timestamp {
+		re.Err, re.Reason = ErrInvalidTimestamp, e.firstTS
+	}
+	re.Indexes = re.idx[:min(e.count, len(re.idx))]
+	return re
+}
+
+// recordError is a one-reason RecordError (at record index i, or none when
+// i < 0).
+func recordError(code *psm.KafkaError, reason, cause error, i int32) error {
+	re := &RecordError{Err: code, Reason: reason, Cause: cause}
+	if i >= 0 {
+		re.idx[0], re.Count = i, 1
+		re.Indexes = re.idx[:1]
+	}
+	return re
+}
+
+// validate runs LogValidator's record checks on b, a CLIENT batch that
+// passed checkLeader's batch rules (recordsCount = lastOffsetDelta+1 > 0, not
+// control), and records in v what the staged copy needs. now is read at most
+// once. b is only read. O(records) plus decompression; no allocation unless
+// the scratch buffer grows, the batch is rejected, or it is rebuilt.
+func (v *validator) validate(b codec.Batch, now func() time.Time, maxMessageBytes int) error {
+	v.fix, v.rebuilt = false, false
+	c := b.Compression()
+	if !c.Valid() {
+		return recordError(psm.ErrUnknownServerError, ErrUnsupportedCompression, nil, -1)
+	}
+	count := b.RecordsCount()
+	var it codec.RecordIter
+	if c == codec.CompressionNone {
+		it = b.Records()
+	} else {
+		out, err := codec.Decompress(v.buf, b, v.maxDecompressed)
+		v.buf = out // buf's storage or its growth: kept for the next batch and for rebuild
+		if err != nil {
+			if err == codec.ErrDecompressionLimit {
+				return recordError(ErrInvalidRecord, ErrDecompressedTooLarge, err, -1)
+			}
+			return recordError(ErrInvalidRecord, ErrBadCompression, err, -1)
+		}
+		it = codec.NewRecordIter(out, count)
+	}
+
+	lat := b.Attributes().LogAppendTime()
+	base, batchMax := b.BaseTimestamp(), b.MaxTimestamp()
+	var nowMs int64
+	if v.typ == LogAppendTime || v.windowed {
+		nowMs = now().UnixMilli()
+	}
+	maxTs := codec.NoTimestamp
+	inPlace := true
+	var errs recordErrs
+	var r codec.Record
+	for i := int32(0); ; i++ {
+		if err := it.Read(&r); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return recordError(ErrInvalidRecord, ErrRecordStructure, err, i)
+		}
+		if v.compacted && r.Key == nil { // validateKey
+			errs.add(i, ErrNullKey, false)
+			continue
+		}
+		ts := base + r.TimestampDelta
+		if lat {
+			ts = batchMax
+		}
+		if v.typ == CreateTime && ts != codec.NoTimestamp { // validateTimestamp
+			if d := nowMs - ts; v.windowed && (d > v.before || -d > v.after) {
+				errs.add(i, ErrTimestampOutOfRange, true)
+				continue
+			}
+		} else if lat {
+			errs.add(i, ErrProducerLogAppendTime, true)
+			continue
+		}
+		maxTs = max(maxTs, ts)
+		if r.OffsetDelta != i {
+			inPlace = false // matters for compressed batches only (§1.8(f))
+		}
+	}
+	if errs.count > 0 {
+		return errs.err()
+	}
+	if c != codec.CompressionNone && !inPlace {
+		return v.rebuild(b, nowMs, maxTs, maxMessageBytes)
+	}
+	// DefaultRecordBatch#setMaxTimestamp(topic type, ts).
+	wantTs, wantLAT := maxTs, false
+	if v.typ == LogAppendTime {
+		wantTs, wantLAT = nowMs, true
+	}
+	if lat == wantLAT && batchMax == wantTs {
+		return nil
+	}
+	v.fix, v.maxTs = true, wantTs
+	v.attrs = b.Attributes() & (codec.AttrCompressionMask | codec.AttrTransactional | codec.AttrControl | codec.AttrDeleteHorizon)
+	if wantLAT {
+		v.attrs |= codec.AttrLogAppendTime
+	}
+	return nil
+}
+
+// applyFix writes what validate decided into the staged copy s (O(1): the
+// CRC is patched).
+func (v *validator) applyFix(s codec.Batch) {
+	if v.fix {
+		s.SetAttributes(v.attrs)
+		s.SetMaxTimestamp(v.maxTs)
+	}
+}
+
+// rebuild builds into v.out the batch LogValidator#buildRecordsAndAssignOffsets
+// writes for b, whose decompressed records are in v.buf and valid.
+func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes int) error {
+	lat := b.Attributes().LogAppendTime()
+	base, batchMax := b.BaseTimestamp(), b.MaxTimestamp()
+	it := codec.NewRecordIter(v.buf, b.RecordsCount())
+	v.recs = v.recs[:0]
+	first := codec.NoTimestamp
+	for i := int32(0); ; i++ {
+		var r codec.Record
+		if err := it.Read(&r); err == io.EOF {
+			break
+		} else if err != nil { // validate read the same bytes without error
+			return recordError(ErrInvalidRecord, ErrRecordStructure, err, i)
+		}
+		ts := base + r.TimestampDelta
+		if lat {
+			ts = batchMax
+		}
+		if ts < 0 && ts != codec.NoTimestamp {
+			return recordError(psm.ErrUnknownServerError, ErrRebuildNegativeTimestamp, nil, i)
+		}
+		if i == 0 {
+			first = ts
+		}
+		r.Attributes, r.OffsetDelta, r.TimestampDelta = 0, i, ts-first
+		v.recs = append(v.recs, r)
+	}
+	h := codec.BatchHeader{
+		PartitionLeaderEpoch: codec.NoPartitionLeaderEpoch,
+		Attributes:           b.Attributes() & codec.AttrTransactional,
+		BaseTimestamp:        first,
+		MaxTimestamp:         maxTs,
+		ProducerID:           b.ProducerID(),
+		ProducerEpoch:        b.ProducerEpoch(),
+		BaseSequence:         b.BaseSequence(),
+	}
+	if v.typ == LogAppendTime {
+		h.Attributes |= codec.AttrLogAppendTime
+		h.MaxTimestamp = nowMs
+	}
+	out, err := codec.AppendBatch(v.out[:0], h, v.recs, b.Compression())
+	clear(v.recs) // drop the aliases of v.buf
+	if err != nil {
+		return recordError(psm.ErrUnknownServerError, ErrRecordStructure, err, -1)
+	}
+	v.out = out
+	if codec.Batch(out).MaxTimestamp() != h.MaxTimestamp {
+		// AppendBatch computes maxTimestamp when given 0; Kafka's max is
+		// the same value then, but keep the header exactly Kafka's.
+		codec.Batch(out).SetMaxTimestamp(h.MaxTimestamp)
+	}
+	if len(out) > maxMessageBytes {
+		return ErrMessageTooLarge
+	}
+	v.rebuilt = true
+	return nil
+}
