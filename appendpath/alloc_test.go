@@ -67,6 +67,55 @@ func TestAppendAllocs(t *testing.T) {
 			t.Fatalf("%v allocs per duplicate", allocs)
 		}
 	})
+	// LogValidator's record walk: compressed batches decompress into the
+	// partition's reused scratch buffer; a LogAppendTime stamp or a
+	// maxTimestamp fix patches the staged copy; the clock is read once.
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		codec codec.Compression
+		maxTs int64 // header maxTimestamp the producer sends; 0: the records' max
+	}{
+		{"client/codec=gzip", Config{}, codec.CompressionGzip, 0},
+		{"client/codec=snappy", Config{}, codec.CompressionSnappy, 0},
+		{"client/codec=lz4", Config{}, codec.CompressionLZ4, 0},
+		{"client/codec=zstd", Config{}, codec.CompressionZstd, 0},
+		{"client/timestamp=LogAppendTime/codec=zstd", Config{TimestampType: LogAppendTime}, codec.CompressionZstd, 0},
+		{"client/timestamp=window/compacted", Config{TimestampBeforeMaxMs: 1 << 40, TimestampAfterMaxMs: 3600000,
+			Compacted: true}, codec.CompressionNone, 0},
+		{"client/timestamp=fixed-max", Config{}, codec.CompressionNone, vBase + 1e6},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := vHeader(0)
+			h.MaxTimestamp = c.maxTs
+			in := vBatch(t, h, vRecs(10), c.codec)
+			cfg := c.cfg
+			cfg.SegmentBytes, cfg.RetainSegments, cfg.SkipRollSnapshots = 64<<10, 1, true
+			p := mustOpen(t, cfg)
+			seq := int32(0)
+			appendOne := func() {
+				codec.Batch(in).SetBaseSequence(seq)
+				seq += 10
+				if _, err := p.AppendClient(in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 1000 {
+				appendOne()
+			}
+			if allocs := testing.AllocsPerRun(2000, appendOne); allocs != 0 {
+				t.Fatalf("%v allocs per append", allocs)
+			}
+			s := codec.Batch(readAll(t, p)[0])
+			wantTs := int64(vBase + 9)
+			if c.cfg.TimestampType == LogAppendTime {
+				wantTs = testNow().UnixMilli()
+			}
+			if s.MaxTimestamp() != wantTs || s.Attributes().LogAppendTime() != (c.cfg.TimestampType == LogAppendTime) {
+				t.Fatalf("stored header %+v: the stamp or fix was not applied", s.Header())
+			}
+		})
+	}
 	t.Run("replica", func(t *testing.T) {
 		in := benchBatch(t, 10, 88)
 		p := mustOpen(t, Config{SegmentBytes: 64 << 10, RetainSegments: 1, SkipRollSnapshots: true})
