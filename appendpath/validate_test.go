@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
@@ -639,6 +640,67 @@ func TestValidateHeaderFixCRC(t *testing.T) {
 			if b.CRC() != b.ComputeCRC() || b.MaxTimestamp() != 12345 || !b.Attributes().LogAppendTime() {
 				t.Fatalf("codec %v attrs %#x: patched CRC %#x, recomputed %#x", c, a, b.CRC(), b.ComputeCRC())
 			}
+		}
+	}
+}
+
+// BenchmarkValidateClient is a CLIENT append through LogValidator's record
+// walk per codec (in place), with a LogAppendTime stamp, and with a rebuild
+// (inner offsets not 0..n-1; allocates: the compressor). Values are
+// half-repetitive so that the codecs have something to do. (Kept here, not in
+// a *_bench_test.go file, because this task owns only the validate files.)
+func BenchmarkValidateClient(b *testing.B) {
+	for _, sh := range benchShapes[1:3] {
+		recs := make([]codec.Record, sh.records)
+		for i := range recs {
+			v := make([]byte, sh.value)
+			for j := range v {
+				v[j] = byte(j / 4 * (i + 1))
+			}
+			recs[i] = codec.Record{TimestampDelta: int64(i), OffsetDelta: int32(i), Key: []byte("key"), Value: v}
+		}
+		for _, c := range []struct {
+			name    string
+			cfg     Config
+			codec   codec.Compression
+			rebuild bool
+		}{
+			{"codec=none", Config{}, codec.CompressionNone, false},
+			{"codec=gzip", Config{}, codec.CompressionGzip, false},
+			{"codec=snappy", Config{}, codec.CompressionSnappy, false},
+			{"codec=lz4", Config{}, codec.CompressionLZ4, false},
+			{"codec=zstd", Config{}, codec.CompressionZstd, false},
+			{"codec=zstd/timestamp=LogAppendTime", Config{TimestampType: LogAppendTime}, codec.CompressionZstd, false},
+			{"codec=zstd/rebuild=true", Config{}, codec.CompressionZstd, true},
+		} {
+			b.Run("batch="+sh.name+"/"+c.name, func(b *testing.B) {
+				rs := slices.Clone(recs)
+				if c.rebuild {
+					rs[0].OffsetDelta = 1
+				}
+				in := vBatch(b, vHeader(0), rs, c.codec)
+				cfg := c.cfg
+				cfg.SegmentBytes, cfg.RetainSegments, cfg.SkipRollSnapshots = benchSegmentBytes(len(in)), 1, true
+				p := mustOpen(b, cfg)
+				seq := int32(0)
+				appendOne := func() {
+					codec.Batch(in).SetBaseSequence(seq)
+					seq = codec.IncrementSequence(seq, int32(sh.records))
+					if _, err := p.AppendClient(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for range 4 * benchSegmentBytes(len(in)) / int64(len(in)) {
+					appendOne()
+				}
+				b.SetBytes(int64(len(in)))
+				b.ReportAllocs()
+				cpu := cputime.Process()
+				for b.Loop() {
+					appendOne()
+				}
+				cputime.Report(b, cpu)
+			})
 		}
 	}
 }
