@@ -1,0 +1,235 @@
+package appendpath
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+)
+
+// refOffsetEntries is the plain model of a .index decoder: every whole
+// entry, and the number of entries before the first that breaks a rule.
+func refOffsetEntries(src []byte, base int64) (all []OffsetPosition, valid int, reason error) {
+	for i := 0; i+8 <= len(src); i += 8 {
+		rel := int32(binary.BigEndian.Uint32(src[i:]))
+		pos := int32(binary.BigEndian.Uint32(src[i+4:]))
+		all = append(all, OffsetPosition{base + int64(rel), int64(pos)})
+		if reason != nil {
+			continue
+		}
+		switch n := len(all); {
+		case rel < 0 || pos < 0:
+			reason = ErrIndexRange
+		case n > 1 && (all[n-1].Offset-base <= all[n-2].Offset-base || all[n-1].Position <= all[n-2].Position):
+			reason = ErrIndexOrder
+		default:
+			valid++
+		}
+	}
+	if reason == nil && len(src)%8 != 0 {
+		reason = ErrIndexSize
+	}
+	return all, valid, reason
+}
+
+func refTimeEntries(src []byte, base int64) (all []TimestampOffset, valid int, reason error) {
+	for i := 0; i+12 <= len(src); i += 12 {
+		ts := int64(binary.BigEndian.Uint64(src[i:]))
+		rel := int32(binary.BigEndian.Uint32(src[i+8:]))
+		all = append(all, TimestampOffset{ts, base + int64(rel)})
+		if reason != nil {
+			continue
+		}
+		prevTs, prevOff := int64(-1), int64(-1)
+		if n := len(all); n > 1 {
+			prevTs, prevOff = all[n-2].Timestamp, all[n-2].Offset
+		}
+		switch {
+		case rel < 0:
+			reason = ErrIndexRange
+		case ts <= prevTs || (len(all) > 1 && all[len(all)-1].Offset-base < prevOff-base):
+			reason = ErrIndexOrder
+		default:
+			valid++
+		}
+	}
+	if reason == nil && len(src)%12 != 0 {
+		reason = ErrIndexSize
+	}
+	return all, valid, reason
+}
+
+// seedLog is a small segment of batches from offset 100 with its model
+// indexes.
+func seedLog(t testing.TB) (log, idx, tidx []byte) {
+	for i := range 9 {
+		b := mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 1 + i%3, value: 900 + 300*(i%4), ts: int64(5000 + 1000*(i%4))})
+		log = append(log, withOffsets(b, 100+int64(3*i), 0)...)
+	}
+	idx, tidx = refIndexes(t, log, 100, true)
+	return log, idx, tidx
+}
+
+// FuzzParseOffsetIndex: any bytes and base offset; never a panic; the same
+// entries and verdict as the plain model; a round trip through
+// AppendOffsetEntry gives the valid prefix back; Lookup agrees with a linear
+// scan; no allocation when valid, a constant few on error.
+func FuzzParseOffsetIndex(f *testing.F) {
+	_, idx, _ := seedLog(f)
+	f.Add(idx, int64(100), int64(110))
+	f.Add(idx[:len(idx)-3], int64(0), int64(0))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, int64(-5), int64(3))
+	f.Fuzz(func(t *testing.T, src []byte, base, target int64) {
+		x, err := ParseOffsetIndex(src, base)
+		all, valid, reason := refOffsetEntries(src, base)
+		if x.Len() != valid || !errors.Is(err, reason) || (err == nil) != (reason == nil) {
+			t.Fatalf("%d entries, %v; model %d, %v", x.Len(), err, valid, reason)
+		}
+		var enc []byte
+		for i := range x.Len() {
+			e := x.Entry(i)
+			if e != all[i] {
+				t.Fatalf("entry %d: %+v, model %+v", i, e, all[i])
+			}
+			enc = AppendOffsetEntry(enc, base, e)
+		}
+		if !bytes.Equal(enc, src[:len(enc)]) {
+			t.Fatal("round trip differs")
+		}
+		want := OffsetPosition{base, 0}
+		for _, e := range all[:valid] {
+			if e.Offset <= target {
+				want = e
+			}
+		}
+		if got := x.Lookup(target); err == nil && base >= 0 && base < 1<<60 && got != want {
+			t.Fatalf("Lookup(%d) = %+v, scan %+v", target, got, want)
+		}
+		allocs := testing.AllocsPerRun(1, func() { ParseOffsetIndex(src, base) })
+		if (err == nil && allocs != 0) || allocs > 3 {
+			t.Fatalf("%v allocations (err %v)", allocs, err)
+		}
+	})
+}
+
+// FuzzParseTimeIndex: as FuzzParseOffsetIndex for .timeindex.
+func FuzzParseTimeIndex(f *testing.F) {
+	_, _, tidx := seedLog(f)
+	f.Add(tidx, int64(100))
+	f.Add(tidx[:len(tidx)-1], int64(100))
+	f.Add(append(bytes.Clone(tidx), tidx...), int64(1))
+	f.Fuzz(func(t *testing.T, src []byte, base int64) {
+		x, err := ParseTimeIndex(src, base)
+		all, valid, reason := refTimeEntries(src, base)
+		if x.Len() != valid || !errors.Is(err, reason) || (err == nil) != (reason == nil) {
+			t.Fatalf("%d entries, %v; model %d, %v", x.Len(), err, valid, reason)
+		}
+		var enc []byte
+		for i := range x.Len() {
+			e := x.Entry(i)
+			if e != all[i] {
+				t.Fatalf("entry %d: %+v, model %+v", i, e, all[i])
+			}
+			enc = AppendTimeEntry(enc, base, e)
+		}
+		if !bytes.Equal(enc, src[:len(enc)]) {
+			t.Fatal("round trip differs")
+		}
+		allocs := testing.AllocsPerRun(1, func() { ParseTimeIndex(src, base) })
+		if (err == nil && allocs != 0) || allocs > 3 {
+			t.Fatalf("%v allocations (err %v)", allocs, err)
+		}
+	})
+}
+
+// refHeads frames log batch by batch as nextHead does, into a list.
+func refHeads(log []byte) []batchHead {
+	var hs []batchHead
+	for pos := int64(0); ; {
+		h, ok := nextHead(log, pos)
+		if !ok {
+			return hs
+		}
+		hs = append(hs, h)
+		pos += h.size
+	}
+}
+
+// FuzzVerifyIndex: any log and index bytes; never a panic; the merge walks
+// of VerifyOffsetIndex and VerifyTimeIndex report exactly the entries a
+// plain per-entry scan finds bad; nothing allocated when none is (checked
+// on a sample of inputs).
+func FuzzVerifyIndex(f *testing.F) {
+	log, idx, tidx := seedLog(f)
+	f.Add(log, idx, tidx)
+	f.Add(log[:len(log)-100], idx, tidx)
+	bad := bytes.Clone(idx)
+	bad[7]++
+	f.Add(log, bad, tidx[:12])
+	f.Fuzz(func(t *testing.T, log, idx, tidx []byte) {
+		x, _ := ParseOffsetIndex(idx, 100)
+		tx, _ := ParseTimeIndex(tidx, 100)
+		hs := refHeads(log)
+		var wantBad []int
+		for i := range x.Len() {
+			e := x.Entry(i)
+			ok := false
+			for _, h := range hs {
+				ok = ok || (h.pos == e.Position && h.last == e.Offset)
+			}
+			if !ok {
+				wantBad = append(wantBad, i)
+			}
+		}
+		var gotBad []int
+		n := VerifyOffsetIndex(x, log, func(i int, err error) {
+			if !errors.Is(err, ErrIndexMismatch) {
+				t.Fatal(err)
+			}
+			gotBad = append(gotBad, i)
+		})
+		if n != len(gotBad) || !equalInts(gotBad, wantBad) {
+			t.Fatalf(".index bad entries %v, scan %v", gotBad, wantBad)
+		}
+		wantBad, gotBad = nil, nil
+		for i := range tx.Len() {
+			e := tx.Entry(i)
+			maxTs, ok := int64(-1<<63), false
+			for _, h := range hs {
+				maxTs = max(maxTs, h.maxTs)
+				if h.last >= e.Offset {
+					ok = h.base <= e.Offset && maxTs == e.Timestamp
+					break
+				}
+			}
+			if !ok {
+				wantBad = append(wantBad, i)
+			}
+		}
+		n = VerifyTimeIndex(tx, log, func(i int, err error) { gotBad = append(gotBad, i) })
+		if n != len(gotBad) || !equalInts(gotBad, wantBad) {
+			t.Fatalf(".timeindex bad entries %v, scan %v", gotBad, wantBad)
+		}
+		// Measuring allocations stops the world: one input in eight.
+		if len(log)%8 == 0 && len(gotBad) == 0 && VerifyOffsetIndex(x, log, nil) == 0 {
+			if allocs := testing.AllocsPerRun(1, func() {
+				VerifyOffsetIndex(x, log, nil)
+				VerifyTimeIndex(tx, log, nil)
+			}); allocs != 0 {
+				t.Fatalf("%v allocations verifying a good index", allocs)
+			}
+		}
+	})
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
