@@ -1,6 +1,7 @@
 package appendpath
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -190,14 +191,11 @@ func recordError(code *psm.KafkaError, reason, cause error, i int32) error {
 func (v *validator) validate(b codec.Batch, now func() time.Time, maxMessageBytes int) error {
 	v.fix, v.rebuilt = false, false
 	c := b.Compression()
-	if !c.Valid() {
-		return recordError(psm.ErrUnknownServerError, ErrUnsupportedCompression, nil, -1)
-	}
-	count := b.RecordsCount()
-	var it codec.RecordIter
-	if c == codec.CompressionNone {
-		it = b.Records()
-	} else {
+	data := []byte(b[codec.HeaderSize:])
+	if c != codec.CompressionNone {
+		if !c.Valid() {
+			return recordError(psm.ErrUnknownServerError, ErrUnsupportedCompression, nil, -1)
+		}
 		out, err := codec.Decompress(v.buf, b, v.maxDecompressed)
 		v.buf = out // buf's storage or its growth: kept for the next batch and for rebuild
 		if err != nil {
@@ -206,50 +204,18 @@ func (v *validator) validate(b codec.Batch, now func() time.Time, maxMessageByte
 			}
 			return recordError(ErrInvalidRecord, ErrBadCompression, err, -1)
 		}
-		it = codec.NewRecordIter(out, count)
+		data = out
 	}
-
-	lat := b.Attributes().LogAppendTime()
-	base, batchMax := b.BaseTimestamp(), b.MaxTimestamp()
 	var nowMs int64
 	if v.typ == LogAppendTime || v.windowed {
 		nowMs = now().UnixMilli()
 	}
-	maxTs := codec.NoTimestamp
-	inPlace := true
-	var errs recordErrs
-	var r codec.Record
-	for i := int32(0); ; i++ {
-		if err := it.Read(&r); err != nil {
-			if err == io.EOF {
-				break
-			}
-			return recordError(ErrInvalidRecord, ErrRecordStructure, err, i)
+	maxTs, inPlace, err := v.walk(b, data, nowMs, nil)
+	if err != nil {
+		if err == errCollect {
+			return v.collect(b, data, nowMs)
 		}
-		if v.compacted && r.Key == nil { // validateKey
-			errs.add(i, ErrNullKey, false)
-			continue
-		}
-		ts := base + r.TimestampDelta
-		if lat {
-			ts = batchMax
-		}
-		if v.typ == CreateTime && ts != codec.NoTimestamp { // validateTimestamp
-			if d := nowMs - ts; v.windowed && (d > v.before || -d > v.after) {
-				errs.add(i, ErrTimestampOutOfRange, true)
-				continue
-			}
-		} else if lat {
-			errs.add(i, ErrProducerLogAppendTime, true)
-			continue
-		}
-		maxTs = max(maxTs, ts)
-		if r.OffsetDelta != i {
-			inPlace = false // matters for compressed batches only (§1.8(f))
-		}
-	}
-	if errs.count > 0 {
-		return errs.err()
+		return err
 	}
 	if c != codec.CompressionNone && !inPlace {
 		return v.rebuild(b, nowMs, maxTs, maxMessageBytes)
@@ -259,7 +225,7 @@ func (v *validator) validate(b codec.Batch, now func() time.Time, maxMessageByte
 	if v.typ == LogAppendTime {
 		wantTs, wantLAT = nowMs, true
 	}
-	if lat == wantLAT && batchMax == wantTs {
+	if b.Attributes().LogAppendTime() == wantLAT && b.MaxTimestamp() == wantTs {
 		return nil
 	}
 	v.fix, v.maxTs = true, wantTs
@@ -268,6 +234,66 @@ func (v *validator) validate(b codec.Batch, now func() time.Time, maxMessageByte
 		v.attrs |= codec.AttrLogAppendTime
 	}
 	return nil
+}
+
+// errCollect is walk's answer, without errs, to a record at fault.
+var errCollect = errors.New("appendpath: record at fault")
+
+// walk reads the b.RecordsCount() records in data (b's records section, or
+// its decompression) and applies validateRecord to each: the key, then the
+// timestamp. It returns the largest record timestamp (-1 if none is larger)
+// and whether the inner offset deltas are 0..n-1. A record that does not
+// decode ends the walk with its RecordError. With errs nil the first key or
+// timestamp fault returns errCollect at once (the hot path carries no
+// collector); with errs the walk goes on and collects every fault.
+func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordErrs) (maxTs int64, inPlace bool, err error) {
+	lat := b.Attributes().LogAppendTime()
+	base, batchMax := b.BaseTimestamp(), b.MaxTimestamp()
+	count := b.RecordsCount()
+	it := codec.NewRecordIter(data, count)
+	maxTs, inPlace = codec.NoTimestamp, true
+	var r codec.Record
+	for i := range count { // count > 0: the iterator returns io.EOF after the last, never before
+		if err := it.Read(&r); err != nil {
+			return 0, false, recordError(ErrInvalidRecord, ErrRecordStructure, err, i)
+		}
+		var fault error
+		ts := base + r.TimestampDelta
+		if lat {
+			ts = batchMax
+		}
+		switch {
+		case v.compacted && r.Key == nil: // validateKey
+			fault = ErrNullKey
+		case v.typ == CreateTime && ts != codec.NoTimestamp: // validateTimestamp
+			if d := nowMs - ts; v.windowed && (d > v.before || -d > v.after) {
+				fault = ErrTimestampOutOfRange
+			}
+		case lat:
+			fault = ErrProducerLogAppendTime
+		}
+		if fault != nil {
+			if errs == nil {
+				return 0, false, errCollect
+			}
+			errs.add(i, fault, fault != ErrNullKey)
+			continue
+		}
+		maxTs = max(maxTs, ts)
+		inPlace = inPlace && r.OffsetDelta == i // matters for compressed batches only (§1.8(f))
+	}
+	if errs != nil && errs.count > 0 {
+		return 0, false, errs.err()
+	}
+	return maxTs, inPlace, nil
+}
+
+// collect walks b's records again, collecting every key and timestamp fault
+// (LogValidator's recordErrors), for the RecordError of a rejected batch.
+func (v *validator) collect(b codec.Batch, data []byte, nowMs int64) error {
+	var errs recordErrs
+	_, _, err := v.walk(b, data, nowMs, &errs)
+	return err
 }
 
 // applyFix writes what validate decided into the staged copy s (O(1): the
