@@ -7,7 +7,7 @@
 //	AppendClient / AppendCoordinator / AppendMirrored / AppendReplica
 //	  1. frame every batch of the caller's bytes (codec.Next); per origin:
 //	     CLIENT      one batch, baseOffset 0, size, CRC, LogValidator batch
-//	                 rules (§1.8(f)), record structure (uncompressed)
+//	                 rules (§1.8(f)), then LogValidator's record walk (below)
 //	     COORDINATOR one batch, size, CRC
 //	     mirrored    CRC (no size limit, no LogValidator: REPLICATION)
 //	     replica     CRC
@@ -24,6 +24,30 @@
 //	  5. write (commit the staged bytes), then commit producer state, write
 //	     .txnindex entries for aborted transactions, move the high watermark,
 //	     fsync per policy.
+//
+// # CLIENT validation (LogValidator)
+//
+// A CLIENT batch's records are walked once (validate.go): uncompressed in
+// place, compressed after decompression into the partition's reused scratch
+// buffer, bounded by Config.MaxDecompressedBytes (64 MiB). Rejected, with a
+// *RecordError naming the first record indexes at fault: a record that does
+// not decode or a recordsCount that does not match the records, a stream that
+// does not decompress or exceeds the bound (INVALID_RECORD); a null key on a
+// Config.Compacted topic (INVALID_RECORD); on a CreateTime topic a timestamp
+// ≠ -1 outside [now−TimestampBeforeMaxMs, now+TimestampAfterMaxMs] by the
+// partition's clock, and a producer-set LogAppendTime batch on a
+// LogAppendTime topic or with maxTimestamp -1 (INVALID_TIMESTAMP, which wins
+// over INVALID_RECORD when both occur; an unknown codec is
+// UNKNOWN_SERVER_ERROR). Accepted batches get, in the staged copy only,
+// Kafka's setMaxTimestamp: maxTimestamp = now and the LogAppendTime bit on a
+// LogAppendTime topic, the records' largest timestamp on a CreateTime topic
+// when the header says otherwise (O(1) CRC patch, nothing when already
+// right). A compressed batch whose inner offset deltas are not 0..n-1 is
+// rebuilt as Kafka does (same codec, offsets 0..n-1, fresh CRC, size checked
+// again) and the rebuilt batch is written instead. COORDINATOR, mirrored and
+// replica appends skip all of this. Cost: O(records) varint parsing plus the
+// decompression; no allocation except for a rejection (the RecordError) or a
+// rebuild (the compressor).
 //
 // A rejected batch anywhere in a chunk aborts the whole append: the staged
 // bytes are never committed, the log bytes already there are untouched, and

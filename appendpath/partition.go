@@ -243,11 +243,16 @@ func (k kind) origin() psm.Origin {
 
 // AppendClient appends one producer batch as the leader (CLIENT origin):
 // exactly one batch, baseOffset 0, the size limit, the CRC, the LogValidator
-// batch rules of kafka-reference.md §1.8(f), then producer state (sequence,
-// epoch, duplicates). Offsets and the leader epoch are assigned in the log's
-// copy; batch is never modified. Refused with ErrReadOnlyTopic unless the
-// partition is writable (Stopped). Errors are bare *psm.KafkaError sentinels.
-// O(len(batch)) for the CRC and one copy; no allocation.
+// batch and record rules of kafka-reference.md §1.8(f) (validate.go), then
+// producer state (sequence, epoch, duplicates). Offsets, the leader epoch and
+// LogValidator's maxTimestamp/LogAppendTime fix are applied in the log's
+// copy (a compressed batch with inner offsets other than 0..n-1 is rebuilt
+// and the rebuilt batch stored); batch is never modified. Refused with
+// ErrReadOnlyTopic unless the partition is writable (Stopped). Errors are
+// bare *psm.KafkaError sentinels, except record-rule rejections: a
+// *RecordError that matches its sentinel with errors.Is. O(len(batch)) for
+// the CRC, the record walk (plus decompression) and one copy; no allocation
+// unless rejected by a record rule or rebuilt.
 func (p *Partition) AppendClient(batch []byte) (Result, error) {
 	p.mu.Lock()
 	if p.state != Stopped {
