@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 func init() {
 	register(command{
 		name:    "dump",
-		summary: "print the batches of Kafka .log segment files, like kafka-dump-log (--deep, --json)",
+		summary: "print Kafka .log segments and their .index/.timeindex files, like kafka-dump-log (--deep, --json, --check)",
 		run:     runDump,
 	})
 }
@@ -23,18 +24,23 @@ func init() {
 // defaultDumpLimit caps the decompressed bytes of one batch.
 const defaultDumpLimit = 64 << 20
 
-// runDump is `mirrorpath dump [--deep] [--json] FILE...`: one line per batch,
-// control records decoded. Exit 1 when any batch or file is invalid, 2 on a
-// usage error. Each file is read once into memory; decompression is capped
-// per batch by --max-decompressed, so memory stays within file size + cap.
+// runDump is `mirrorpath dump [--deep] [--json] [--check] FILE...`: one line
+// per batch, control records decoded; for a .index or .timeindex file one
+// line per entry with absolute offsets (base offset from the file name),
+// and with --check a verdict line after checking every entry against the
+// .log beside it (skipped, with a note on stderr, when there is none).
+// Exit 1 when any batch, index entry or file is invalid, 2 on a usage
+// error. Each file is read once into memory; decompression is capped per
+// batch by --max-decompressed, so memory stays within file size + cap.
 func runDump(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	deep := fs.Bool("deep", false, "also print every record (offset and timestamp deltas, key, value, headers)")
 	asJSON := fs.Bool("json", false, "one JSON object per batch per line")
 	limit := fs.Int("max-decompressed", defaultDumpLimit, "most decompressed `BYTES` accepted from one batch")
+	check := fs.Bool("check", false, "check each .index and .timeindex entry against the segment's .log beside it")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mirrorpath dump [--deep] [--json] [--max-decompressed BYTES] FILE...")
+		fmt.Fprintln(stderr, "usage: mirrorpath dump [--deep] [--json] [--check] [--max-decompressed BYTES] FILE...")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
@@ -57,6 +63,24 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "dump: %v\n", err)
 			invalid = true
+			continue
+		}
+		if isIndexFile(name) {
+			if _, ok := indexBase(name); !ok {
+				fmt.Fprintf(stderr, "dump: %s: name is not <20-digit base offset>%s; offsets assume base 0\n", name, filepath.Ext(name))
+			}
+			var log []byte
+			if *check {
+				if log, err = readSegmentLog(name); err != nil {
+					fmt.Fprintf(stderr, "dump: %v\n", err)
+					invalid = true
+				} else if log == nil {
+					fmt.Fprintf(stderr, "dump: %s: no %s beside it; entries not checked\n", name, filepath.Base(segmentLog(name)))
+				}
+			}
+			if d.indexFile(name, data, log) {
+				invalid = true
+			}
 			continue
 		}
 		if d.file(name, data) {
