@@ -77,17 +77,18 @@ const indexIntervalBytes = 4096
 
 // segment is one file of the log (or its in-memory stand-in).
 type segment struct {
+	// The fields an append to a memory segment touches come first.
 	base        int64
 	next        int64 // log end offset of the segment (base when empty)
 	size        int64
-	mem         []byte // memory log: the bytes, len == size
-	file        File   // file log
+	mem         []byte       // memory log: the bytes, len == size
+	index       []indexEntry // sparse offset index, by position (both logs)
+	lastIndexed int64        // position of the last index entry, 0 when none
+	file        File         // file log
 	txn         File
 	idx, tidx   File // file log: .index and .timeindex
 	aborted     []psm.AbortedTxn
-	index       []indexEntry // sparse offset index, by position (both logs)
-	times       []timeEntry  // time index (file log)
-	lastIndexed int64        // position of the last index entry, 0 when none
+	times       []timeEntry // time index (file log)
 	// maxTs is the largest batch maxTimestamp so far (NO_TIMESTAMP when
 	// none) and maxTsOffset the last offset of the first batch that had it
 	// (file log).
