@@ -416,6 +416,9 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	// 3. Copy into the log's staging bytes: from here on only the copy changes.
 	dst := p.log.stage(len(src))
 	copy(dst, src)
+	if k == kindClient && p.val.rebuilt {
+		p.val.trim(true) // the rebuilt batch is staged: free it if huge
+	}
 	app := p.psm.Begin(p.id, k.origin())
 	next := p.log.end
 	res := Result{FirstOffset: -1, Batches: n}

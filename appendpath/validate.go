@@ -1,12 +1,19 @@
 package appendpath
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/psm"
@@ -96,9 +103,9 @@ type validator struct {
 	compacted       bool
 	maxDecompressed int
 
-	buf  []byte         // decompressed records, reused
-	recs []codec.Record // records of a batch being rebuilt, reused
-	out  []byte         // the rebuilt batch, reused
+	buf []byte // decompressed records, reused
+	raw []byte // re-encoded records of a batch being rebuilt, reused
+	out []byte // the rebuilt batch, reused
 
 	// Set by validate for the batch it accepted.
 	fix     bool             // write attrs and maxTs into the staged copy
@@ -190,6 +197,12 @@ func recordError(code *psm.KafkaError, reason, cause error, i int32) error {
 // the scratch buffer grows, the batch is rejected, or it is rebuilt.
 func (v *validator) validate(b codec.Batch, now func() time.Time, maxMessageBytes int) error {
 	v.fix, v.rebuilt = false, false
+	err := v.check(b, now, maxMessageBytes)
+	v.trim(!v.rebuilt)
+	return err
+}
+
+func (v *validator) check(b codec.Batch, now func() time.Time, maxMessageBytes int) error {
 	c := b.Compression()
 	data := []byte(b[codec.HeaderSize:])
 	if c != codec.CompressionNone {
@@ -306,18 +319,22 @@ func (v *validator) applyFix(s codec.Batch) {
 }
 
 // rebuild builds into v.out the batch LogValidator#buildRecordsAndAssignOffsets
-// writes for b, whose decompressed records are in v.buf and valid.
+// writes for b, whose decompressed records are in v.buf and valid. The
+// records are re-encoded one by one into v.raw (never gathered as a
+// []codec.Record, which could be 15 times the decompressed bytes for tiny
+// records), then compressed with b's codec. Allocates the compressor's state
+// and, until they have grown, v.raw and v.out: at most a few times the
+// decompressed size, which MaxDecompressedBytes bounds.
 func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes int) error {
 	lat := b.Attributes().LogAppendTime()
 	base, batchMax := b.BaseTimestamp(), b.MaxTimestamp()
-	it := codec.NewRecordIter(v.buf, b.RecordsCount())
-	v.recs = v.recs[:0]
+	count := b.RecordsCount()
+	it := codec.NewRecordIter(v.buf, count)
+	raw := v.raw[:0]
 	first := codec.NoTimestamp
-	for i := int32(0); ; i++ {
-		var r codec.Record
-		if err := it.Read(&r); err == io.EOF {
-			break
-		} else if err != nil { // validate read the same bytes without error
+	var r codec.Record
+	for i := range count {
+		if err := it.Read(&r); err != nil { // validate read the same bytes without error
 			return recordError(ErrInvalidRecord, ErrRecordStructure, err, i)
 		}
 		ts := base + r.TimestampDelta
@@ -331,8 +348,9 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 			first = ts
 		}
 		r.Attributes, r.OffsetDelta, r.TimestampDelta = 0, i, ts-first
-		v.recs = append(v.recs, r)
+		raw = codec.AppendRecord(raw, r)
 	}
+	v.raw = raw
 	h := codec.BatchHeader{
 		PartitionLeaderEpoch: codec.NoPartitionLeaderEpoch,
 		Attributes:           b.Attributes() & codec.AttrTransactional,
@@ -341,25 +359,114 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 		ProducerID:           b.ProducerID(),
 		ProducerEpoch:        b.ProducerEpoch(),
 		BaseSequence:         b.BaseSequence(),
+		LastOffsetDelta:      count - 1,
 	}
 	if v.typ == LogAppendTime {
 		h.Attributes |= codec.AttrLogAppendTime
 		h.MaxTimestamp = nowMs
 	}
-	out, err := codec.AppendBatch(v.out[:0], h, v.recs, b.Compression())
-	clear(v.recs) // drop the aliases of v.buf
+	// The header of an empty batch (maxTimestamp written as given), then the
+	// compressed records; count, codec, length and CRC filled in after.
+	out, err := codec.AppendBatch(v.out[:0], h, nil, codec.CompressionNone)
+	if err == nil {
+		out, err = compressRecords(out, raw, b.Compression())
+	}
 	if err != nil {
 		return recordError(psm.ErrUnknownServerError, ErrRecordStructure, err, -1)
 	}
 	v.out = out
-	if codec.Batch(out).MaxTimestamp() != h.MaxTimestamp {
-		// AppendBatch computes maxTimestamp when given 0; Kafka's max is
-		// the same value then, but keep the header exactly Kafka's.
-		codec.Batch(out).SetMaxTimestamp(h.MaxTimestamp)
-	}
-	if len(out) > maxMessageBytes {
+	be := binary.BigEndian
+	be.PutUint32(out[codec.OffRecordsCount:], uint32(count))
+	be.PutUint16(out[codec.OffAttributes:], uint16(h.Attributes|codec.Attributes(b.Compression())))
+	if len(out)-codec.LogOverhead > math.MaxInt32 || len(out) > maxMessageBytes {
 		return ErrMessageTooLarge
 	}
+	be.PutUint32(out[codec.OffBatchLength:], uint32(len(out)-codec.LogOverhead))
+	codec.Batch(out).UpdateCRC()
 	v.rebuilt = true
 	return nil
 }
+
+// retainScratch is the most scratch memory (each of buf, raw, out) a
+// partition keeps between appends: a batch that decompresses to more gets
+// its buffers freed afterwards, so one huge batch does not pin its memory.
+const retainScratch = 4 << 20
+
+// trim frees the scratch buffers grown past retainScratch; out too unless
+// it holds a rebuilt batch still to be staged.
+func (v *validator) trim(out bool) {
+	if cap(v.buf) > retainScratch {
+		v.buf = nil
+	}
+	if cap(v.raw) > retainScratch {
+		v.raw = nil
+	}
+	if out && cap(v.out) > retainScratch {
+		v.out = nil
+	}
+}
+
+// compressRecords appends raw compressed with c, framed as Kafka's producers
+// write it: codec's builder does the same, but codec exports it only through
+// AppendBatch, which wants the records as a []codec.Record. gzip: a gzip
+// member; snappy: xerial framing with 32 KiB chunks; lz4: an LZ4 frame with
+// 64 KiB blocks; zstd: one frame.
+func compressRecords(dst, raw []byte, c codec.Compression) ([]byte, error) {
+	w := &appendWriter{b: dst}
+	switch c {
+	case codec.CompressionGzip:
+		zw := gzip.NewWriter(w)
+		if _, err := zw.Write(raw); err != nil {
+			return dst, err
+		}
+		if err := zw.Close(); err != nil {
+			return dst, err
+		}
+		return w.b, nil
+	case codec.CompressionSnappy:
+		out := append(dst, 0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1)
+		for len(raw) > 0 {
+			chunk := raw[:min(len(raw), 32<<10)]
+			raw = raw[len(chunk):]
+			n := len(out)
+			out = binary.BigEndian.AppendUint32(out, 0)
+			out = slices.Grow(out, snappy.MaxEncodedLen(len(chunk)))
+			block := snappy.Encode(out[len(out):cap(out)], chunk)
+			binary.BigEndian.PutUint32(out[n:], uint32(len(block)))
+			out = out[:len(out)+len(block)]
+		}
+		return out, nil
+	case codec.CompressionLZ4:
+		zw := lz4.NewWriter(w)
+		if err := zw.Apply(lz4.BlockSizeOption(lz4.Block64Kb)); err != nil {
+			return dst, err
+		}
+		if _, err := zw.Write(raw); err != nil {
+			return dst, err
+		}
+		if err := zw.Close(); err != nil {
+			return dst, err
+		}
+		return w.b, nil
+	case codec.CompressionZstd:
+		return zstdEncoder().EncodeAll(raw, dst), nil
+	}
+	return dst, codec.ErrUnsupportedCodec
+}
+
+// appendWriter is an io.Writer appending to b.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// zstdEncoder is shared: EncodeAll is safe for concurrent use.
+var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		panic(err) // constant options
+	}
+	return e
+})

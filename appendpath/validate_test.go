@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -702,5 +703,58 @@ func BenchmarkValidateClient(b *testing.B) {
 				cputime.Report(b, cpu)
 			})
 		}
+	}
+}
+
+// A rebuild of many tiny records allocates a few times the decompressed
+// bytes, not a record struct per record (15 times as much for these).
+func TestValidateRebuildTinyRecordsMemory(t *testing.T) {
+	const n = 200000
+	recs := make([]codec.Record, n) // null key and value, no headers: 7 bytes each
+	recs[n-1].OffsetDelta = n - 1   // the others 0: rebuilt
+	in := vBatch(t, vHeader(0), recs, codec.CompressionZstd)
+	decompressed := len(encode(recs))
+	// The shared zstd encoder sizes its history once, on its first large
+	// input (a constant of the library, not of the batch): warm it.
+	mustAccept(t, mustOpen(t, Config{}), in)
+	p := mustOpen(t, Config{})
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	s := mustAccept(t, p, in)
+	runtime.ReadMemStats(&ms1)
+	if grew := ms1.TotalAlloc - ms0.TotalAlloc; grew > uint64(10*decompressed+(8<<20)) {
+		t.Fatalf("rebuild allocated %d bytes for %d decompressed", grew, decompressed)
+	}
+	if s.RecordsCount() != n || s.LastOffsetDelta() != n-1 {
+		t.Fatalf("header %+v", s.Header())
+	}
+	for i, r := range recordsOf(t, s) {
+		if r.OffsetDelta != int32(i) || r.Key != nil || r.Value != nil {
+			t.Fatalf("record %d: %+v", i, r)
+		}
+	}
+}
+
+// Scratch buffers grown past retainScratch by one huge batch are freed after
+// it; smaller ones are kept for reuse.
+func TestValidateScratchNotPinned(t *testing.T) {
+	big := vRecs(5)
+	for i := range big {
+		big[i].Value = make([]byte, 1<<20)
+	}
+	p := mustOpen(t, Config{MaxMessageBytes: 1 << 30})
+	mustAccept(t, p, vBatch(t, vHeader(0), vRecs(5), codec.CompressionZstd))
+	if cap(p.val.buf) == 0 {
+		t.Fatal("small scratch not kept")
+	}
+	mustAccept(t, p, vBatch(t, vHeader(5), big, codec.CompressionZstd))
+	if cap(p.val.buf) != 0 {
+		t.Fatalf("%d-byte scratch kept after a 5 MiB batch", cap(p.val.buf))
+	}
+	offs := slices.Clone(big)
+	offs[0].OffsetDelta = 1 // rebuilt: raw and out grow too
+	mustAccept(t, p, vBatch(t, vHeader(10), offs, codec.CompressionGzip))
+	if cap(p.val.buf) != 0 || cap(p.val.raw) != 0 {
+		t.Fatalf("scratch kept after a rebuild: buf %d raw %d", cap(p.val.buf), cap(p.val.raw))
 	}
 }
