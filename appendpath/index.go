@@ -15,7 +15,10 @@ package appendpath
 //	  [8,12)  relativeOffset int32  last offset of the batch that has it − base
 //
 // Which batches are indexed is LogSegment.recover's rule, applied batch by
-// batch on append too: a batch at position pos gets an offset-index entry
+// batch on append too (Kafka's LogSegment.append applies it per append call,
+// indexing a multi-batch append at its first position with its last offset;
+// for the one-batch appends of producers the two agree): a batch at
+// position pos gets an offset-index entry
 // when pos − (position of the previous entry, or 0) > index.interval.bytes
 // (4096), so the first batch of a segment never does. With it, the time
 // index gets (largest timestamp so far, last offset of the first batch that
@@ -28,11 +31,12 @@ package appendpath
 // (LogSegment.onBecomeInactiveSegment).
 //
 // The index of a segment is therefore a function of the segment's bytes and
-// of whether it was rolled. Kafka also seals on close and after recovery and
-// resets its byte count on truncation; mirrorpath does neither, so an index
-// stays equal to what a rebuild from the log would give and can be checked
-// byte for byte. Kafka readers accept both (the extra entries are an
-// optimisation).
+// of whether it was rolled. Kafka also seals on close and after recovery,
+// resets its byte count on truncation and keeps the time entries below the
+// truncation offset; mirrorpath does none of this (a truncation drops the
+// time entries the cut batches made), so an index stays equal to what a
+// rebuild from the log would give and can be checked byte for byte. Both are
+// valid sparse indexes to a Kafka reader.
 //
 // When entries reach the files: entries are made in memory as batches are
 // committed (the in-memory slices are the lookup index of Read), and written
