@@ -31,7 +31,13 @@ import (
 // records, stops the walk at once with INVALID_RECORD, as the iterator's
 // InvalidRecordException does in Kafka. Key and timestamp errors are
 // collected over the whole batch; INVALID_TIMESTAMP wins over INVALID_RECORD
-// (LogValidator#processRecordErrors).
+// (LogValidator#processRecordErrors). The walk has two loops: one without
+// rule checks for the usual topic, where no record rule can fail (not
+// compacted, no finite window on CreateTime, not a LogAppendTime batch), and
+// the general one; on a fault the general loop runs again to collect every
+// record at fault, so the hot loop carries no collector. A compressed inner
+// record (nested compression, LogValidator#validateRecordCompression) cannot
+// occur in v2 and is not checked.
 //
 // What a valid batch then needs is decided here and applied later to the
 // log's staged copy, never to the caller's bytes:
@@ -51,8 +57,13 @@ import (
 //     with offset deltas 0..n-1, timestamps kept (baseTimestamp the first
 //     record's, deltas from it), record attributes 0, maxTimestamp as above,
 //     a fresh CRC. It is written instead of the caller's bytes and its size is
-//     checked against Config.MaxMessageBytes again (§4 row 5). A rebuild
-//     allocates (the builder's compressor); the in-place paths do not.
+//     checked against Config.MaxMessageBytes again (§4 row 5). The records
+//     are re-encoded one by one and compressed by compressRecords, a local
+//     copy of codec's framing (codec exports it only through AppendBatch,
+//     which wants a []codec.Record: ~15 times the bytes for tiny records). A
+//     rebuild allocates the compressor's state; the in-place paths nothing.
+//   - scratch (decompressed, re-encoded, rebuilt) is kept between appends up
+//     to retainScratch (4 MiB) each and freed after a batch that grew it past.
 //
 // Limits Kafka does not have: MaxDecompressedBytes. Beyond it the batch is
 // INVALID_RECORD (ErrDecompressedTooLarge), not CORRUPT_MESSAGE: the bytes
