@@ -8,7 +8,7 @@
 //	  1. frame every batch of the caller's bytes (codec.Next); per origin:
 //	     CLIENT      one batch, baseOffset 0, size, CRC, LogValidator batch
 //	                 rules (§1.8(f)), then LogValidator's record walk (below)
-//	     COORDINATOR one batch, size, CRC
+//	     COORDINATOR one batch, size, CRC, LogValidator's record walk
 //	     mirrored    CRC (no size limit, no LogValidator: REPLICATION)
 //	     replica     CRC
 //	  2. roll the active segment if the append does not fit
@@ -25,9 +25,9 @@
 //	     .txnindex entries for aborted transactions, move the high watermark,
 //	     fsync per policy.
 //
-// # CLIENT validation (LogValidator)
+// # Leader validation (LogValidator)
 //
-// A CLIENT batch's records are walked once (validate.go): uncompressed in
+// A CLIENT or COORDINATOR batch's records are walked once (validate.go): uncompressed in
 // place, compressed after decompression into the partition's reused scratch
 // buffer, bounded by Config.MaxDecompressedBytes (64 MiB). Rejected, with a
 // *RecordError naming the first record indexes at fault: a record that does
@@ -44,8 +44,13 @@
 // when the header says otherwise (O(1) CRC patch, nothing when already
 // right). A compressed batch whose inner offset deltas are not 0..n-1 is
 // rebuilt as Kafka does (same codec, offsets 0..n-1, fresh CRC, size checked
-// again) and the rebuilt batch is written instead. COORDINATOR, mirrored and
-// replica appends skip all of this. Cost: O(records) varint parsing plus the
+// again) and the rebuilt batch is written instead. The batch-level rules
+// (baseOffset 0, recordsCount, no control batch, a PID needs a sequence) are
+// CLIENT-only; the record rules and the stamp apply to COORDINATOR batches
+// too (markers on a LogAppendTime topic are stamped), as in Kafka, where
+// LogValidator runs for every leader append. Result.LogAppendTime reports
+// the stamp (the produce response's log_append_time_ms). Mirrored and replica
+// appends (REPLICATION) skip all of this. Cost: O(records) varint parsing plus the
 // decompression; no allocation except for a rejection (the RecordError) or a
 // rebuild (the compressor).
 //
@@ -66,13 +71,16 @@
 // # The log
 //
 // Segments hold back-to-back batches exactly as Kafka stores them, named
-// <20-digit base offset>.log, with <base>.txnindex (34-byte AbortedTxn
-// entries) and <offset>.snapshot (psm's ProducerSnapshot v1 file) beside
-// them, so `mirrorpath dump` and Kafka's tools read them. A memory log
+// <20-digit base offset>.log, with <base>.index and <base>.timeindex (the
+// sparse offset and time indexes, index.go), <base>.txnindex (34-byte
+// AbortedTxn entries) and <offset>.snapshot (psm's ProducerSnapshot v1 file)
+// beside them, so `mirrorpath dump` and Kafka's tools read them. A memory log
 // (Config.Dir == "") keeps segments in byte slices that retention recycles.
 // An append goes to one segment; a new segment is rolled first when the
-// active one would pass Config.SegmentBytes. The offset index is kept in
-// memory only (sparse, one entry per 4 KiB) and rebuilt on open.
+// active one would pass Config.SegmentBytes. The sparse indexes (one entry
+// per 4 KiB of batches) are kept in memory and, for a file log, written to
+// .index/.timeindex whenever the log syncs; open checks them against the
+// log it reads anyway and rewrites any that disagree (index.go).
 //
 // Durability: the fsync policy is never (the OS flushes), always (every
 // append is synced before it returns) or interval. A rolled segment is

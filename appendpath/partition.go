@@ -111,6 +111,11 @@ type Result struct {
 	// batches; nothing was written and the offsets are the original ones.
 	Duplicate bool
 	Batches   int
+	// LogAppendTime is the broker time (ms) stamped on a CLIENT or
+	// COORDINATOR batch of a LogAppendTime topic, as the produce response's
+	// log_append_time_ms; -1 otherwise (CreateTime topics, mirrored and
+	// replicated appends, duplicates), and 0 in the Result of an error.
+	LogAppendTime int64
 }
 
 // Partition is one replica of one partition: its log, its producer state and
@@ -335,8 +340,11 @@ func frameSize(buf []byte) int {
 }
 
 // checkLeader runs the checks of a CLIENT or COORDINATOR batch that read
-// only the caller's bytes (§1.8(e),(f)), in Kafka's order; for CLIENT the
-// last is LogValidator's record walk (p.val.validate).
+// only the caller's bytes (§1.8(e),(f)), in Kafka's order; the last is
+// LogValidator's record walk (p.val.validate), which Kafka runs for every
+// leader append (origin other than REPLICATION and RAFT_LEADER): the
+// batch-level rules before it are CLIENT-only, the record rules and the
+// maxTimestamp / LogAppendTime stamp apply to COORDINATOR batches too.
 func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 	if k == kindClient && b.BaseOffset() != 0 {
 		return ErrInvalidRecord
@@ -357,11 +365,10 @@ func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 		case b.HasProducerID() && b.BaseSequence() < 0:
 			return ErrInvalidRecord
 		}
-		// LogValidator's record checks (validate.go); p.val says what the
-		// staged copy then needs.
-		return p.val.validate(b, p.now, p.cfg.MaxMessageBytes)
 	}
-	return nil
+	// LogValidator's record checks (validate.go); p.val says what the staged
+	// copy then needs.
+	return p.val.validate(b, p.now, p.cfg.MaxMessageBytes)
 }
 
 // appendLocked is the append path, in Kafka's order (kafka-reference.md §4):
@@ -400,11 +407,11 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	}
 	if n == 0 {
 		if k == kindMirror || k == kindReplica {
-			return Result{FirstOffset: -1, LastOffset: -1}, nil // an empty fetch
+			return Result{FirstOffset: -1, LastOffset: -1, LogAppendTime: -1}, nil // an empty fetch
 		}
 		return Result{}, ErrInvalidRecord
 	}
-	if k == kindClient && p.val.rebuilt {
+	if leader && p.val.rebuilt {
 		src = p.val.out // LogValidator rebuilt the batch: write that instead
 	}
 	// 2. Roll before the append if it does not fit the active segment.
@@ -416,12 +423,15 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	// 3. Copy into the log's staging bytes: from here on only the copy changes.
 	dst := p.log.stage(len(src))
 	copy(dst, src)
-	if k == kindClient && p.val.rebuilt {
+	if leader && p.val.rebuilt {
 		p.val.trim(true) // the rebuilt batch is staged: free it if huge
 	}
 	app := p.psm.Begin(p.id, k.origin())
 	next := p.log.end
-	res := Result{FirstOffset: -1, Batches: n}
+	res := Result{FirstOffset: -1, Batches: n, LogAppendTime: -1}
+	if leader {
+		res.LogAppendTime = p.val.appendTime
+	}
 	maxEpoch, lastEpoch := p.maxEpoch, int32(0)
 	for pos, i := 0, 0; pos < len(dst); i++ {
 		b := codec.Batch(dst[pos : pos+int(codec.Batch(dst[pos:]).BatchLength())+codec.LogOverhead])
@@ -449,13 +459,10 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 				app.Abort()
 				return Result{}, fail(k, i, pos, ErrOffsetsOutOfOrder)
 			}
-		case kindClient:
+		default: // CLIENT and COORDINATOR
 			b.SetBaseOffset(next)
 			b.SetPartitionLeaderEpoch(p.leaderEpoch)
 			p.val.applyFix(b) // LogValidator's setMaxTimestamp, before producer state reads it
-		default:
-			b.SetBaseOffset(next)
-			b.SetPartitionLeaderEpoch(p.leaderEpoch)
 		}
 		lastEpoch = b.PartitionLeaderEpoch()
 		maxEpoch = max(maxEpoch, lastEpoch)
@@ -467,7 +474,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 			if out, err = addBatch(app, b, &p.pb); err == nil && out.Duplicate.Found {
 				app.Abort()
 				return Result{FirstOffset: out.Duplicate.FirstOffset, LastOffset: out.Duplicate.LastOffset,
-					Duplicate: true, Batches: 1}, nil
+					Duplicate: true, Batches: 1, LogAppendTime: -1}, nil
 			}
 		case b.IsControl():
 			_, err = addBatch(app, b, &p.pb)

@@ -758,3 +758,81 @@ func TestValidateScratchNotPinned(t *testing.T) {
 		t.Fatalf("scratch kept after a rebuild: buf %d raw %d", cap(p.val.buf), cap(p.val.raw))
 	}
 }
+
+// --- COORDINATOR appends: record rules and the header stamp apply too ---
+
+// lastStored appends in as a COORDINATOR batch and returns the stored copy.
+func lastStored(t *testing.T, p *Partition, in []byte) codec.Batch {
+	t.Helper()
+	orig := bytes.Clone(in)
+	if _, err := p.AppendCoordinator(in); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(in, orig) {
+		t.Fatal("caller's batch was modified")
+	}
+	all := readAll(t, p)
+	b := codec.Batch(all[len(all)-1])
+	if err := b.VerifyCRC(); err != nil {
+		t.Fatalf("stored batch: %v", err)
+	}
+	return b
+}
+
+func TestValidateCoordinatorMarkerStampedOnLogAppendTimeTopic(t *testing.T) {
+	p := mustOpen(t, Config{TimestampType: LogAppendTime})
+	m := codec.AppendEndTxnMarker(nil, 9, 0, 3, false, vBase)
+	s := lastStored(t, p, m)
+	if !s.Attributes().LogAppendTime() || !s.IsControl() || s.MaxTimestamp() != testNow().UnixMilli() {
+		t.Fatalf("marker header %+v", s.Header())
+	}
+	// The stamp changes the header only: the record still reads as COMMIT.
+	if cr, err := s.ControlRecord(); err != nil || cr.Type != codec.ControlCommit {
+		t.Fatalf("control record %+v %v", cr, err)
+	}
+}
+
+func TestValidateCoordinatorMarkerOnCreateTimeTopicKeptAsIs(t *testing.T) {
+	p := mustOpen(t, Config{})
+	m := codec.AppendEndTxnMarker(nil, 9, 0, 3, true, vBase)
+	s := lastStored(t, p, m)
+	if s.Attributes().LogAppendTime() || s.MaxTimestamp() != codec.Batch(m).MaxTimestamp() {
+		t.Fatalf("marker header changed: %+v", s.Header())
+	}
+}
+
+func TestValidateCoordinatorTimestampWindow(t *testing.T) {
+	// A marker stamped an hour before now, with a one-minute window.
+	p := mustOpen(t, windowed(60000, 60000))
+	m := codec.AppendEndTxnMarker(nil, 9, 0, 3, false, testNow().UnixMilli()-3600000)
+	before := readAll(t, p)
+	_, err := p.AppendCoordinator(m)
+	if !errors.Is(err, ErrInvalidTimestamp) || !errors.Is(err, ErrTimestampOutOfRange) {
+		t.Fatalf("err %v, want INVALID_TIMESTAMP (out of range)", err)
+	}
+	if after := readAll(t, p); len(after) != len(before) {
+		t.Fatalf("%d batches written by a rejected append", len(after)-len(before))
+	}
+}
+
+func TestResultLogAppendTime(t *testing.T) {
+	lat := mustOpen(t, Config{TimestampType: LogAppendTime})
+	res, err := lat.AppendClient(vBatch(t, vHeader(0), vRecs(2), codec.CompressionNone))
+	if err != nil || res.LogAppendTime != testNow().UnixMilli() {
+		t.Fatalf("LogAppendTime topic: %+v %v", res, err)
+	}
+	// Rebuilt (compressed, inner offsets not 0..n-1): the same time.
+	res, err = lat.AppendClient(vBatch(t, vHeader(2), offsetsOff(4), codec.CompressionZstd))
+	if err != nil || res.LogAppendTime != testNow().UnixMilli() {
+		t.Fatalf("rebuilt: %+v %v", res, err)
+	}
+	res, err = lat.AppendCoordinator(codec.AppendEndTxnMarker(nil, 9, 0, 3, false, vBase))
+	if err != nil || res.LogAppendTime != testNow().UnixMilli() {
+		t.Fatalf("marker: %+v %v", res, err)
+	}
+	ct := mustOpen(t, Config{})
+	res, err = ct.AppendClient(vBatch(t, vHeader(0), vRecs(2), codec.CompressionNone))
+	if err != nil || res.LogAppendTime != -1 {
+		t.Fatalf("CreateTime topic: %+v %v", res, err)
+	}
+}
