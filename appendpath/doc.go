@@ -48,8 +48,7 @@
 // (baseOffset 0, recordsCount, no control batch, a PID needs a sequence) are
 // CLIENT-only; the record rules and the stamp apply to COORDINATOR batches
 // too (markers on a LogAppendTime topic are stamped), as in Kafka, where
-// LogValidator runs for every leader append. Result.LogAppendTime reports
-// the stamp (the produce response's log_append_time_ms). Mirrored and replica
+// LogValidator runs for every leader append. Mirrored and replica
 // appends (REPLICATION) skip all of this. Cost: O(records) varint parsing plus the
 // decompression; no allocation except for a rejection (the RecordError) or a
 // rebuild (the compressor).

@@ -111,11 +111,11 @@ type Result struct {
 	// batches; nothing was written and the offsets are the original ones.
 	Duplicate bool
 	Batches   int
-	// LogAppendTime is the broker time (ms) stamped on a CLIENT or
-	// COORDINATOR batch of a LogAppendTime topic, as the produce response's
-	// log_append_time_ms; -1 otherwise (CreateTime topics, mirrored and
-	// replicated appends, duplicates), and 0 in the Result of an error.
-	LogAppendTime int64
+	// Result keeps to four fields on purpose: with a fifth (Kafka's
+	// log_append_time_ms was tried) the compiler no longer keeps it in
+	// registers, which cost ~9 ns per 100 B append in an interleaved A/B
+	// (58 → 68 ns). On a LogAppendTime topic the stamp is the stored batch's
+	// maxTimestamp (Read).
 }
 
 // Partition is one replica of one partition: its log, its producer state and
@@ -407,7 +407,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	}
 	if n == 0 {
 		if k == kindMirror || k == kindReplica {
-			return Result{FirstOffset: -1, LastOffset: -1, LogAppendTime: -1}, nil // an empty fetch
+			return Result{FirstOffset: -1, LastOffset: -1}, nil // an empty fetch
 		}
 		return Result{}, ErrInvalidRecord
 	}
@@ -428,10 +428,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	}
 	app := p.psm.Begin(p.id, k.origin())
 	next := p.log.end
-	res := Result{FirstOffset: -1, Batches: n, LogAppendTime: -1}
-	if leader {
-		res.LogAppendTime = p.val.appendTime
-	}
+	res := Result{FirstOffset: -1, Batches: n}
 	maxEpoch, lastEpoch := p.maxEpoch, int32(0)
 	for pos, i := 0, 0; pos < len(dst); i++ {
 		b := codec.Batch(dst[pos : pos+int(codec.Batch(dst[pos:]).BatchLength())+codec.LogOverhead])
@@ -474,7 +471,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 			if out, err = addBatch(app, b, &p.pb); err == nil && out.Duplicate.Found {
 				app.Abort()
 				return Result{FirstOffset: out.Duplicate.FirstOffset, LastOffset: out.Duplicate.LastOffset,
-					Duplicate: true, Batches: 1, LogAppendTime: -1}, nil
+					Duplicate: true, Batches: 1}, nil
 			}
 		case b.IsControl():
 			_, err = addBatch(app, b, &p.pb)

@@ -123,9 +123,6 @@ type validator struct {
 	attrs   codec.Attributes // new attributes when fix
 	maxTs   int64            // new maxTimestamp when fix
 	rebuilt bool             // out holds the batch to write instead of the caller's
-	// appendTime is the broker time stamped on the batch on a LogAppendTime
-	// topic, -1 otherwise: Result.LogAppendTime.
-	appendTime int64
 }
 
 // validatorDefaults checks the LogValidator fields of cfg and fills in
@@ -210,7 +207,7 @@ func recordError(code *psm.KafkaError, reason, cause error, i int32) error {
 // once. b is only read. O(records) plus decompression; no allocation unless
 // the scratch buffer grows, the batch is rejected, or it is rebuilt.
 func (v *validator) validate(b codec.Batch, now func() time.Time, maxMessageBytes int) error {
-	v.fix, v.rebuilt, v.appendTime = false, false, -1
+	v.fix, v.rebuilt = false, false
 	err := v.check(b, now, maxMessageBytes)
 	v.trim(!v.rebuilt)
 	return err
@@ -236,9 +233,6 @@ func (v *validator) check(b codec.Batch, now func() time.Time, maxMessageBytes i
 	var nowMs int64
 	if v.typ == LogAppendTime || v.windowed {
 		nowMs = now().UnixMilli()
-	}
-	if v.typ == LogAppendTime {
-		v.appendTime = nowMs // kept only if the batch is accepted (Result.LogAppendTime)
 	}
 	maxTs, inPlace, err := v.walk(b, data, nowMs, nil)
 	if err != nil {

@@ -814,25 +814,3 @@ func TestValidateCoordinatorTimestampWindow(t *testing.T) {
 		t.Fatalf("%d batches written by a rejected append", len(after)-len(before))
 	}
 }
-
-func TestResultLogAppendTime(t *testing.T) {
-	lat := mustOpen(t, Config{TimestampType: LogAppendTime})
-	res, err := lat.AppendClient(vBatch(t, vHeader(0), vRecs(2), codec.CompressionNone))
-	if err != nil || res.LogAppendTime != testNow().UnixMilli() {
-		t.Fatalf("LogAppendTime topic: %+v %v", res, err)
-	}
-	// Rebuilt (compressed, inner offsets not 0..n-1): the same time.
-	res, err = lat.AppendClient(vBatch(t, vHeader(2), offsetsOff(4), codec.CompressionZstd))
-	if err != nil || res.LogAppendTime != testNow().UnixMilli() {
-		t.Fatalf("rebuilt: %+v %v", res, err)
-	}
-	res, err = lat.AppendCoordinator(codec.AppendEndTxnMarker(nil, 9, 0, 3, false, vBase))
-	if err != nil || res.LogAppendTime != testNow().UnixMilli() {
-		t.Fatalf("marker: %+v %v", res, err)
-	}
-	ct := mustOpen(t, Config{})
-	res, err = ct.AppendClient(vBatch(t, vHeader(0), vRecs(2), codec.CompressionNone))
-	if err != nil || res.LogAppendTime != -1 {
-		t.Fatalf("CreateTime topic: %+v %v", res, err)
-	}
-}
