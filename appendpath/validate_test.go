@@ -133,8 +133,15 @@ func mustReject(t *testing.T, p *Partition, in []byte, code *psm.KafkaError, rea
 // checking that in is unchanged and the stored CRC verifies.
 func mustAccept(t *testing.T, p *Partition, in []byte) codec.Batch {
 	t.Helper()
+	return mustStore(t, p, in, p.AppendClient)
+}
+
+// mustStore is mustAccept with the append given (AppendClient or
+// AppendCoordinator).
+func mustStore(t *testing.T, p *Partition, in []byte, appendFn func([]byte) (Result, error)) codec.Batch {
+	t.Helper()
 	orig := bytes.Clone(in)
-	if _, err := p.AppendClient(in); err != nil {
+	if _, err := appendFn(in); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(in, orig) {
@@ -761,28 +768,10 @@ func TestValidateScratchNotPinned(t *testing.T) {
 
 // --- COORDINATOR appends: record rules and the header stamp apply too ---
 
-// lastStored appends in as a COORDINATOR batch and returns the stored copy.
-func lastStored(t *testing.T, p *Partition, in []byte) codec.Batch {
-	t.Helper()
-	orig := bytes.Clone(in)
-	if _, err := p.AppendCoordinator(in); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(in, orig) {
-		t.Fatal("caller's batch was modified")
-	}
-	all := readAll(t, p)
-	b := codec.Batch(all[len(all)-1])
-	if err := b.VerifyCRC(); err != nil {
-		t.Fatalf("stored batch: %v", err)
-	}
-	return b
-}
-
 func TestValidateCoordinatorMarkerStampedOnLogAppendTimeTopic(t *testing.T) {
 	p := mustOpen(t, Config{TimestampType: LogAppendTime})
 	m := codec.AppendEndTxnMarker(nil, 9, 0, 3, false, vBase)
-	s := lastStored(t, p, m)
+	s := mustStore(t, p, m, p.AppendCoordinator)
 	if !s.Attributes().LogAppendTime() || !s.IsControl() || s.MaxTimestamp() != testNow().UnixMilli() {
 		t.Fatalf("marker header %+v", s.Header())
 	}
@@ -795,7 +784,7 @@ func TestValidateCoordinatorMarkerStampedOnLogAppendTimeTopic(t *testing.T) {
 func TestValidateCoordinatorMarkerOnCreateTimeTopicKeptAsIs(t *testing.T) {
 	p := mustOpen(t, Config{})
 	m := codec.AppendEndTxnMarker(nil, 9, 0, 3, true, vBase)
-	s := lastStored(t, p, m)
+	s := mustStore(t, p, m, p.AppendCoordinator)
 	if s.Attributes().LogAppendTime() || s.MaxTimestamp() != codec.Batch(m).MaxTimestamp() {
 		t.Fatalf("marker header changed: %+v", s.Header())
 	}
