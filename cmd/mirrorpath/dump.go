@@ -16,7 +16,7 @@ import (
 func init() {
 	register(command{
 		name:    "dump",
-		summary: "print Kafka .log segments and their .index/.timeindex files, like kafka-dump-log (--deep, --json, --check)",
+		summary: "print Kafka .log segments and their .index/.timeindex/.txnindex/.snapshot files, like kafka-dump-log (--deep, --json, --check)",
 		run:     runDump,
 	})
 }
@@ -28,7 +28,9 @@ const defaultDumpLimit = 64 << 20
 // per batch, control records decoded; for a .index or .timeindex file one
 // line per entry with absolute offsets (base offset from the file name),
 // and with --check a verdict line after checking every entry against the
-// .log beside it (skipped, with a note on stderr, when there is none).
+// .log beside it (skipped, with a note on stderr, when there is none); for
+// a .txnindex file one line per aborted transaction and for a producer
+// .snapshot one line per producer, in DumpLogSegments' words.
 // Exit 1 when any batch, index entry or file is invalid, 2 on a usage
 // error. Each file is read once into memory; decompression is capped per
 // batch by --max-decompressed, so memory stays within file size + cap.
@@ -83,8 +85,13 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		if d.file(name, data) {
-			invalid = true
+		switch {
+		case strings.HasSuffix(name, txnIndexSuffix):
+			invalid = d.txnIndexFile(name, data) || invalid
+		case strings.HasSuffix(name, snapshotSuffix):
+			invalid = d.snapshotFile(name, data) || invalid
+		default:
+			invalid = d.file(name, data) || invalid
 		}
 	}
 	if invalid {
