@@ -127,7 +127,11 @@ func (d *dumper) indexFile(name string, data, log []byte) (invalid bool) {
 	return err != nil || len(bad) > 0
 }
 
-func (d *dumper) emitIndex(info *indexInfo) {
+func (d *dumper) emitIndex(info *indexInfo) { emitLine(d, info, indexText) }
+
+// emitLine writes one output line of an index or state-file dump: info as
+// JSON with --json, else as text renders it.
+func emitLine[T any](d *dumper, info *T, text func(*T) string) {
 	if d.json {
 		line, err := json.Marshal(info)
 		if err != nil { // cannot happen: every field is marshalable
@@ -136,7 +140,7 @@ func (d *dumper) emitIndex(info *indexInfo) {
 		d.out.Write(append(line, '\n'))
 		return
 	}
-	io.WriteString(d.out, indexText(info))
+	io.WriteString(d.out, text(info))
 }
 
 // indexText renders info as Kafka's DumpLogSegments prints index entries

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -93,17 +91,7 @@ func (d *dumper) snapshotFile(name string, data []byte) (invalid bool) {
 	return false
 }
 
-func (d *dumper) emitState(info *stateInfo) {
-	if d.json {
-		line, err := json.Marshal(info)
-		if err != nil { // cannot happen: every field is marshalable
-			panic(err)
-		}
-		d.out.Write(append(line, '\n'))
-		return
-	}
-	io.WriteString(d.out, stateText(info))
-}
+func (d *dumper) emitState(info *stateInfo) { emitLine(d, info, stateText) }
 
 // stateText renders info as DumpLogSegments prints .txnindex and .snapshot
 // entries.
