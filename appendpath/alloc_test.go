@@ -45,14 +45,7 @@ func TestAppendAllocs(t *testing.T) {
 	t.Run("client", func(t *testing.T) {
 		in := benchBatch(t, 10, 88)
 		p := mustOpen(t, Config{SegmentBytes: 64 << 10, RetainSegments: 1, SkipRollSnapshots: true})
-		seq := int32(0)
-		appendOne := func() {
-			codec.Batch(in).SetBaseSequence(seq)
-			seq += 10
-			if _, err := p.AppendClient(in); err != nil {
-				t.Fatal(err)
-			}
-		}
+		appendOne := clientAppender(t, p, in, 10)
 		for range 1000 {
 			appendOne()
 		}
@@ -96,14 +89,7 @@ func TestAppendAllocs(t *testing.T) {
 			cfg := c.cfg
 			cfg.SegmentBytes, cfg.RetainSegments, cfg.SkipRollSnapshots = 64<<10, 1, true
 			p := mustOpen(t, cfg)
-			seq := int32(0)
-			appendOne := func() {
-				codec.Batch(in).SetBaseSequence(seq)
-				seq += 10
-				if _, err := p.AppendClient(in); err != nil {
-					t.Fatal(err)
-				}
-			}
+			appendOne := clientAppender(t, p, in, 10)
 			for range 1000 {
 				appendOne()
 			}
@@ -154,6 +140,21 @@ func TestAppendAllocs(t *testing.T) {
 			t.Fatalf("%v allocs per rejection", allocs)
 		}
 	})
+}
+
+// clientAppender returns a function that appends in (a batch of records
+// records from one producer) to p as CLIENT, moving its base sequence on
+// each time (an O(1) CRC patch of the input) so that no append is a
+// duplicate.
+func clientAppender(t testing.TB, p *Partition, in []byte, records int32) func() {
+	seq := int32(0)
+	return func() {
+		codec.Batch(in).SetBaseSequence(seq)
+		seq += records
+		if _, err := p.AppendClient(in); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // raceEnabled reports whether the test binary was built with -race.

@@ -684,14 +684,7 @@ func TestIndexAppendAllocs(t *testing.T) {
 			in := benchBatch(t, 10, 88)
 			fs := NewMemFS()
 			p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1 << 30, Sync: pol})
-			seq := int32(0)
-			appendOne := func() {
-				codec.Batch(in).SetBaseSequence(seq)
-				seq += 10
-				if _, err := p.AppendClient(in); err != nil {
-					t.Fatal(err)
-				}
-			}
+			appendOne := clientAppender(t, p, in, 10)
 			for range 3000 {
 				appendOne()
 			}
