@@ -101,7 +101,7 @@ func (s *Store) newPart(p PartitionID) *storePart {
 	return sp
 }
 
-func (sp *storePart) hash(pid int64) uint64 { return mix64(uint64(pid) ^ sp.seed) }
+func (sp *storePart) hash(pid int64) uint64 { return hashPID(pid, sp.seed) }
 
 func (sp *storePart) shardOf(h uint64) *shard { return &sp.shards[h>>shardShift] }
 
@@ -592,7 +592,9 @@ func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 	if a.fastSet {
 		a.promote()
 	}
-	if len(a.pend) == 0 && a.barriers == 0 && a.origin != Coordinator && !b.Control && !b.Transactional {
+	// Until an append leaves the fast path (general), it has no pending
+	// entry and met no barrier.
+	if !a.general && a.origin != Coordinator && !b.Control && !b.Transactional {
 		// No Outcome passes through tryFast: copying a returned struct that
 		// was just stored costs a store-forwarding stall.
 		if ok, err := a.tryFast(b); ok {
@@ -754,20 +756,22 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 		return false, nil
 	}
 	cv := &sh.slots[i]
-	epoch, first := b.ProducerEpoch, b.BaseSequence
-	last := cv.lastSeq()
+	epoch, first, last := b.ProducerEpoch, b.BaseSequence, b.LastSequence()
+	cur := cv.lastSeq()
 	if a.origin == Client {
-		if epoch == cv.epoch && cv.seqs.has(b.LastSequence()) {
-			return false, nil
-		}
-		if epoch < cv.epoch {
-			return true, ErrInvalidProducerEpoch
-		}
-		if epoch != cv.epoch {
-			if first != 0 && cv.epoch != -1 {
+		// checkSequence's cases in its order; epoch < cv.epoch is tested
+		// first only where it cannot be equal.
+		switch {
+		case epoch == cv.epoch:
+			if cv.seqs.has(last) {
+				return false, nil // a possible duplicate: the general path walks the window
+			}
+			if cv.epoch != -1 && int64(first) != int64(cur)+1 && (first != 0 || cur != 1<<31-1) {
 				return true, ErrOutOfOrderSequence
 			}
-		} else if cv.epoch != -1 && int64(first) != int64(last)+1 && (first != 0 || last != 1<<31-1) {
+		case epoch < cv.epoch:
+			return true, ErrInvalidProducerEpoch
+		case first != 0 && cv.epoch != -1:
 			return true, ErrOutOfOrderSequence
 		}
 	}
@@ -776,9 +780,9 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 	}
 	f := &a.fast
 	f.pid, f.h, f.shard, f.slot, f.version = pid, h, uint8(h>>shardShift), int32(i), sh.version
-	f.curEpoch, f.curLastSeq, f.coordEpoch, f.txnFirst = cv.epoch, last, cv.coordEpoch, cv.txnFirst
+	f.curEpoch, f.curLastSeq, f.coordEpoch, f.txnFirst = cv.epoch, cur, cv.coordEpoch, cv.txnFirst
 	f.epoch = epoch
-	f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
+	f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: last,
 		OffsetDelta: b.LastOffsetDelta}
 	a.fastSet = true
 	return true, nil
@@ -889,9 +893,9 @@ func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
 // Commit applies the append: producer entries, started transactions, then
 // each completed transaction in batch order with its LSO (§3.6 step 2).
 func (a *storeAppend) Commit() *Committed {
-	sp := a.part
 	if a.fastSet {
 		a.fastSet = false
+		sp := a.part
 		f := &a.fast
 		if sh := &sp.shards[f.shard]; sh.version == f.version {
 			// ProducerStateEntry.update with one batch, as merge does.
@@ -908,8 +912,17 @@ func (a *storeAppend) Commit() *Committed {
 			checkSlot(sp, sh, int(f.slot))
 			return &a.comNone
 		}
-		a.promote()
+		a.promote() // a rehash moved the slot
 	}
+	return a.commitGeneral()
+}
+
+// commitGeneral is Commit after the general path, kept out of Commit so
+// that the fast path runs in a small frame.
+//
+//go:noinline
+func (a *storeAppend) commitGeneral() *Committed {
+	sp := a.part
 	if a.resetAtCommit {
 		sp.resetProducers()
 	}

@@ -197,6 +197,18 @@ func (sh *shard) prefetchWindow(h uint64) {
 	}
 }
 
+// hashPID is the table hash of pid under a partition's seed: one multiply
+// by the golden ratio, then the high half folded onto the low half. The
+// shard is picked from the top bits, which depend on every bit of pid; the
+// slot from the low bits, which the fold makes depend on the high product
+// too, so the two choices are independent. One multiply is half the
+// latency of MurmurHash3's finalizer (mix64), and the hash is the first
+// link of an update's dependency chain (hash, slot address, slot load).
+func hashPID(pid int64, seed uint64) uint64 {
+	h := (uint64(pid) ^ seed) * 0x9e3779b97f4a7c15
+	return h ^ h>>32
+}
+
 // mix64 is the MurmurHash3 finalizer.
 func mix64(h uint64) uint64 {
 	h ^= h >> 33
@@ -347,7 +359,7 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 			}
 			sh.noteTs(s.lastTs)
 		}
-		j := mix64(uint64(s.pid)^seed) & mask
+		j := hashPID(s.pid, seed) & mask
 		for slots[j].gen != genEmpty {
 			j = (j + 1) & mask
 		}
