@@ -30,6 +30,11 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 		{"fast aborted", Client, []Batch{data(4, 0, 3, 1)}, true},
 		{"fast after abort", Client, []Batch{data(4, 0, 3, 1)}, false},
 		{"lower epoch", Client, []Batch{data(3, 0, 3, 1)}, false},
+		// promote carries the committed entry's coordinator epoch over.
+		{"transaction for a coordinator epoch", Client, []Batch{txnData(5, 0, 1, 1)}, false},
+		{"its marker", Coordinator, []Batch{marker(5, 0, false, 7)}, false},
+		{"fast then same producer after marker", Client, []Batch{data(5, 0, 2, 1), data(5, 0, 3, 1)}, false},
+		{"fast then fenced marker", Client, []Batch{data(5, 0, 4, 1), marker(5, 0, true, 6)}, false},
 		{"duplicate of committed", Client, []Batch{data(1, 0, 0, 1)}, false},
 		// REPLICATION's fast case: no epoch fence, no sequence check.
 		{"replica fast", Replication, []Batch{data(6, 0, 1, 1)}, false},

@@ -725,10 +725,6 @@ type fastAppend struct {
 	shard      uint8
 	slot       int32
 	version    uint32
-	curEpoch   int16 // committed entry at Add
-	curLastSeq int32
-	coordEpoch int32
-	txnFirst   int64
 	epoch      int16 // the batch's
 	m          BatchMetadata
 }
@@ -780,7 +776,6 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 	}
 	f := &a.fast
 	f.pid, f.h, f.shard, f.slot, f.version = pid, h, uint8(h>>shardShift), int32(i), sh.version
-	f.curEpoch, f.curLastSeq, f.coordEpoch, f.txnFirst = cv.epoch, cur, cv.coordEpoch, cv.txnFirst
 	f.epoch = epoch
 	f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: last,
 		OffsetDelta: b.LastOffsetDelta}
@@ -790,13 +785,27 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 
 // promote turns the fast pending update into the pending entry the general
 // path would have built, before anything but Commit happens to the append.
+// The committed entry it starts from is the slot tryFast validated against,
+// unchanged since: only this append writes the partition's table until
+// Commit. Should a rehash have moved it, it is found again.
 func (a *storeAppend) promote() {
 	f := &a.fast
 	a.fastSet = false
 	a.general = true
-	a.pend = append(a.pend, pendingEntry{pid: f.pid, h: f.h, slot: f.slot, version: f.version,
-		curEpoch: f.curEpoch, curLastSeq: f.curLastSeq,
-		upd: slotVal{lastTs: f.m.Timestamp, txnFirst: f.txnFirst, coordEpoch: f.coordEpoch, epoch: f.curEpoch}})
+	sp := a.part
+	sh := &sp.shards[f.shard]
+	i, ok := int(f.slot), true
+	if sh.version != f.version {
+		i, ok = sh.find(f.pid, sp.gen, f.h)
+	}
+	w := pendingEntry{pid: f.pid, h: f.h, slot: -1, curEpoch: -1, curLastSeq: -1,
+		upd: slotVal{lastTs: f.m.Timestamp, txnFirst: -1, coordEpoch: -1, epoch: -1}}
+	if ok {
+		cv := &sh.slots[i]
+		w.slot, w.version, w.curEpoch, w.curLastSeq = int32(i), sh.version, cv.epoch, cv.lastSeq()
+		w.upd.txnFirst, w.upd.coordEpoch, w.upd.epoch = cv.txnFirst, cv.coordEpoch, cv.epoch
+	}
+	a.pend = append(a.pend, w)
 	u := &a.pend[len(a.pend)-1].upd
 	u.maybeUpdateEpoch(f.epoch)
 	u.push(f.m)
@@ -904,11 +913,10 @@ func (a *storeAppend) Commit() *Committed {
 				s.n, s.head = 0, 0
 				s.epoch = f.epoch
 			}
-			s.coordEpoch = f.coordEpoch
+			// coordEpoch and txnFirst (no transaction) are unchanged.
 			s.lastTs = f.m.Timestamp
 			sh.noteTs(f.m.Timestamp)
 			s.push(&sh.wins[f.slot], f.m)
-			s.txnFirst = f.txnFirst
 			checkSlot(sp, sh, int(f.slot))
 			return &a.comNone
 		}
