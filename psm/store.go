@@ -720,13 +720,13 @@ func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 // was validated straight against the committed slot, and Commit writes it
 // there with the remembered slot index unless a rehash moved it.
 type fastAppend struct {
-	pid        int64
-	h          uint64
-	shard      uint8
-	slot       int32
-	version    uint32
-	epoch      int16 // the batch's
-	m          BatchMetadata
+	pid     int64
+	h       uint64
+	shard   uint8
+	slot    int32
+	version uint32
+	epoch   int16 // the batch's
+	m       BatchMetadata
 }
 
 // tryFast handles the first batch of an append when it is a CLIENT or
