@@ -753,8 +753,8 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 	}
 	cv := &sh.slots[i]
 	epoch, first, last := b.ProducerEpoch, b.BaseSequence, b.LastSequence()
-	cur := cv.lastSeq()
 	if a.origin == Client {
+		cur := cv.lastSeq()
 		// checkSequence's cases in its order; epoch < cv.epoch is tested
 		// first only where it cannot be equal.
 		switch {
