@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"hash/crc32"
 	"sync"
 )
@@ -26,6 +27,25 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // Checksum returns the CRC-32C (Castagnoli) of b: reflected polynomial
 // 0x82F63B78, initial register and final XOR 0xFFFFFFFF, as Kafka's Crc32C.
 func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// castagnoli8 is the slicing-by-8 form of the CRC-32C table: entry [k][v]
+// is the register after byte v followed by k zero bytes, from register 0.
+var castagnoli8 = func() (t [8][256]uint32) {
+	for v := range 256 {
+		r := uint32(v)
+		for range 8 {
+			r = r>>1 ^ 0x82f63b78&-(r&1)
+		}
+		t[0][v] = r
+	}
+	for k := 1; k < 8; k++ {
+		for v := range 256 {
+			p := t[k-1][v]
+			t[k][v] = p>>8 ^ t[0][byte(p)]
+		}
+	}
+	return t
+}()
 
 // rawCRC returns the CRC register after b starting from register reg, with no
 // initial or final inversion.
@@ -118,11 +138,21 @@ func PatchCRC(crc uint32, old, new []byte, trailing int) uint32 {
 	if len(old) != len(new) {
 		panic("codec: PatchCRC with fields of different length")
 	}
-	// Byte-at-a-time over the few delta bytes: cheaper than a call into the
-	// vectorised CRC for 8 bytes, and nothing escapes.
 	var d uint32
-	for i := range old {
-		d = castagnoli[byte(d)^old[i]^new[i]] ^ d>>8
+	if len(old) == 8 {
+		// An 8-byte field (producerId): slicing-by-8, eight independent
+		// lookups. Byte at a time is a chain of eight dependent loads
+		// (~15 ns more), a call into the hardware CRC costs more still.
+		lo := binary.LittleEndian.Uint32(old) ^ binary.LittleEndian.Uint32(new)
+		t := &castagnoli8
+		d = t[7][byte(lo)] ^ t[6][byte(lo>>8)] ^ t[5][byte(lo>>16)] ^ t[4][lo>>24] ^
+			t[3][old[4]^new[4]] ^ t[2][old[5]^new[5]] ^ t[1][old[6]^new[6]] ^ t[0][old[7]^new[7]]
+	} else {
+		// Byte at a time over the few delta bytes: cheaper than a call into
+		// the vectorised CRC, and nothing escapes.
+		for i := range old {
+			d = castagnoli[byte(d)^old[i]^new[i]] ^ d>>8
+		}
 	}
 	return crc ^ zeroExtend(d, uint64(trailing))
 }
