@@ -47,6 +47,19 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 		{"replica open transaction", Replication, []Batch{txnData(8, 0, 1, 1)}, false},
 		{"replica data in open transaction", Replication, []Batch{data(8, 0, 2, 1)}, false},
 		{"replica fast aborted", Replication, []Batch{data(9, 0, 1, 1)}, true},
+		// A REPLICATION append of several batches stays on the fast path
+		// while each carries its producer's committed epoch (fastAppend).
+		{"replica run of three", Replication, []Batch{data(0, 0, 5, 1), data(1, 0, 9, 1), data(2, 0, 7, 2)}, false},
+		{"replica run repeats a producer", Replication, []Batch{data(0, 0, 6, 1), data(1, 0, 10, 1), data(0, 0, 7, 1), data(0, 0, 8, 1)}, false},
+		{"replica run of seven from one producer", Replication, []Batch{data(0, 0, 9, 1), data(0, 0, 10, 1), data(0, 0, 11, 1),
+			data(0, 0, 12, 1), data(0, 0, 13, 1), data(0, 0, 14, 1), data(0, 0, 15, 1)}, false},
+		{"replica run then new producer", Replication, []Batch{data(0, 0, 16, 1), data(1, 0, 11, 1), data(0, 0, 17, 1), data(42, 0, 0, 1)}, false},
+		{"replica run then epoch up and back", Replication, []Batch{data(1, 0, 12, 1), data(1, 1, 0, 1), data(1, 0, 13, 1)}, false},
+		{"replica first batch at a new epoch, then the old", Replication, []Batch{data(2, 1, 0, 1), data(2, 0, 9, 1)}, false},
+		{"replica run then transaction", Replication, []Batch{data(0, 0, 18, 1), data(1, 0, 14, 1), txnData(0, 0, 19, 1)}, false},
+		{"replica run aborted", Replication, []Batch{data(0, 0, 20, 1), data(1, 0, 15, 1)}, true},
+		{"replica run then barrier", Replication, []Batch{data(3, 0, 20, 1), data(4, 0, 15, 1), barrierBatch(), data(3, 0, 21, 1)}, false},
+		{"replica run then data in open transaction", Replication, []Batch{data(5, 0, 30, 1), data(0, 0, 21, 1)}, false},
 	}
 	for _, barrier := range []BarrierApply{Exact, Prototype} {
 		opts := Options{BarrierApply: barrier}

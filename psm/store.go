@@ -489,7 +489,8 @@ type storeAppend struct {
 	aborted   []AbortedTxn
 	done      CompletedTxn // apply's completed transaction, kept out of its results
 	fast      fastAppend
-	fastSet   bool // fast holds the append's only batch; pend is empty
+	fastSet   bool         // fast holds the append's first batch; pend is empty
+	more      []fastAppend // REPLICATION: the batches after the first, also on the fast path
 	// general: this append went past the fast path (pending entries,
 	// barriers, transactions), so the next Begin must reset that state.
 	// An append that stayed on the fast path changes none of it.
@@ -505,7 +506,7 @@ type storeAppend struct {
 func (s *Store) Begin(p PartitionID, origin Origin) Appender {
 	a := &s.part(p).app
 	a.origin, a.guard = origin, 0
-	a.fastSet = false
+	a.fastSet = false // and more is empty: see tryFast
 	if a.general {
 		a.general = false
 		a.committedEmpty, a.resetAtCommit = false, false
@@ -589,12 +590,13 @@ func (a *storeAppend) indexPut(j int) {
 }
 
 func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
-	if a.fastSet {
-		a.promote()
-	}
 	// Until an append leaves the fast path (general), it has no pending
-	// entry and met no barrier.
-	if !a.general && a.origin != Coordinator && !b.Control && !b.Transactional {
+	// entry and met no barrier. Its first batch may take the fast path; so
+	// may the ones after it under REPLICATION, which checks a data batch
+	// only against the committed entry's transaction state (a mirror fetch
+	// of many batches).
+	if !a.general && a.origin != Coordinator && !b.Control && !b.Transactional &&
+		(!a.fastSet || a.origin == Replication) {
 		// No Outcome passes through tryFast: copying a returned struct that
 		// was just stored costs a store-forwarding stall.
 		if ok, err := a.tryFast(b); ok {
@@ -603,6 +605,9 @@ func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 			}
 			return &a.none, nil
 		}
+	}
+	if a.fastSet {
+		a.promote()
 	}
 	a.general = true
 	if b.isBarrier() {
@@ -713,12 +718,12 @@ func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 	return &a.none, nil
 }
 
-// fastAppend is the pending update of an append whose only batch so far is
-// a CLIENT data batch outside a transaction from a producer with a committed
-// entry and no verification entry, after no barrier (the usual produce
-// request): the batch
-// was validated straight against the committed slot, and Commit writes it
-// there with the remembered slot index unless a rehash moved it.
+// fastAppend is the pending update of one batch on the fast path: a CLIENT
+// or REPLICATION data batch outside a transaction from a producer with a
+// committed entry and no verification entry, after no barrier (the usual
+// produce request; under REPLICATION, each batch of the usual fetch). The
+// batch was validated straight against the committed slot, and Commit
+// writes it there with the remembered slot index unless a rehash moved it.
 type fastAppend struct {
 	pid     int64
 	h       uint64
@@ -729,15 +734,27 @@ type fastAppend struct {
 	m       BatchMetadata
 }
 
+// A REPLICATION batch joins the fast updates of its append only when it and
+// the append's first batch carry their producers' committed epochs: then
+// no update resets a window, and writing them one by one at Commit gives
+// what Kafka's merge of a pending entry gives. (With an epoch change inside
+// the append it does not: the pending entry's window restarts at each
+// change, and the merge clears the committed window only if the final epoch
+// differs from the committed one.)
+
 // tryFast handles the first batch of an append when it is a CLIENT or
-// REPLICATION data batch outside a transaction, after no barrier (the caller
+// REPLICATION data batch outside a transaction, after no barrier, and under
+// REPLICATION the batches after it while they all take it (the caller
 // checked that); ok is false, with nothing changed, when the rest of the fast
 // case does not hold (untracked or new producer, a verification entry, a
 // possible CLIENT duplicate) and the general path must run. Otherwise it is
 // Add's checks (apply, and for CLIENT checkSequence, with the pending window
 // empty and no verification entry) in the same order against the committed
 // slot. REPLICATION has no epoch fence and no sequence check, so only the
-// transaction-state check is left.
+// transaction-state check is left; the batches of one append before this
+// one, pending on the fast path, cannot have changed it (none opens or
+// closes a transaction), so the committed slot still answers it, whether
+// they came from this producer or not.
 func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 	pid := b.ProducerID
 	sp := a.part
@@ -771,10 +788,21 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 			return true, ErrOutOfOrderSequence
 		}
 	}
+	if a.fastSet && (epoch != cv.epoch || !a.firstKeepsEpoch()) {
+		return false, nil // see fastAppend
+	}
 	if cv.txnFirst >= 0 {
 		return true, ErrInvalidTxnState
 	}
 	f := &a.fast
+	if !a.fastSet {
+		// The first batch. more is emptied here rather than in Begin (an
+		// appender dropped without Commit or Abort may have left some).
+		a.more = a.more[:0]
+	} else {
+		a.more = append(a.more, fastAppend{})
+		f = &a.more[len(a.more)-1]
+	}
 	f.pid, f.h, f.shard, f.slot, f.version = pid, h, uint8(h>>shardShift), int32(i), sh.version
 	f.epoch = epoch
 	f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: last,
@@ -783,15 +811,43 @@ func (a *storeAppend) tryFast(b *Batch) (ok bool, err error) {
 	return true, nil
 }
 
-// promote turns the fast pending update into the pending entry the general
-// path would have built, before anything but Commit happens to the append.
-// The committed entry it starts from is the slot tryFast validated against,
-// unchanged since: only this append writes the partition's table until
-// Commit. Should a rehash have moved it, it is found again.
-func (a *storeAppend) promote() {
+// firstKeepsEpoch reports that the append's first batch, pending on the
+// fast path, carries its producer's committed epoch (its slot is unchanged
+// until Commit).
+func (a *storeAppend) firstKeepsEpoch() bool {
 	f := &a.fast
+	return a.part.shards[f.shard].slots[f.slot].epoch == f.epoch
+}
+
+// promote turns the fast pending updates into the pending entries the
+// general path would have built, in batch order, before anything but Commit
+// happens to the append. The committed entry an update starts from is the
+// slot tryFast validated against, unchanged since: only this append writes
+// the partition's table until Commit. Should a rehash have moved it, it is
+// found again.
+func (a *storeAppend) promote() {
 	a.fastSet = false
 	a.general = true
+	a.promoteOne(&a.fast)
+	for i := range a.more {
+		a.promoteOne(&a.more[i])
+	}
+	a.more = a.more[:0]
+}
+
+// promoteOne is apply's update for one fast batch (REPLICATION's, or the
+// one CLIENT batch): into the producer's pending entry if an earlier batch
+// of the append made one, else into a new one.
+func (a *storeAppend) promoteOne(f *fastAppend) {
+	if len(a.pend) > 0 {
+		if pi := a.findPending(f.pid, f.h); pi >= 0 {
+			u := &a.pend[pi].upd
+			u.maybeUpdateEpoch(f.epoch)
+			u.push(f.m)
+			u.lastTs = f.m.Timestamp
+			return
+		}
+	}
 	sp := a.part
 	sh := &sp.shards[f.shard]
 	i, ok := int(f.slot), true
@@ -903,10 +959,10 @@ func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
 // each completed transaction in batch order with its LSO (§3.6 step 2).
 func (a *storeAppend) Commit() *Committed {
 	if a.fastSet {
-		a.fastSet = false
 		sp := a.part
 		f := &a.fast
-		if sh := &sp.shards[f.shard]; sh.version == f.version {
+		if sh := &sp.shards[f.shard]; sh.version == f.version && len(a.more) == 0 {
+			a.fastSet = false
 			// ProducerStateEntry.update with one batch, as merge does.
 			s := &sh.slots[f.slot]
 			if s.epoch != f.epoch {
@@ -920,9 +976,50 @@ func (a *storeAppend) Commit() *Committed {
 			checkSlot(sp, sh, int(f.slot))
 			return &a.comNone
 		}
-		a.promote() // a rehash moved the slot
+		if a.commitRun() {
+			return &a.comNone
+		}
+		a.promote() // a rehash moved a slot
 	}
 	return a.commitGeneral()
+}
+
+// commitRun writes the fast pending updates of a REPLICATION append of
+// several batches to their slots in batch order (merge, one batch at a
+// time, which for batches of one producer gives what merge of their
+// pending entry gives), unless a rehash moved a slot (false, nothing
+// written).
+func (a *storeAppend) commitRun() bool {
+	sp := a.part
+	if sp.shards[a.fast.shard].version != a.fast.version {
+		return false
+	}
+	for i := range a.more {
+		if f := &a.more[i]; sp.shards[f.shard].version != f.version {
+			return false
+		}
+	}
+	a.fastSet = false
+	sp.writeFast(&a.fast)
+	for i := range a.more {
+		sp.writeFast(&a.more[i])
+	}
+	a.more = a.more[:0]
+	return true
+}
+
+// writeFast is ProducerStateEntry.update of f's slot with f's batch.
+func (sp *storePart) writeFast(f *fastAppend) {
+	sh := &sp.shards[f.shard]
+	s := &sh.slots[f.slot]
+	if s.epoch != f.epoch {
+		s.n, s.head = 0, 0
+		s.epoch = f.epoch
+	}
+	s.lastTs = f.m.Timestamp
+	sh.noteTs(f.m.Timestamp)
+	s.push(&sh.wins[f.slot], f.m)
+	checkSlot(sp, sh, int(f.slot))
 }
 
 // commitGeneral is Commit after the general path, kept out of Commit so
@@ -989,5 +1086,6 @@ func (a *storeAppend) commitGeneral() *Committed {
 
 func (a *storeAppend) Abort() {
 	a.fastSet = false
+	a.more = a.more[:0]
 	a.clearPending()
 }
