@@ -64,11 +64,19 @@
 // stale and expired slots, and an insert whose probe run is long and holds
 // such slots purges its shard first, so a barrier leaves no long chains.
 //
-// An append whose first batch is a CLIENT data batch outside a transaction
-// from a known producer (the usual produce request) takes a fast path: it is
-// checked straight against the committed slot and Commit writes it back by
-// slot index, with no pending entry; a second batch or a barrier in the same
-// append hands it to the general path first.
+// An append whose first batch is a CLIENT or REPLICATION data batch outside
+// a transaction from a known producer (the usual produce request) takes a
+// fast path: it is checked straight against the committed slot and Commit
+// writes it back by slot index, with no pending entry. Under REPLICATION
+// (a mirror or follower fetch of many batches) the batches after it stay on
+// that path while each carries its producer's committed epoch: REPLICATION
+// checks a data batch only against the committed transaction state, which
+// the append's earlier data batches cannot change, and Commit writes the
+// updates in batch order, which is Kafka's merge as long as no epoch
+// changes. Anything else in the same append (a CLIENT batch after the
+// first, a control or transactional batch, a barrier, an unknown producer,
+// an epoch change) first hands the fast updates to the general path as the
+// pending entries it would have built.
 //
 // Each partition also owns its transaction lists and one reusable Appender,
 // so appends to one partition take no lock; different partitions may be used
