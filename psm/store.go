@@ -3,6 +3,7 @@ package psm
 import (
 	"cmp"
 	"iter"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -119,7 +120,7 @@ func (sp *storePart) lookup(pid int64) (*shard, int) {
 func (sp *storePart) prefetchSlot(pid int64) {
 	h := sp.hash(pid)
 	if sh := sp.shardOf(h); len(sh.slots) > 0 {
-		i := h & uint64(len(sh.slots)-1)
+		i := sh.home(h)
 		prefetch(uintptr(unsafe.Pointer(&sh.slots[i])))
 		prefetch(uintptr(unsafe.Pointer(&sh.wins[i])))
 	}
@@ -540,7 +541,7 @@ func (a *storeAppend) findPending(pid int64, h uint64) int {
 		return -1
 	}
 	mask := uint64(len(a.index) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
+	for i := a.indexHome(h); ; i = (i + 1) & mask {
 		e := a.index[i]
 		if uint32(e>>32) != a.stamp {
 			return -1
@@ -580,9 +581,15 @@ func (a *storeAppend) indexPending(j int) {
 	a.indexPut(j)
 }
 
+// indexHome is the first probe slot of hash h in the pending index: its top
+// bits, like the table's (hashPID).
+func (a *storeAppend) indexHome(h uint64) uint64 {
+	return h >> bits.LeadingZeros64(uint64(len(a.index)-1))
+}
+
 func (a *storeAppend) indexPut(j int) {
 	mask := uint64(len(a.index) - 1)
-	i := a.pend[j].h & mask
+	i := a.indexHome(a.pend[j].h)
 	for uint32(a.index[i]>>32) == a.stamp {
 		i = (i + 1) & mask
 	}

@@ -2,14 +2,17 @@ package psm
 
 import (
 	"math"
+	"math/bits"
 	"unsafe"
 )
 
 // The producer table of one partition: numShards pointer-free open-addressing
-// tables with linear probing. A 64-bit hash of (partition, PID) picks the
-// shard from its top bits and the first probe slot from its low bits, so the
-// two choices are independent. Shards grow one at a time, which bounds the
-// pause of a rehash to 1/numShards of the partition.
+// tables with linear probing. A 64-bit multiplicative hash of (partition,
+// PID) picks the shard from its top bits and the first probe slot from the
+// bits below them (Fibonacci hashing: the high bits of the product depend on
+// every bit of the PID), so the two choices are independent. Shards grow
+// one at a time, which bounds the pause of a rehash to 1/numShards of the
+// partition.
 //
 // A slot is one 64-byte cache line holding the key (PID, generation) and the
 // entry's hot fields: epoch, coordinator epoch, last timestamp, open
@@ -161,6 +164,7 @@ type shard struct {
 	wins    []window // parallel to slots: wins[i] is the cold window of slots[i]
 	used    int      // slots that are not empty (live, stale or tombstone)
 	version uint32   // bumped by every rehash, which moves slots and windows
+	shift   uint8    // home: 64 - log2(len(slots))
 	// tsMin and tsMax bound the lastTs of every live slot with no open
 	// transaction (loosely: every write of a lastTs widens them, only a scan
 	// narrows them). ExpireProducers skips a shard whose bounds prove that
@@ -193,21 +197,30 @@ func (sh *shard) unexpired(now, expMs int64) bool {
 // Go cannot inline, costs ~3 ns per update at 1k producers: it is skipped.
 func (sh *shard) prefetchWindow(h uint64) {
 	if len(sh.wins) >= prefetchMinSlots {
-		prefetch(uintptr(unsafe.Pointer(&sh.wins[h&uint64(len(sh.wins)-1)])))
+		prefetch(uintptr(unsafe.Pointer(&sh.wins[sh.home(h)])))
 	}
 }
 
 // hashPID is the table hash of pid under a partition's seed: one multiply
-// by the golden ratio, then the high half folded onto the low half. The
-// shard is picked from the top bits, which depend on every bit of pid; the
-// slot from the low bits, which the fold makes depend on the high product
-// too, so the two choices are independent. One multiply is half the
-// latency of MurmurHash3's finalizer (mix64), and the hash is the first
-// link of an update's dependency chain (hash, slot address, slot load).
+// by 2^64 divided by the golden ratio. Its top bits depend on every bit of
+// pid, its low bits only on pid's low bits, so both the shard (shardOf) and
+// the first probe slot (shard.home) are taken from the top. One multiply is
+// half the latency of MurmurHash3's finalizer (mix64), and the hash is the
+// first link of an update's dependency chain (hash, slot address, slot
+// load). TestHashSpreadsPIDFamilies holds the spread for sequential,
+// negated, bit-field and high-bits-only PIDs (a fold of the product's
+// halves into its low bits, tried first, left PIDs that differ only above
+// bit 40 on 1/256 of the slots).
 func hashPID(pid int64, seed uint64) uint64 {
-	h := (uint64(pid) ^ seed) * 0x9e3779b97f4a7c15
-	return h ^ h>>32
+	return (uint64(pid) ^ seed) * 0x9e3779b97f4a7c15
 }
+
+// home is the first probe slot of hash h: the log2(len(slots)) bits below
+// the shard bits.
+func (sh *shard) home(h uint64) uint64 { return h << shardBits >> sh.shift }
+
+// homeShift is shard.shift for a table of size slots (a power of two).
+func homeShift(size int) uint8 { return uint8(bits.LeadingZeros64(uint64(size - 1))) }
 
 // mix64 is the MurmurHash3 finalizer.
 func mix64(h uint64) uint64 {
@@ -225,7 +238,7 @@ func (sh *shard) find(pid int64, gen uint32, h uint64) (int, bool) {
 		return -1, false
 	}
 	mask := uint64(len(sh.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
+	for i := sh.home(h); ; i = (i + 1) & mask {
 		s := &sh.slots[i]
 		if s.gen == gen && s.pid == pid {
 			return int(i), true
@@ -249,7 +262,7 @@ func (sh *shard) insert(pid int64, gen uint32, h uint64, seed uint64) int {
 	}
 	for {
 		mask := uint64(len(sh.slots) - 1)
-		i, reuse, probes := h&mask, -1, 0
+		i, reuse, probes := sh.home(h), -1, 0
 		for ; ; i = (i + 1) & mask {
 			g := sh.slots[i].gen
 			if g == genEmpty {
@@ -347,6 +360,7 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 	slots := make([]slot, size)
 	wins := make([]window, size)
 	mask := uint64(size - 1)
+	shift := homeShift(size)
 	first := true // the bounds become exact: the first bounded slot sets them
 	for i := range sh.slots {
 		s := &sh.slots[i]
@@ -359,13 +373,13 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 			}
 			sh.noteTs(s.lastTs)
 		}
-		j := hashPID(s.pid, seed) & mask
+		j := hashPID(s.pid, seed) << shardBits >> shift
 		for slots[j].gen != genEmpty {
 			j = (j + 1) & mask
 		}
 		slots[j] = *s
 		wins[j] = sh.wins[i]
 	}
-	sh.slots, sh.wins, sh.used = slots, wins, live
+	sh.slots, sh.wins, sh.used, sh.shift = slots, wins, live, shift
 	sh.version++
 }
