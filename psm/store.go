@@ -968,19 +968,9 @@ func (a *storeAppend) Commit() *Committed {
 	if a.fastSet {
 		sp := a.part
 		f := &a.fast
-		if sh := &sp.shards[f.shard]; sh.version == f.version && len(a.more) == 0 {
+		if sp.shards[f.shard].version == f.version && len(a.more) == 0 {
 			a.fastSet = false
-			// ProducerStateEntry.update with one batch, as merge does.
-			s := &sh.slots[f.slot]
-			if s.epoch != f.epoch {
-				s.n, s.head = 0, 0
-				s.epoch = f.epoch
-			}
-			// coordEpoch and txnFirst (no transaction) are unchanged.
-			s.lastTs = f.m.Timestamp
-			sh.noteTs(f.m.Timestamp)
-			s.push(&sh.wins[f.slot], f.m)
-			checkSlot(sp, sh, int(f.slot))
+			sp.writeFast(f)
 			return &a.comNone
 		}
 		if a.commitRun() {
@@ -1015,7 +1005,9 @@ func (a *storeAppend) commitRun() bool {
 	return true
 }
 
-// writeFast is ProducerStateEntry.update of f's slot with f's batch.
+// writeFast is ProducerStateEntry.update of f's slot with f's batch, as
+// merge does with one batch; coordEpoch and txnFirst (no transaction) are
+// unchanged.
 func (sp *storePart) writeFast(f *fastAppend) {
 	sh := &sp.shards[f.shard]
 	s := &sh.slots[f.slot]
