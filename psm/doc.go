@@ -59,8 +59,11 @@
 // an array parallel to the slots; its address follows from the hash alone,
 // so Add prefetches it beside the slot and the two cache misses overlap. The
 // scans (expiration, snapshots, iteration) walk the slots in order. The hash
-// of (partition, PID) picks the shard from its top bits and the first probe
-// slot from its low bits; shards rehash independently at load 3/4, dropping
+// of (partition, PID), one multiply (Fibonacci hashing), picks the shard from
+// its top 4 bits and the first probe slot from the bits below them, the bits
+// of a product that depend on every bit of the PID (sequential PIDs, what
+// every cluster allocates, then never share a first slot); shards rehash
+// independently at load 3/4, dropping
 // stale and expired slots, and an insert whose probe run is long and holds
 // such slots purges its shard first, so a barrier leaves no long chains.
 //
