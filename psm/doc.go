@@ -62,7 +62,7 @@
 // of (partition, PID), one multiply (Fibonacci hashing), picks the shard from
 // its top 4 bits and the first probe slot from the bits below them, the bits
 // of a product that depend on every bit of the PID (sequential PIDs, what
-// every cluster allocates, then never share a first slot); shards rehash
+// every cluster allocates, then almost never share a first slot); shards rehash
 // independently at load 3/4, dropping
 // stale and expired slots, and an insert whose probe run is long and holds
 // such slots purges its shard first, so a barrier leaves no long chains.
