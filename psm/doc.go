@@ -62,10 +62,10 @@
 // of (partition, PID), one multiply (Fibonacci hashing), picks the shard from
 // its top 4 bits and the first probe slot from the bits below them, the bits
 // of a product that depend on every bit of the PID (sequential PIDs, what
-// every cluster allocates, then almost never share a first slot); shards rehash
-// independently at load 3/4, dropping
-// stale and expired slots, and an insert whose probe run is long and holds
-// such slots purges its shard first, so a barrier leaves no long chains.
+// every cluster allocates, then almost never share a first slot). Shards
+// rehash independently at load 3/4, dropping stale and expired slots, and an
+// insert whose probe run is long and holds such slots purges its shard
+// first, so a barrier leaves no long chains.
 //
 // An append whose first batch is a CLIENT or REPLICATION data batch outside
 // a transaction from a known producer (the usual produce request) takes a
