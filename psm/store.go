@@ -731,6 +731,14 @@ func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 // produce request; under REPLICATION, each batch of the usual fetch). The
 // batch was validated straight against the committed slot, and Commit
 // writes it there with the remembered slot index unless a rehash moved it.
+//
+// A REPLICATION batch joins the fast updates of its append only when it and
+// the append's first batch carry their producers' committed epochs: then
+// no update resets a window, and writing them one by one at Commit gives
+// what Kafka's merge of a pending entry gives. (With an epoch change inside
+// the append it does not: the pending entry's window restarts at each
+// change, and the merge clears the committed window only if the final epoch
+// differs from the committed one.)
 type fastAppend struct {
 	pid     int64
 	h       uint64
@@ -741,20 +749,13 @@ type fastAppend struct {
 	m       BatchMetadata
 }
 
-// A REPLICATION batch joins the fast updates of its append only when it and
-// the append's first batch carry their producers' committed epochs: then
-// no update resets a window, and writing them one by one at Commit gives
-// what Kafka's merge of a pending entry gives. (With an epoch change inside
-// the append it does not: the pending entry's window restarts at each
-// change, and the merge clears the committed window only if the final epoch
-// differs from the committed one.)
-
 // tryFast handles the first batch of an append when it is a CLIENT or
 // REPLICATION data batch outside a transaction, after no barrier, and under
 // REPLICATION the batches after it while they all take it (the caller
 // checked that); ok is false, with nothing changed, when the rest of the fast
 // case does not hold (untracked or new producer, a verification entry, a
-// possible CLIENT duplicate) and the general path must run. Otherwise it is
+// possible CLIENT duplicate, an epoch change in a REPLICATION run) and the
+// general path must run. Otherwise it is
 // Add's checks (apply, and for CLIENT checkSequence, with the pending window
 // empty and no verification entry) in the same order against the committed
 // slot. REPLICATION has no epoch fence and no sequence check, so only the
