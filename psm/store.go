@@ -969,6 +969,8 @@ func (a *storeAppend) Commit() *Committed {
 	if a.fastSet {
 		sp := a.part
 		f := &a.fast
+		// One batch (every CLIENT append): commitRun's checks and loops
+		// without the call.
 		if sp.shards[f.shard].version == f.version && len(a.more) == 0 {
 			a.fastSet = false
 			sp.writeFast(f)
