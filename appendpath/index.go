@@ -155,29 +155,37 @@ type OffsetIndex struct {
 // first bad one and an *IndexError. O(len(src)); aliases src; no allocation
 // on success.
 func ParseOffsetIndex(src []byte, base int64) (OffsetIndex, error) {
-	n := len(src) / OffsetIndexEntrySize
-	x := OffsetIndex{b: src[:n*OffsetIndexEntrySize], base: base}
 	prevRel, prevPos := int32(-1), int32(-1)
-	for i := range n {
-		e := src[i*OffsetIndexEntrySize:]
+	good, err := parseEntries(src, OffsetIndexEntrySize, func(e []byte) error {
 		rel, pos := int32(binary.BigEndian.Uint32(e)), int32(binary.BigEndian.Uint32(e[4:]))
-		var err error
 		switch {
 		case rel < 0 || pos < 0:
-			err = ErrIndexRange
+			return ErrIndexRange
 		case rel <= prevRel || pos <= prevPos:
-			err = ErrIndexOrder
-		}
-		if err != nil {
-			x.b = src[:i*OffsetIndexEntrySize]
-			return x, &IndexError{Entry: i, Err: err}
+			return ErrIndexOrder
 		}
 		prevRel, prevPos = rel, pos
+		return nil
+	})
+	return OffsetIndex{b: src[:good], base: base}, err
+}
+
+// parseEntries checks the whole entries of size bytes at the start of src
+// in order with check (nil for a good entry), then that src holds nothing
+// after them. It returns the byte length of the entries before the first
+// bad one (of all of them when none is) and, on a defect, an *IndexError
+// naming the entry. check does not escape: no allocation on success.
+func parseEntries(src []byte, size int, check func(e []byte) error) (int, error) {
+	n := len(src) / size
+	for i := range n {
+		if err := check(src[i*size : (i+1)*size]); err != nil {
+			return i * size, &IndexError{Entry: i, Err: err}
+		}
 	}
-	if len(src) != len(x.b) {
-		return x, &IndexError{Entry: n, Err: ErrIndexSize, Detail: fmt.Sprintf("%d bytes", len(src))}
+	if len(src) != n*size {
+		return n * size, &IndexError{Entry: n, Err: ErrIndexSize, Detail: fmt.Sprintf("%d bytes", len(src))}
 	}
-	return x, nil
+	return n * size, nil
 }
 
 // Len is the number of entries.
@@ -235,29 +243,19 @@ type TimeIndex struct {
 // returns the entries before the first bad one and an *IndexError.
 // O(len(src)); aliases src; no allocation on success.
 func ParseTimeIndex(src []byte, base int64) (TimeIndex, error) {
-	n := len(src) / TimeIndexEntrySize
-	x := TimeIndex{b: src[:n*TimeIndexEntrySize], base: base}
 	prevTs, prevRel := int64(indexNoTimestamp), int32(-1)
-	for i := range n {
-		e := src[i*TimeIndexEntrySize:]
+	good, err := parseEntries(src, TimeIndexEntrySize, func(e []byte) error {
 		ts, rel := int64(binary.BigEndian.Uint64(e)), int32(binary.BigEndian.Uint32(e[8:]))
-		var err error
 		switch {
 		case rel < 0:
-			err = ErrIndexRange
+			return ErrIndexRange
 		case ts <= prevTs || rel < prevRel:
-			err = ErrIndexOrder
-		}
-		if err != nil {
-			x.b = src[:i*TimeIndexEntrySize]
-			return x, &IndexError{Entry: i, Err: err}
+			return ErrIndexOrder
 		}
 		prevTs, prevRel = ts, rel
-	}
-	if len(src) != len(x.b) {
-		return x, &IndexError{Entry: n, Err: ErrIndexSize, Detail: fmt.Sprintf("%d bytes", len(src))}
-	}
-	return x, nil
+		return nil
+	})
+	return TimeIndex{b: src[:good], base: base}, err
 }
 
 // Len is the number of entries.
