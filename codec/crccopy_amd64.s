@@ -1,0 +1,89 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func crcCopy3(a, b, c uint32, dst, src *byte, k int) (ra, rb, rc uint32)
+//
+// Three streams at src, src+k, src+2k; each step loads 32 bytes of every
+// stream into vector registers for the copy and feeds the same 32 bytes to
+// that stream's CRC register as four 8-byte words.
+TEXT ·crcCopy3(SB), NOSPLIT, $0-52
+	MOVL a+0(FP), AX
+	MOVL b+4(FP), BX
+	MOVL c+8(FP), CX
+	MOVQ dst+16(FP), DI
+	MOVQ src+24(FP), SI
+	MOVQ k+32(FP), DX
+	LEAQ (SI)(DX*1), R8  // src of stream b
+	LEAQ (R8)(DX*1), R9  // src of stream c
+	LEAQ (DI)(DX*1), R10 // dst of stream b
+	LEAQ (R10)(DX*1), R11 // dst of stream c
+	XORQ R12, R12        // index into every stream
+
+loop3:
+	MOVOU (SI)(R12*1), X0
+	MOVOU 16(SI)(R12*1), X1
+	MOVOU (R8)(R12*1), X2
+	MOVOU 16(R8)(R12*1), X3
+	MOVOU (R9)(R12*1), X4
+	MOVOU 16(R9)(R12*1), X5
+	CRC32Q (SI)(R12*1), AX
+	CRC32Q (R8)(R12*1), BX
+	CRC32Q (R9)(R12*1), CX
+	CRC32Q 8(SI)(R12*1), AX
+	CRC32Q 8(R8)(R12*1), BX
+	CRC32Q 8(R9)(R12*1), CX
+	MOVOU X0, (DI)(R12*1)
+	MOVOU X2, (R10)(R12*1)
+	MOVOU X4, (R11)(R12*1)
+	CRC32Q 16(SI)(R12*1), AX
+	CRC32Q 16(R8)(R12*1), BX
+	CRC32Q 16(R9)(R12*1), CX
+	CRC32Q 24(SI)(R12*1), AX
+	CRC32Q 24(R8)(R12*1), BX
+	CRC32Q 24(R9)(R12*1), CX
+	MOVOU X1, 16(DI)(R12*1)
+	MOVOU X3, 16(R10)(R12*1)
+	MOVOU X5, 16(R11)(R12*1)
+	ADDQ $32, R12
+	CMPQ R12, DX
+	JB   loop3
+
+	MOVL AX, ra+40(FP)
+	MOVL BX, rb+44(FP)
+	MOVL CX, rc+48(FP)
+	RET
+
+// func crcCopy1(reg uint32, dst, src *byte, n int) uint32
+TEXT ·crcCopy1(SB), NOSPLIT, $0-36
+	MOVL reg+0(FP), AX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	CMPQ CX, $8
+	JB   bytes1
+
+words1:
+	MOVQ   (SI), DX
+	CRC32Q (SI), AX
+	MOVQ   DX, (DI)
+	ADDQ   $8, SI
+	ADDQ   $8, DI
+	SUBQ   $8, CX
+	CMPQ   CX, $8
+	JAE    words1
+	TESTQ  CX, CX
+	JZ     done1
+
+bytes1:
+	MOVB   (SI), DX
+	CRC32B (SI), AX
+	MOVB   DX, (DI)
+	INCQ   SI
+	INCQ   DI
+	DECQ   CX
+	JNZ    bytes1
+
+done1:
+	MOVL AX, ret+32(FP)
+	RET

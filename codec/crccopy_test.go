@@ -1,0 +1,143 @@
+package codec
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// checksumCopyRef is ChecksumCopy's simple reference: two passes.
+func checksumCopyRef(dst, src []byte) uint32 {
+	c := Checksum(src)
+	copy(dst, src)
+	return c
+}
+
+// TestChecksumCopy holds the fused pass to the two-pass reference at every
+// length up to a little past two long rounds, at every source and destination
+// alignment mod 8, with the bytes around the destination left alone.
+func TestChecksumCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	src := make([]byte, 2*3*fusedLong+3*fusedStep*fusedSteps+64)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	const guard = 16
+	buf := make([]byte, len(src)+2*guard+8)
+	for n := 0; n <= 2*3*fusedLong+3*fusedStep*fusedSteps+40; n++ {
+		so, do := n%8, (n/8)%8
+		s := src[so : so+n]
+		for i := range buf {
+			buf[i] = 0xa5
+		}
+		d := buf[guard+do : guard+do+n]
+		got := ChecksumCopy(d, s)
+		if want := Checksum(s); got != want {
+			t.Fatalf("len %d: crc %#x, want %#x", n, got, want)
+		}
+		if !bytes.Equal(d, s) {
+			t.Fatalf("len %d: copy differs", n)
+		}
+		for i, c := range buf {
+			if (i < guard+do || i >= guard+do+n) && c != 0xa5 {
+				t.Fatalf("len %d: byte %d outside dst written", n, i)
+			}
+		}
+	}
+}
+
+// TestChecksumCopyOverlap: overlapping slices give Checksum(src) of the bytes
+// before the copy, and memmove's result.
+func TestChecksumCopyOverlap(t *testing.T) {
+	for _, shift := range []int{-9, -1, 1, 8, 100} {
+		buf := make([]byte, 5000)
+		for i := range buf {
+			buf[i] = byte(i * 31)
+		}
+		want := bytes.Clone(buf)
+		src, dst := buf[200:4200], buf[200+shift:4200+shift]
+		wantCRC := checksumCopyRef(want[200+shift:4200+shift], want[200:4200])
+		if got := ChecksumCopy(dst, src); got != wantCRC {
+			t.Fatalf("shift %d: crc %#x, want %#x", shift, got, wantCRC)
+		}
+		if !bytes.Equal(buf, want) {
+			t.Fatalf("shift %d: buffer differs from checksum-then-memmove", shift)
+		}
+	}
+}
+
+// TestChecksumCopyShortDst: a destination shorter than the source panics
+// before anything is written.
+func TestChecksumCopyShortDst(t *testing.T) {
+	dst := make([]byte, 10)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic")
+		}
+		if !bytes.Equal(dst, make([]byte, 10)) {
+			t.Fatal("dst written")
+		}
+	}()
+	ChecksumCopy(dst, make([]byte, 11))
+}
+
+func TestChecksumCopyAllocs(t *testing.T) {
+	src, dst := make([]byte, 20000), make([]byte, 20000)
+	ChecksumCopy(dst, src) // the one-time tables
+	if n := testing.AllocsPerRun(100, func() { ChecksumCopy(dst, src) }); n != 0 {
+		t.Fatalf("%v allocs", n)
+	}
+}
+
+// FuzzChecksumCopy: the fused pass equals Checksum then copy for any bytes,
+// length and alignment of source and destination.
+func FuzzChecksumCopy(f *testing.F) {
+	f.Add([]byte("123456789"), uint8(0), uint8(0))
+	f.Add(make([]byte, 3*fusedLong+3*fusedStep*fusedSteps+7), uint8(3), uint8(5))
+	f.Add(bytes.Repeat([]byte{0xff, 0, 1}, 1500), uint8(1), uint8(7))
+	f.Fuzz(func(t *testing.T, msg []byte, srcOff, dstOff uint8) {
+		so := min(int(srcOff%8), len(msg))
+		s := msg[so:]
+		dst := make([]byte, len(s)+int(dstOff%8)+8)
+		for i := range dst {
+			dst[i] = 0x5a
+		}
+		d := dst[dstOff%8:]
+		if got, want := ChecksumCopy(d, s), Checksum(s); got != want {
+			t.Fatalf("crc %#x, want %#x (len %d)", got, want, len(s))
+		}
+		if !bytes.Equal(d[:len(s)], s) {
+			t.Fatal("copy differs")
+		}
+		for _, c := range d[len(s):] {
+			if c != 0x5a {
+				t.Fatal("wrote past len(src)")
+			}
+		}
+	})
+}
+
+// BenchmarkChecksumCopy: the fused pass against the two passes it replaces,
+// into a hot destination.
+func BenchmarkChecksumCopy(b *testing.B) {
+	for _, s := range batchSizes {
+		src, dst := benchBatch(s.n), make([]byte, s.n)
+		for _, impl := range []struct {
+			name string
+			f    func(dst, src []byte) uint32
+		}{{"twopass", checksumCopyRef}, {"fused", ChecksumCopy}} {
+			b.Run("impl="+impl.name+"/batch="+s.name, func(b *testing.B) {
+				b.SetBytes(int64(s.n))
+				b.ReportAllocs()
+				var sink uint32
+				for b.Loop() {
+					sink += impl.f(dst, src)
+				}
+				if sink == 1 {
+					b.Log(strconv.Itoa(int(sink)))
+				}
+			})
+		}
+	}
+}
