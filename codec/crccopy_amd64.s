@@ -72,17 +72,32 @@ words1:
 	SUBQ   $8, CX
 	CMPQ   CX, $8
 	JAE    words1
-	TESTQ  CX, CX
-	JZ     done1
 
 bytes1:
+	// Under 8 bytes left: one 4-, one 2- and one 1-byte step at most.
+	TESTQ  $4, CX
+	JZ     two1
+	MOVL   (SI), DX
+	CRC32L (SI), AX
+	MOVL   DX, (DI)
+	ADDQ   $4, SI
+	ADDQ   $4, DI
+
+two1:
+	TESTQ  $2, CX
+	JZ     one1
+	MOVW   (SI), DX
+	CRC32W (SI), AX
+	MOVW   DX, (DI)
+	ADDQ   $2, SI
+	ADDQ   $2, DI
+
+one1:
+	TESTQ  $1, CX
+	JZ     done1
 	MOVB   (SI), DX
 	CRC32B (SI), AX
 	MOVB   DX, (DI)
-	INCQ   SI
-	INCQ   DI
-	DECQ   CX
-	JNZ    bytes1
 
 done1:
 	MOVL AX, ret+32(FP)
