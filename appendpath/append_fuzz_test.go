@@ -30,6 +30,13 @@ func fuzzSeeds(f *testing.F) {
 	f.Add(chunk(withOffsets(codec.AppendBarrier(nil, 2, "x", 5), 10, 2),
 		withOffsets(mkBatch(f, bspec{pid: 5, epoch: 1, seq: 7}), 11, 2)), uint8(1))
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 49}, uint8(2))
+	// Batches over fuseMin between small ones: copied in the CRC's pass.
+	mixed := chunk(withOffsets(mkBatch(f, bspec{pid: 5, seq: 0}), 10, 1),
+		withOffsets(mkBatch(f, bspec{pid: 6, seq: 0, records: 20, value: 80}), 11, 1),
+		withOffsets(mkBatch(f, bspec{pid: 5, seq: 1}), 31, 1),
+		withOffsets(mkBatch(f, bspec{pid: 7, seq: 0, records: 12, value: 90}), 32, 1))
+	f.Add(mixed, uint8(0))
+	f.Add(mixed, uint8(12))
 }
 
 // FuzzAppendMirrored: a hostile chunk never panics; a rejected chunk leaves

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -417,5 +418,92 @@ func TestEmptyFetchIsNoop(t *testing.T) {
 	}
 	if r, err := p.AppendReplica([]byte{}); err != nil || r.Batches != 0 {
 		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// TestAppendMirroredMixedSizes: a fetch mixing batches under and over
+// fuseMin (small ones copied in runs, large ones copied in the CRC's pass)
+// lands byte for byte, in memory and in files, with and without a rewrite;
+// one flipped byte deep in the last large batch rejects the fetch and leaves
+// the log as it was, and a roll due before the append takes the two-pass way.
+func TestAppendMirroredMixedSizes(t *testing.T) {
+	bs := []bspec{
+		{pid: 5, seq: 0},
+		{pid: 6, seq: 0, records: 40, value: 64},
+		{pid: 5, seq: 1},
+		{pid: 7, seq: 0, records: 3},
+		{pid: 8, seq: 0, records: 90, value: 100},
+		{pid: 7, seq: 3, records: 2},
+	}
+	var src []byte
+	var off int64
+	lastBig := 0 // where batch 4 starts
+	for i, s := range bs {
+		if i == 4 {
+			lastBig = len(src)
+		}
+		src = append(src, withOffsets(mkBatch(t, s), off, 2)...)
+		off += int64(max(s.records, 1))
+	}
+	if len(src) < 2*fuseMin {
+		t.Fatalf("fetch of %d bytes has too few large batches", len(src))
+	}
+	for _, dir := range []bool{false, true} {
+		for _, s := range []pid.Strategy{pid.Verbatim, pid.Bitfield} {
+			t.Run(fmt.Sprintf("files=%v/%s", dir, s), func(t *testing.T) {
+				cfg := Config{State: Mirroring, Strategy: s, CRCFix: pid.Patch, PSMOptions: nonNegOne}
+				if dir {
+					cfg.Dir = t.TempDir()
+				}
+				p := mustOpen(t, cfg)
+				bad := bytes.Clone(src)
+				bad[lastBig+500] ^= 1
+				_, err := p.AppendMirrored(bad, srcA)
+				var be *BatchError
+				if !errors.Is(err, ErrCorruptMessage) || !errors.As(err, &be) || be.Index != 4 {
+					t.Fatalf("corrupt fetch: %v", err)
+				}
+				if p.LogEndOffset() != 0 || len(readAll(t, p)) != 0 || p.ProducerCount() != 0 {
+					t.Fatal("rejected fetch changed the partition")
+				}
+				if _, err := p.AppendMirrored(src, srcA); err != nil {
+					t.Fatal(err)
+				}
+				got := readAll(t, p)
+				if len(got) != len(bs) {
+					t.Fatalf("%d batches", len(got))
+				}
+				pos := 0
+				for i, b := range got {
+					want := codec.Batch(bytes.Clone(src[pos : pos+len(b)]))
+					pos += len(b)
+					if s == pid.Bitfield {
+						mapped, _ := pid.MapBitfield(pid.Region(srcA), want.ProducerID(), pid.Reject)
+						want.SetProducerID(mapped)
+					}
+					if !bytes.Equal(b, want) || codec.Batch(b).VerifyCRC() != nil {
+						t.Fatalf("batch %d differs from the fetch's", i)
+					}
+				}
+				if pos != len(src) {
+					t.Fatalf("log holds %d of %d bytes", pos, len(src))
+				}
+			})
+		}
+	}
+	// A roll due before the append: checked first, then rolled, then copied.
+	p := mustOpen(t, Config{State: Mirroring, SegmentBytes: int64(len(src)) + 10, PSMOptions: nonNegOne})
+	for range 3 {
+		if _, err := p.AppendMirrored(src, srcA); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(src); {
+			b := codec.Batch(src[i:])
+			b.SetBaseOffset(b.BaseOffset() + off)
+			i += int(b.BatchLength()) + codec.LogOverhead
+		}
+	}
+	if got := readAll(t, p); len(got) != 3*len(bs) {
+		t.Fatalf("%d batches after rolls", len(got))
 	}
 }

@@ -339,6 +339,18 @@ func frameSize(buf []byte) int {
 	return n + codec.LogOverhead
 }
 
+// fuseMin is the batch size from which the CRC check and the copy into the
+// log share one pass (codec.ChecksumCopy). Under it, the fused kernel's
+// 8-byte stores land just before the header fields are read back from the
+// copy (producerId at 43 straddles two of them), and the loads wait for the
+// stores to retire instead of being forwarded: +20 ns per 100-byte batch
+// under the bitfield strategy with 1000 producers, where a plain copy's wide
+// stores forward. From 1 KiB the fused pass wins (48 against 53 ns). The
+// staging is done before the checks only for appends of fuseMin bytes or
+// more with no roll due; runs of smaller batches in them are copied in one
+// piece, as without it.
+const fuseMin = 1024
+
 // checkLeader runs the checks of a CLIENT or COORDINATOR batch that read
 // only the caller's bytes (§1.8(e),(f)), in Kafka's order; the last is
 // LogValidator's record walk (p.val.validate), which Kafka runs for every
@@ -373,7 +385,8 @@ func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 
 // appendLocked is the append path, in Kafka's order (kafka-reference.md §4):
 // frame and check every batch of src (CRC included); roll if needed; copy
-// src into the log's staging bytes; per batch in the copy: map the PID,
+// src into the log's staging bytes (for replicated batches in the CRC's own
+// pass when no roll is due); per batch in the copy: map the PID,
 // assign offsets and epoch, read producer-state fields (barrier and markers
 // included) and validate on the Appender's copy; write; commit producer
 // state; write .txnindex entries; move the high watermark; fsync per policy.
@@ -384,26 +397,58 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		return Result{}, ErrClosed
 	}
 	// 1. Framing and checks on the caller's bytes. A replicated batch
-	// (mirror, follower) needs its CRC and a non-negative lastOffsetDelta.
+	// (mirror, follower) needs its CRC and a non-negative lastOffsetDelta;
+	// unless the log must roll first, its bytes are copied into the log's
+	// staging bytes in the same pass as the CRC (codec.ChecksumCopy), which
+	// are not the log's until commit, so a rejected append leaves them
+	// unpublished.
 	leader := k == kindClient || k == kindCoordinator
+	var dst []byte // the staged copy, once made
 	n := 0
-	for pos := 0; pos < len(src); n++ {
-		size := frameSize(src[pos:])
-		if size < 0 {
-			return Result{}, fail(k, n, pos, ErrCorruptMessage)
-		}
-		b := codec.Batch(src[pos : pos+size])
-		if leader {
+	if leader {
+		for pos := 0; pos < len(src); n++ {
+			size := frameSize(src[pos:])
+			if size < 0 {
+				return Result{}, fail(k, n, pos, ErrCorruptMessage)
+			}
 			if n > 0 {
 				return Result{}, ErrInvalidRecord // one batch per partition (§1.8(d),(f))
 			}
-			if err := p.checkLeader(b, k); err != nil {
+			if err := p.checkLeader(codec.Batch(src[pos:pos+size]), k); err != nil {
 				return Result{}, err
 			}
-		} else if codec.Checksum(b[codec.CRCStart:]) != b.CRC() || b.LastOffsetDelta() < 0 {
-			return Result{}, fail(k, n, pos, ErrCorruptMessage)
+			pos += size
 		}
-		pos += size
+	} else {
+		if len(src) >= fuseMin && !p.log.needsRoll(len(src)) {
+			dst = p.log.stage(len(src))
+		}
+		run := 0 // with dst: src[run:] is not copied yet
+		for pos := 0; pos < len(src); n++ {
+			size := frameSize(src[pos:])
+			if size < 0 {
+				return Result{}, fail(k, n, pos, ErrCorruptMessage)
+			}
+			b := codec.Batch(src[pos : pos+size])
+			var crc uint32
+			if dst == nil || size < fuseMin {
+				crc = codec.Checksum(b[codec.CRCStart:])
+			} else {
+				// The small batches before it and its header in one copy,
+				// then the covered bytes with their CRC.
+				at := pos + codec.CRCStart
+				copy(dst[run:at], src[run:at])
+				crc = codec.ChecksumCopy(dst[at:pos+size], src[at:pos+size])
+				run = pos + size
+			}
+			if crc != b.CRC() || b.LastOffsetDelta() < 0 {
+				return Result{}, fail(k, n, pos, ErrCorruptMessage)
+			}
+			pos += size
+		}
+		if dst != nil {
+			copy(dst[run:], src[run:])
+		}
 	}
 	if n == 0 {
 		if k == kindMirror || k == kindReplica {
@@ -414,15 +459,17 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if leader && p.val.rebuilt {
 		src = p.val.out // LogValidator rebuilt the batch: write that instead
 	}
-	// 2. Roll before the append if it does not fit the active segment.
-	if p.log.needsRoll(len(src)) {
-		if err := p.roll(); err != nil {
-			return Result{}, err
+	if dst == nil {
+		// 2. Roll before the append if it does not fit the active segment.
+		if p.log.needsRoll(len(src)) {
+			if err := p.roll(); err != nil {
+				return Result{}, err
+			}
 		}
+		// 3. Copy into the log's staging bytes: from here on only the copy changes.
+		dst = p.log.stage(len(src))
+		copy(dst, src)
 	}
-	// 3. Copy into the log's staging bytes: from here on only the copy changes.
-	dst := p.log.stage(len(src))
-	copy(dst, src)
 	if leader && p.val.rebuilt {
 		p.val.trim(true) // the rebuilt batch is staged: free it if huge
 	}
