@@ -167,6 +167,32 @@ func BenchmarkLimit(b *testing.B) {
 	}
 }
 
+// BenchmarkLimitFused is BenchmarkLimit done in one pass: the CRC-32C of
+// batch[21:] computed while the batch is copied (codec.ChecksumCopy, what the
+// append path does for replicated batches of fuseMin bytes or more). Below
+// BenchmarkLimit from 1 KiB up; the difference to BenchmarkAppend is what
+// the path adds to its own copy.
+func BenchmarkLimitFused(b *testing.B) {
+	for _, sh := range benchShapes {
+		b.Run("batch="+sh.name, func(b *testing.B) {
+			in := benchBatch(b, sh.records, sh.value)
+			dst := make([]byte, len(in))
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			var sink uint32
+			cpu := cputime.Process()
+			for b.Loop() {
+				copy(dst[:codec.CRCStart], in)
+				sink += codec.ChecksumCopy(dst[codec.CRCStart:], in[codec.CRCStart:])
+			}
+			cputime.Report(b, cpu)
+			if sink == 1 {
+				b.Log(sink)
+			}
+		})
+	}
+}
+
 // BenchmarkLimitRing is BenchmarkLimit with the copy going where the
 // append path's copy goes: successive places of a ring as large as the
 // memory log's recycled segment buffers (RetainSegments+2 segments of
