@@ -12,56 +12,68 @@ import (
 // loaded once, fed to the CRC instruction and stored. On amd64 the CRC32
 // instruction has a latency of 3 cycles and a throughput of 1, so, as
 // hash/crc32 does, the bytes are cut into three adjacent streams of k bytes
-// whose registers advance side by side; the copy's loads and stores go to
-// other ports and hide behind the CRC chain. The three registers are then
-// joined with the CRC's linearity:
+// whose registers a, b, c advance side by side (a from the running register,
+// b and c from zero); the copy's loads and stores go to other ports and hide
+// behind the CRC chains. The three are then joined with the CRC's linearity:
 //
-//	raw(r, A‖B‖C) = zext_k(zext_k(raw(r, A)) ^ raw(0, B)) ^ raw(0, C)
+//	raw(r, A‖B‖C) = zext_2k(a) ^ zext_k(b) ^ c
 //
-// where zext_k advances a register over k zero bytes: a fixed linear map,
-// applied with four byte-table lookups (zeroOp). Whatever is too short for
-// three streams goes through a one-stream loop of 8-byte words, then bytes.
+// where zext_n advances a register over n zero bytes, i.e. multiplies it by
+// x^(8n) modulo the CRC polynomial P. hash/crc32 does that with byte tables;
+// here it is one carry-less multiply (PCLMULQDQ) by the constant
+// x^(8n-33) mod P and one CRC32 of the 64-bit product, which reduces it modulo
+// P. (In the reflected bit order the product of registers V and K read as 64
+// bits is V·K·x, and CRC32 of a 64-bit word w from register 0 is w·x^32.)
+// Tables would be cold: the copy sweeps the L1 cache between two joins.
+// Whatever is too short for three streams goes through a one-stream loop of
+// 8-byte words, then 4, 2 and 1 bytes.
 
 // Stream lengths of the three-way loop: fusedLong (hash/crc32's) while the
 // bytes last, then one or more rounds of fusedStep·j bytes per stream (j ≤
 // fusedSteps) for the rest; both multiples of the kernel's 32-byte step.
-// What is left under 2·3·fusedStep bytes goes through the one-stream loop: a
-// three-way round of one step costs more in the joining lookups than it
-// saves (about 1 ns more at 100 bytes).
+// What is left under 2·3·fusedStep bytes goes through the one-stream loop.
 const (
 	fusedLong  = 1344
 	fusedStep  = 32
 	fusedSteps = 6
 )
 
+// joinConsts are the multipliers of a three-way round of k bytes per stream:
+// x^(8k-33) and x^(16k-33) mod P, as reflected registers.
+type joinConsts struct{ k1, k2 uint64 }
+
 var (
-	fusedOnce   sync.Once
-	fusedLongOp zeroOp
-	fusedStepOp [fusedSteps + 1]zeroOp // [j] advances over fusedStep·j bytes; [0] unused
+	fusedOnce      sync.Once
+	fusedLongJoin  joinConsts
+	fusedStepJoins [fusedSteps + 1]joinConsts // [j] for fusedStep·j bytes; [0] unused
 )
 
-// fusedTables builds the zext maps of the stream lengths from the images of
-// the 32 basis registers.
-func fusedTables() {
-	var zeros [fusedLong]byte
-	build := func(op *zeroOp, k int) {
-		var col [32]uint32
-		for bit := range col {
-			col[bit] = rawCRC(1<<bit, zeros[:k])
-		}
-		op.fromColumns(&col)
+// xPow returns x^e mod P as a reflected CRC-32C register (bit 31 is x^0).
+func xPow(e int) uint32 {
+	r := uint32(1) << 31
+	for range e {
+		r = r>>1 ^ 0x82f63b78&-(r&1)
 	}
-	build(&fusedLongOp, fusedLong)
+	return r
+}
+
+func joinFor(k int) joinConsts {
+	return joinConsts{uint64(xPow(8*k - 33)), uint64(xPow(16*k - 33))}
+}
+
+func fusedConsts() {
+	fusedLongJoin = joinFor(fusedLong)
 	for j := 1; j <= fusedSteps; j++ {
-		build(&fusedStepOp[j], fusedStep*j)
+		fusedStepJoins[j] = joinFor(fusedStep * j)
 	}
 }
 
 // ChecksumCopy copies src into dst and returns Checksum(src), reading each
-// byte of src once where the hardware allows (amd64 with SSE4.2); elsewhere it
-// is Checksum then copy. dst must be at least len(src) bytes long (it panics
-// otherwise, as a slice expression would); if dst and src overlap the result
-// is that of Checksum(src) followed by copy(dst, src). No allocation.
+// byte of src once where the hardware allows (amd64 with SSE4.2 and
+// PCLMULQDQ); elsewhere it is Checksum then copy. dst must be at least
+// len(src) bytes long (it panics otherwise, as a slice expression would); if
+// dst and src overlap the result is that of Checksum(src) followed by
+// copy(dst, src). No allocation; O(len(src)).
 func ChecksumCopy(dst, src []byte) uint32 {
 	dst = dst[:len(src)]
 	if !fusedCRC || len(src) == 0 || overlaps(dst, src) {
@@ -76,17 +88,15 @@ func ChecksumCopy(dst, src []byte) uint32 {
 // == len(src) > 0 and they do not overlap.
 func rawChecksumCopy(reg uint32, dst, src []byte) uint32 {
 	if len(src) >= 2*3*fusedStep {
-		fusedOnce.Do(fusedTables)
+		fusedOnce.Do(fusedConsts)
 		for len(src) >= 3*fusedLong {
-			a, b, c := crcCopy3(reg, 0, 0, &dst[0], &src[0], fusedLong)
-			reg = fusedLongOp.apply(fusedLongOp.apply(a)^b) ^ c
+			reg = crcCopy3(reg, &dst[0], &src[0], fusedLong, fusedLongJoin.k1, fusedLongJoin.k2)
 			dst, src = dst[3*fusedLong:], src[3*fusedLong:]
 		}
 		for len(src) >= 2*3*fusedStep {
 			j := min(len(src)/(3*fusedStep), fusedSteps)
-			k, op := fusedStep*j, &fusedStepOp[j]
-			a, b, c := crcCopy3(reg, 0, 0, &dst[0], &src[0], k)
-			reg = op.apply(op.apply(a)^b) ^ c
+			k, c := fusedStep*j, &fusedStepJoins[j]
+			reg = crcCopy3(reg, &dst[0], &src[0], k, c.k1, c.k2)
 			dst, src = dst[3*k:], src[3*k:]
 		}
 		if len(src) == 0 {

@@ -2,23 +2,24 @@
 
 #include "textflag.h"
 
-// func crcCopy3(a, b, c uint32, dst, src *byte, k int) (ra, rb, rc uint32)
+// func crcCopy3(reg uint32, dst, src *byte, k int, k1, k2 uint64) uint32
 //
 // Three streams at src, src+k, src+2k; each step loads 32 bytes of every
 // stream into vector registers for the copy and feeds the same 32 bytes to
-// that stream's CRC register as four 8-byte words.
+// that stream's CRC register as four 8-byte words. Then
+// result = CRC32(0, clmul(a, k2) ^ clmul(b, k1)) ^ c.
 TEXT ·crcCopy3(SB), NOSPLIT, $0-52
-	MOVL a+0(FP), AX
-	MOVL b+4(FP), BX
-	MOVL c+8(FP), CX
-	MOVQ dst+16(FP), DI
-	MOVQ src+24(FP), SI
-	MOVQ k+32(FP), DX
-	LEAQ (SI)(DX*1), R8  // src of stream b
-	LEAQ (R8)(DX*1), R9  // src of stream c
-	LEAQ (DI)(DX*1), R10 // dst of stream b
+	MOVL reg+0(FP), AX
+	XORL BX, BX
+	XORL CX, CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	MOVQ k+24(FP), DX
+	LEAQ (SI)(DX*1), R8   // src of stream b
+	LEAQ (R8)(DX*1), R9   // src of stream c
+	LEAQ (DI)(DX*1), R10  // dst of stream b
 	LEAQ (R10)(DX*1), R11 // dst of stream c
-	XORQ R12, R12        // index into every stream
+	XORQ R12, R12         // index into every stream
 
 loop3:
 	MOVOU (SI)(R12*1), X0
@@ -49,9 +50,20 @@ loop3:
 	CMPQ R12, DX
 	JB   loop3
 
-	MOVL AX, ra+40(FP)
-	MOVL BX, rb+44(FP)
-	MOVL CX, rc+48(FP)
+	// Join: the registers were written as 32-bit values, so their upper
+	// halves are zero.
+	MOVQ      AX, X0
+	MOVQ      BX, X1
+	MOVQ      k2+40(FP), X2
+	MOVQ      k1+32(FP), X3
+	PCLMULQDQ $0x00, X2, X0
+	PCLMULQDQ $0x00, X3, X1
+	PXOR      X1, X0
+	MOVQ      X0, DX
+	XORL      AX, AX
+	CRC32Q    DX, AX
+	XORL      CX, AX
+	MOVL      AX, ret+48(FP)
 	RET
 
 // func crcCopy1(reg uint32, dst, src *byte, n int) uint32

@@ -9,10 +9,10 @@ const fusedCRC = false
 
 // The kernels are never called where fusedCRC is false; these keep the
 // package building and say what they compute.
-func crcCopy3(a, b, c uint32, dst, src *byte, k int) (ra, rb, rc uint32) {
+func crcCopy3(reg uint32, dst, src *byte, k int, k1, k2 uint64) uint32 {
 	d, s := unsafe.Slice(dst, 3*k), unsafe.Slice(src, 3*k)
 	copy(d, s)
-	return rawCRC(a, s[:k]), rawCRC(b, s[k:2*k]), rawCRC(c, s[2*k:])
+	return rawCRC(reg, s)
 }
 
 func crcCopy1(reg uint32, dst, src *byte, n int) uint32 {
