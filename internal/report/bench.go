@@ -275,12 +275,14 @@ func (f *Figures) StrategyOverAsis() *Table {
 // (one CRC-32C pass plus one copy, BenchmarkLimit) at the same batch size.
 // When the run has BenchmarkLimitRing (the same limit with the copy going to
 // successive places of a log-sized ring, as the append's copy does), a
-// second row per producer count divides by it.
+// second row per producer count divides by it; with BenchmarkLimitFused (the
+// CRC computed while copying, in one pass, as the append does for batches of
+// 1 KiB or more) a third.
 func (f *Figures) AsisOverLimit() *Table {
 	t := newTable("As-is append / physical limit",
-		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's); the overhead of header parse, producer-state update and barrier check",
+		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's), rows marked \"fused limit\" by BenchmarkLimitFused (CRC and copy in one pass, as the append does from 1 KiB); the overhead of header parse, producer-state update and barrier check",
 		"producers")
-	for _, lim := range []struct{ name, label string }{{"Limit", ""}, {"LimitRing", "ring limit"}} {
+	for _, lim := range []struct{ name, label string }{{"Limit", ""}, {"LimitRing", "ring limit"}, {"LimitFused", "fused limit"}} {
 		limits := map[string]Key{}
 		for _, l := range f.Keys(lim.name) {
 			limits[l.Batch] = l

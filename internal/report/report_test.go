@@ -89,10 +89,11 @@ func TestRatios(t *testing.T) {
 	}
 }
 
-// A run with BenchmarkLimitRing gets a second asis/limit row per producer
-// count, divided by the ring limit; the hot-buffer row is unchanged.
+// A run with BenchmarkLimitRing and BenchmarkLimitFused gets a second and a
+// third asis/limit row per producer count; the hot-buffer row is unchanged.
 func TestAsisOverRingLimit(t *testing.T) {
 	txt := "pkg: x\nBenchmarkLimit/batch=16KiB-2 10 800 ns/op\nBenchmarkLimitRing/batch=16KiB-2 10 850 ns/op\n" +
+		"BenchmarkLimitFused/batch=16KiB-2 10 690 ns/op\n" +
 		"BenchmarkAppend/strategy=asis/crc=none/batch=16KiB/producers=1-2 10 900 ns/op\n"
 	f, err := ParseBench(strings.NewReader(txt), "ring.txt")
 	if err != nil {
@@ -104,6 +105,9 @@ func TestAsisOverRingLimit(t *testing.T) {
 	}
 	if got := al.Cells[[2]string{"producers=1 · none · ring limit", "16KiB"}]; !near(got, 900.0/850) {
 		t.Errorf("asis/ring limit = %g, want %g (rows %q)", got, 900.0/850, al.Rows)
+	}
+	if got := al.Cells[[2]string{"producers=1 · none · fused limit", "16KiB"}]; !near(got, 900.0/690) {
+		t.Errorf("asis/fused limit = %g, want %g (rows %q)", got, 900.0/690, al.Rows)
 	}
 }
 
