@@ -138,6 +138,13 @@ func PatchCRC(crc uint32, old, new []byte, trailing int) uint32 {
 	if len(old) != len(new) {
 		panic("codec: PatchCRC with fields of different length")
 	}
+	if len(old) == 8 && crcAsm && uint64(trailing) < 1<<32 {
+		// Two carry-less multiplies deep, no table lookup on the chain
+		// (crcmul.go); the tables below miss the cache after a large copy.
+		delta := binary.LittleEndian.Uint64(old) ^ binary.LittleEndian.Uint64(new)
+		c0, c1, c2, c3 := zextConsts(uint32(trailing))
+		return patch8(crc, delta, c0, c1, c2, c3)
+	}
 	var d uint32
 	if len(old) == 8 {
 		// An 8-byte field (producerId): slicing-by-8, eight independent

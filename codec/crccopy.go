@@ -20,11 +20,9 @@ import (
 //
 // where zext_n advances a register over n zero bytes, i.e. multiplies it by
 // x^(8n) modulo the CRC polynomial P. hash/crc32 does that with byte tables;
-// here it is one carry-less multiply (PCLMULQDQ) by the constant
-// x^(8n-33) mod P and one CRC32 of the 64-bit product, which reduces it modulo
-// P. (In the reflected bit order the product of registers V and K read as 64
-// bits is V·K·x, and CRC32 of a 64-bit word w from register 0 is w·x^32.)
-// Tables would be cold: the copy sweeps the L1 cache between two joins.
+// here it is one carry-less multiply (PCLMULQDQ) by a constant and one CRC32
+// of the product (crcmul.go). Tables would be cold: the copy sweeps the L1
+// cache between two joins.
 // Whatever is too short for three streams goes through a one-stream loop of
 // 8-byte words, then 4, 2 and 1 bytes.
 
@@ -39,7 +37,8 @@ const (
 )
 
 // joinConsts are the multipliers of a three-way round of k bytes per stream:
-// x^(8k-33) and x^(16k-33) mod P, as reflected registers.
+// (x^(8k))' and (x^(16k))', primed as crcmul.go says (x^(8k-33) and
+// x^(16k-33) mod P).
 type joinConsts struct{ k1, k2 uint64 }
 
 var (
@@ -48,17 +47,8 @@ var (
 	fusedStepJoins [fusedSteps + 1]joinConsts // [j] for fusedStep·j bytes; [0] unused
 )
 
-// xPow returns x^e mod P as a reflected CRC-32C register (bit 31 is x^0).
-func xPow(e int) uint32 {
-	r := uint32(1) << 31
-	for range e {
-		r = r>>1 ^ 0x82f63b78&-(r&1)
-	}
-	return r
-}
-
 func joinFor(k int) joinConsts {
-	return joinConsts{uint64(xPow(8*k - 33)), uint64(xPow(16*k - 33))}
+	return joinConsts{uint64(primed(xPowMod(uint64(8 * k)))), uint64(primed(xPowMod(uint64(16 * k))))}
 }
 
 func fusedConsts() {
@@ -76,7 +66,7 @@ func fusedConsts() {
 // copy(dst, src). No allocation; O(len(src)).
 func ChecksumCopy(dst, src []byte) uint32 {
 	dst = dst[:len(src)]
-	if !fusedCRC || len(src) == 0 || overlaps(dst, src) {
+	if !crcAsm || len(src) == 0 || overlaps(dst, src) {
 		c := Checksum(src)
 		copy(dst, src)
 		return c

@@ -4,8 +4,9 @@ package codec
 
 import "golang.org/x/sys/cpu"
 
-// fusedCRC: the CRC32 instruction (SSE4.2) and carry-less multiply are there.
-var fusedCRC = cpu.X86.HasSSE42 && cpu.X86.HasPCLMULQDQ
+// crcAsm: the CRC32 instruction (SSE4.2) and carry-less multiply are there:
+// ChecksumCopy fuses, PatchCRC multiplies.
+var crcAsm = cpu.X86.HasSSE42 && cpu.X86.HasPCLMULQDQ
 
 // crcCopy3 copies 3k bytes from src to dst and returns the raw CRC-32C
 // register after them, started from reg: three k-byte streams joined with
@@ -20,3 +21,10 @@ func crcCopy3(reg uint32, dst, src *byte, k int, k1, k2 uint64) uint32
 //
 //go:noescape
 func crcCopy1(reg uint32, dst, src *byte, n int) uint32
+
+// patch8 returns crc ^ zext_n(raw(0, delta)), delta being 8 bytes read little
+// endian, given zextConsts(n): the CRC change of an 8-byte field that changed
+// by delta with n bytes after it. Three register products, then one more.
+//
+//go:noescape
+func patch8(crc uint32, delta uint64, c0, c1, c2, c3 uint32) uint32

@@ -114,3 +114,47 @@ one1:
 done1:
 	MOVL AX, ret+32(FP)
 	RET
+
+// func patch8(crc uint32, delta uint64, c0, c1, c2, c3 uint32) uint32
+TEXT ·patch8(SB), NOSPLIT, $0-36
+	// BX = raw(0, delta)
+	MOVQ   delta+8(FP), AX
+	XORL   BX, BX
+	CRC32Q AX, BX
+
+	// X0 = c0·c1 (primed), X2 = c2·c3 (primed), in parallel
+	MOVL      c0+16(FP), AX
+	MOVL      c1+20(FP), CX
+	MOVL      c2+24(FP), DX
+	MOVL      c3+28(FP), SI
+	MOVQ      AX, X0
+	MOVQ      CX, X1
+	MOVQ      DX, X2
+	MOVQ      SI, X3
+	PCLMULQDQ $0x00, X1, X0
+	PCLMULQDQ $0x00, X3, X2
+	MOVQ      X0, AX
+	MOVQ      X2, DX
+	XORL      CX, CX
+	XORL      SI, SI
+	CRC32Q    AX, CX
+	CRC32Q    DX, SI
+
+	// k = (c0·c1)·(c2·c3), primed
+	MOVQ      CX, X0
+	MOVQ      SI, X1
+	PCLMULQDQ $0x00, X1, X0
+	MOVQ      X0, AX
+	XORL      CX, CX
+	CRC32Q    AX, CX
+
+	// zext = raw(0, delta)·k
+	MOVQ      BX, X0
+	MOVQ      CX, X1
+	PCLMULQDQ $0x00, X1, X0
+	MOVQ      X0, AX
+	XORL      CX, CX
+	CRC32Q    AX, CX
+	XORL      crc+0(FP), CX
+	MOVL      CX, ret+32(FP)
+	RET
