@@ -26,7 +26,8 @@
 // Fields outside the CRC (baseOffset, partitionLeaderEpoch) can be rewritten for
 // free. Fields inside it need the CRC fixed: either recomputed over the whole
 // batch (O(size)) or patched from the old value with [PatchCRC] in time
-// independent of the batch length.
+// independent of the batch length. [ChecksumCopy] checks a batch's CRC while
+// copying it (one pass instead of two, on amd64).
 //
 // # Records
 //
