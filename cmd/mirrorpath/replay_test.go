@@ -63,11 +63,11 @@ func TestReplayConflations(t *testing.T) {
 	}
 	for _, line := range strings.Split(text, "\n") {
 		f := strings.Fields(line)
-		if len(f) < 9 {
+		if len(f) < 10 {
 			continue
 		}
 		if w, ok := want[f[0]]; ok {
-			if got := strings.Join(f[5:9], " "); got != w {
+			if got := strings.Join(f[6:10], " "); got != w {
 				t.Errorf("%s: got %q, want %q", f[0], got, w)
 			}
 			delete(want, f[0])
