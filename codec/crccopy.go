@@ -22,9 +22,8 @@ import (
 // x^(8n) modulo the CRC polynomial P. hash/crc32 does that with byte tables;
 // here it is one carry-less multiply (PCLMULQDQ) by a constant and one CRC32
 // of the product (crcmul.go). Tables would be cold: the copy sweeps the L1
-// cache between two joins.
-// Whatever is too short for three streams goes through a one-stream loop of
-// 8-byte words, then 4, 2 and 1 bytes.
+// cache between two joins. Whatever is too short for three streams goes
+// through a one-stream loop of 8-byte words, then 4, 2 and 1 bytes.
 
 // Stream lengths of the three-way loop: fusedLong (hash/crc32's) while the
 // bytes last, then one or more rounds of fusedStep·j bytes per stream (j ≤
