@@ -404,32 +404,24 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	// unpublished.
 	leader := k == kindClient || k == kindCoordinator
 	var dst []byte // the staged copy, once made
-	n := 0
-	if leader {
-		for pos := 0; pos < len(src); n++ {
-			size := frameSize(src[pos:])
-			if size < 0 {
-				return Result{}, fail(k, n, pos, ErrCorruptMessage)
-			}
+	if !leader && len(src) >= fuseMin && !p.log.needsRoll(len(src)) {
+		dst = p.log.stage(len(src))
+	}
+	n, run := 0, 0 // with dst: src[run:] is not copied yet
+	for pos := 0; pos < len(src); n++ {
+		size := frameSize(src[pos:])
+		if size < 0 {
+			return Result{}, fail(k, n, pos, ErrCorruptMessage)
+		}
+		b := codec.Batch(src[pos : pos+size])
+		if leader {
 			if n > 0 {
 				return Result{}, ErrInvalidRecord // one batch per partition (§1.8(d),(f))
 			}
-			if err := p.checkLeader(codec.Batch(src[pos:pos+size]), k); err != nil {
+			if err := p.checkLeader(b, k); err != nil {
 				return Result{}, err
 			}
-			pos += size
-		}
-	} else {
-		if len(src) >= fuseMin && !p.log.needsRoll(len(src)) {
-			dst = p.log.stage(len(src))
-		}
-		run := 0 // with dst: src[run:] is not copied yet
-		for pos := 0; pos < len(src); n++ {
-			size := frameSize(src[pos:])
-			if size < 0 {
-				return Result{}, fail(k, n, pos, ErrCorruptMessage)
-			}
-			b := codec.Batch(src[pos : pos+size])
+		} else {
 			var crc uint32
 			if dst == nil || size < fuseMin {
 				crc = codec.Checksum(b[codec.CRCStart:])
@@ -444,11 +436,11 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 			if crc != b.CRC() || b.LastOffsetDelta() < 0 {
 				return Result{}, fail(k, n, pos, ErrCorruptMessage)
 			}
-			pos += size
 		}
-		if dst != nil {
-			copy(dst[run:], src[run:])
-		}
+		pos += size
+	}
+	if dst != nil {
+		copy(dst[run:], src[run:])
 	}
 	if n == 0 {
 		if k == kindMirror || k == kindReplica {

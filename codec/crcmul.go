@@ -39,7 +39,9 @@ func mulMod(a, b uint32) uint32 {
 // one is the register of the polynomial 1.
 const one = uint32(1) << 31
 
-// xPowMod returns x^e mod P (square and multiply).
+// xPowMod returns x^e mod P (square and multiply). zeroExtend(one, n) gives
+// x^(8n) too, but through crc.go's 512 KiB of tables, which the kernels'
+// constants do not need.
 func xPowMod(e uint64) uint32 {
 	r, base := one, one>>1 // 1, x
 	for ; e != 0; e >>= 1 {
