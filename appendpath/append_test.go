@@ -82,7 +82,15 @@ func TestAppendClientRejections(t *testing.T) {
 			b[codec.OffLastOffsetDelta] = 0xff
 			b[codec.OffLastOffsetDelta+1] = 0xff
 			b[codec.OffLastOffsetDelta+2] = 0xff
-		}), ErrCorruptMessage},
+		}), ErrInvalidRecord}, // LogValidator#validateBatch, not a framing error
+		{"count MinInt32, lastOffsetDelta MaxInt32", mod(func(b codec.Batch) {
+			binary.BigEndian.PutUint32(b[codec.OffRecordsCount:], 1<<31)
+			binary.BigEndian.PutUint32(b[codec.OffLastOffsetDelta:], 1<<31-1)
+		}), ErrInvalidRecord},
+		{"lastOffsetDelta -1, count 1", mod(func(b codec.Batch) {
+			binary.BigEndian.PutUint32(b[codec.OffRecordsCount:], 1)
+			binary.BigEndian.PutUint32(b[codec.OffLastOffsetDelta:], 0xffffffff)
+		}), ErrInvalidRecord},
 		{"control", mkMarker(5, 0, 0, true), ErrInvalidRecord},
 		{"pid without sequence", mkBatch(t, bspec{pid: 5, seq: -1}), ErrInvalidRecord},
 		{"sequence gap after first", nil, nil}, // placeholder replaced below

@@ -364,13 +364,23 @@ func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 	if len(b) > p.cfg.MaxMessageBytes {
 		return ErrMessageTooLarge
 	}
-	if b.VerifyCRC() != nil || b.LastOffsetDelta() < 0 {
+	if b.VerifyCRC() != nil {
 		return ErrCorruptMessage
 	}
-	if k == kindClient {
+	if k != kindClient {
+		if b.LastOffsetDelta() < 0 {
+			// Kafka does not check a COORDINATOR batch's offset range; a
+			// negative one would put lastOffset before baseOffset in our log.
+			return ErrCorruptMessage
+		}
+	} else {
+		// LogValidator#validateBatch: lastOffset−baseOffset+1 > 0 (baseOffset
+		// is 0 here), recordsCount > 0, and the two equal; all
+		// InvalidRecordException. Compared in int64, as the Java does: a
+		// count of MinInt32 beside a lastOffsetDelta of MaxInt32 is not equal.
 		n := b.RecordsCount()
 		switch {
-		case n <= 0, int64(n) != int64(b.LastOffsetDelta())+1:
+		case b.LastOffsetDelta() < 0, n <= 0, int64(n) != int64(b.LastOffsetDelta())+1:
 			return ErrInvalidRecord
 		case b.IsControl():
 			return ErrInvalidRecord

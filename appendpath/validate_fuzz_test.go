@@ -74,7 +74,9 @@ type refOutcome struct {
 // It covers the batches repairClient makes (batch rules already hold).
 func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 	if b.RecordsCount() <= 0 {
-		return refOutcome{code: ErrCorruptMessage} // lastOffsetDelta = count-1 < 0
+		// validateBatch: count ≤ 0 is INVALID_RECORD whatever lastOffsetDelta
+		// (count−1, which wraps to MaxInt32 for a count of MinInt32) says.
+		return refOutcome{code: ErrInvalidRecord}
 	}
 	if len(b) > 1048588 {
 		return refOutcome{code: ErrMessageTooLarge}
