@@ -895,12 +895,10 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 		if p.pb, err = psm.BatchOf(b); err != nil {
 			return err
 		}
-		app := p.psm.Begin(p.id, psm.Replication)
-		if _, err := app.Add(&p.pb); err != nil {
-			app.Abort()
+		_, c, err := p.psm.Update(p.id, psm.Replication, &p.pb)
+		if err != nil {
 			return err
 		}
-		c := app.Commit()
 		if reindex {
 			for _, t := range c.Aborted {
 				if err := p.log.appendAbortedAt(t); err != nil {

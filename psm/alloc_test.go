@@ -39,6 +39,23 @@ func TestStoreUpdateDoesNotAllocate(t *testing.T) {
 	var pid int64
 	assertNoAllocs(t, "client update", func() { update(Client, pid%producers); pid++ })
 	assertNoAllocs(t, "replication update", func() { update(Replication, pid%producers); pid++ })
+	one := func(origin Origin, pid int64) {
+		*b = data(pid, 0, seq[pid], 1)
+		b.BaseOffset = off
+		if _, c, err := s.Update(0, origin, b); err != nil || c == nil {
+			t.Fatal(c, err)
+		}
+		seq[pid]++
+		off++
+	}
+	assertNoAllocs(t, "one-call client update", func() { one(Client, pid%producers); pid++ })
+	assertNoAllocs(t, "one-call replication update", func() { one(Replication, pid%producers); pid++ })
+	assertNoAllocs(t, "one-call duplicate", func() {
+		*b = data(5, 0, seq[5]-1, 1)
+		if out, c, err := s.Update(0, Client, b); err != nil || !out.Duplicate.Found || c != nil {
+			t.Fatalf("%+v %v %v", out, c, err)
+		}
+	})
 
 	assertNoAllocs(t, "duplicate", func() {
 		a := s.Begin(0, Client)

@@ -31,6 +31,9 @@ func checkWindow(s *slot, w *window) {
 	if s.n > NumBatchesToRetain || s.head >= NumBatchesToRetain {
 		invariantf("window n=%d head=%d", s.n, s.head)
 	}
+	if s.n > 0 && s.last != s.seqs[ringIndex(s.head, int(s.n)-1)] {
+		invariantf("cached last sequence %d, window's %d", s.last, s.seqs[ringIndex(s.head, int(s.n)-1)])
+	}
 	for i := range int(s.n) {
 		j := ringIndex(s.head, i)
 		if s.seqs[j] != w[j].LastSeq {

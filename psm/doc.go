@@ -28,6 +28,12 @@
 // completed transaction its LSO, its AbortedTxn entry (if aborted) and
 // completeTxn.
 //
+// Update(p, origin, &batch) is an append of one batch in one call (Begin,
+// Add, then Commit, or Abort on an error or a duplicate), for a caller whose
+// log already holds the batch: appendpath's recovery rebuilds producer
+// state from the log with it. It gives the same answers and state as the
+// three calls; on the Store its fast case is one lookup and one write.
+//
 // Origins (§3.2): CLIENT checks epoch, sequence, coordinator epoch and looks
 // for duplicates; COORDINATOR checks epochs only; REPLICATION (followers,
 // mirror fetches, recovery) accepts epoch and coordinator-epoch regressions.
@@ -79,12 +85,13 @@
 // changes. Anything else in the same append (a CLIENT batch after the
 // first, a control or transactional batch, a barrier, an unknown producer,
 // an epoch change) first hands the fast updates to the general path as the
-// pending entries it would have built.
+// pending entries it would have built. Update's fast case is the same check,
+// written straight into the slot.
 //
 // Each partition also owns its transaction lists and one reusable Appender,
 // so appends to one partition take no lock; different partitions may be used
 // in parallel, calls on the same partition must be serialized (Kafka holds
-// the log lock). Begin, Add, Commit and Reset do not allocate once tables and
+// the log lock). Begin, Add, Commit, Update and Reset do not allocate once tables and
 // scratch have grown.
 //
 // # Snapshots

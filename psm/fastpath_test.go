@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The Store's one-batch CLIENT and REPLICATION fast path (tryFast, promote, Commit's fast
+// The Store's one-batch CLIENT and REPLICATION fast path (Add's fast path, promote, Commit's fast
 // branch) must hand over to the general path without a trace: every append
 // below starts with a fast-eligible batch and then does something else in
 // the same append, or follows a barrier. Each is run on a Model and a Store from the same state,

@@ -139,7 +139,12 @@ func (d *diff) run() {
 			origin := Origin(d.byte() % 3)
 			n := int(d.byte()%4) + 1
 			ma, sa := d.model.Begin(p, origin), d.store.Begin(d.base+p, origin)
-			g := Guard(d.byte() % 4)
+			gb := d.byte()
+			if n == 1 && op%4 != 3 && gb >= 128 { // one batch through Update, which has no guard
+				d.update(p, origin)
+				break
+			}
+			g := Guard(gb % 4)
 			ma.SetGuard(g)
 			sa.SetGuard(g)
 			next := d.next[p]
@@ -221,6 +226,31 @@ func (d *diff) run() {
 	}
 	d.compareState(0)
 	d.compareState(1)
+}
+
+// update is an append of one batch through Manager.Update (begun appenders
+// of the same partition left unfinished, which Update discards).
+func (d *diff) update(p PartitionID, origin Origin) {
+	b := d.batch()
+	b.BaseOffset = d.next[p]
+	d.trace(p, "update "+origin.String(), b, 0)
+	mo, mc, merr := d.model.Update(p, origin, &b)
+	so, sc, serr := d.store.Update(d.base+p, origin, &b)
+	if val(mo) != val(so) || !sameErr(merr, serr) || (mo == nil) != (merr != nil) || (so == nil) != (serr != nil) {
+		d.fail("Update %+v: model (%+v, %v) store (%+v, %v)", b, val(mo), merr, val(so), serr)
+	}
+	applied := merr == nil && !mo.Duplicate.Found
+	if (mc != nil) != applied || (sc != nil) != applied {
+		d.fail("Update %+v: Committed model %v store %v, applied %v", b, mc != nil, sc != nil, applied)
+	}
+	if !applied {
+		return
+	}
+	if !slices.Equal(mc.Completed, sc.Completed) || !slices.Equal(mc.Aborted, sc.Aborted) ||
+		mc.Barriers != sc.Barriers || mc.KeptOpenTxns != sc.KeptOpenTxns {
+		d.fail("Update's Commit: model %+v store %+v", mc, sc)
+	}
+	d.next[p] += int64(b.LastOffsetDelta) + 1
 }
 
 func runDiff(t testing.TB, src []byte) {

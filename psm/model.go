@@ -278,6 +278,11 @@ type modelAppend struct {
 }
 
 // Begin starts an append to p.
+// Update is Begin, Add, then Commit or Abort (Manager.Update).
+func (m *Model) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Committed, error) {
+	return update(m.Begin(p, origin), b)
+}
+
 func (m *Model) Begin(p PartitionID, origin Origin) Appender {
 	a := &m.part(p).app
 	*a = modelAppend{m: m, part: m.part(p), origin: origin,

@@ -56,7 +56,7 @@ type slot struct {
 	epoch      int16
 	n, head    uint8
 	seqs       lastSeqs
-	_          [4]byte
+	last       int32 // the newest batch's LastSeq when n > 0: lastSeq without the ring walk
 }
 
 // lastSeqs is the LastSeq of each entry of a window, in ring order.
@@ -91,7 +91,7 @@ func (s *slot) lastSeq() int32 {
 	if s.n == 0 {
 		return -1
 	}
-	return s.seqs[ringIndex(s.head, int(s.n)-1)]
+	return s.last
 }
 
 // push appends m to the window, dropping the oldest batch when it is full.
@@ -109,6 +109,7 @@ func (s *slot) push(w *window, m BatchMetadata) {
 	}
 	w[j] = m
 	s.seqs[j] = m.LastSeq
+	s.last = m.LastSeq
 }
 
 // slotVal is a whole entry outside the table: an append's pending update
@@ -301,6 +302,7 @@ func (sh *shard) put(i int, v *slotVal) {
 		m := *v.at(k)
 		w[k] = m
 		s.seqs[k] = m.LastSeq
+		s.last = m.LastSeq
 	}
 }
 

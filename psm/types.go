@@ -307,6 +307,14 @@ type Appender interface {
 type Manager interface {
 	// Begin starts an append to p, discarding an unfinished one.
 	Begin(p PartitionID, origin Origin) Appender
+	// Update is an append of b alone, in one call: Begin, Add, then Commit
+	// if Add accepted b and found no duplicate, else Abort. It returns Add's
+	// answers, and Commit's (nil on an error or a duplicate). For a caller
+	// whose log already holds b (recovery rebuilding producer state) or that
+	// applies producer state before its write; the Outcome and Committed
+	// stay valid until the next call on p. On the Store, a plain batch of a
+	// known producer costs one lookup and one write (results/psm.md).
+	Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Committed, error)
 	// Reset applies a barrier to p outside an append: every producer entry and
 	// verification entry is removed, open transactions are kept. It returns the
 	// number of open transactions kept.
