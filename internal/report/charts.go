@@ -86,7 +86,7 @@ func (f *Figures) ThroughputChart() *Chart {
 // UpdateChart draws the producer-state update cost (ns per batch) by number
 // of producers, one line per implementation.
 func (f *Figures) UpdateChart() *Chart {
-	up := f.Keys("Update")
+	up := f.updateKeys()
 	var xs []string
 	for _, k := range up {
 		if !slices.Contains(xs, k.Producers) {
@@ -96,7 +96,7 @@ func (f *Figures) UpdateChart() *Chart {
 	xs = sortBatches(xs)
 	xi := index(xs)
 	c := &Chart{Kind: Line, Title: "Producer-state update cost by number of producers",
-		XLabel: "producers", YLabel: "ns/op of BenchmarkUpdate (lower is better)", X: xs}
+		XLabel: "producers", YLabel: "ns/op of BenchmarkUpdate and UpdateOne (lower is better)", X: xs}
 	series := map[string]int{}
 	mn, mx := math.Inf(1), 0.0
 	for _, k := range up {
@@ -104,7 +104,7 @@ func (f *Figures) UpdateChart() *Chart {
 		if !ok {
 			continue
 		}
-		name := rowLabel("impl="+k.Impl, k.Strategy, k.Batch)
+		name := rowLabel("impl="+k.Impl, updateLabel(k), k.Strategy, k.Batch)
 		i, ok := series[name]
 		if !ok {
 			i = len(c.Series)
@@ -117,7 +117,7 @@ func (f *Figures) UpdateChart() *Chart {
 	sort.SliceStable(c.Series, func(i, j int) bool { return c.Series[i].Name < c.Series[j].Name })
 	if mx > 20*mn {
 		c.LogY = true
-		c.YLabel = "ns/op of BenchmarkUpdate (log scale; lower is better)"
+		c.YLabel = "ns/op of BenchmarkUpdate and UpdateOne (log scale; lower is better)"
 	}
 	return c
 }

@@ -381,3 +381,31 @@ func TestRecordedRun(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUpdateOne (the one-call Update) gets its own store/model row and
+// its own chart lines beside BenchmarkUpdate's.
+func TestUpdateOneRows(t *testing.T) {
+	txt := "pkg: x\n" +
+		"BenchmarkUpdate/impl=store/producers=1000-2 10 20 ns/op\n" +
+		"BenchmarkUpdate/impl=model/producers=1000-2 10 200 ns/op\n" +
+		"BenchmarkUpdateOne/impl=store/producers=1000-2 10 15 ns/op\n" +
+		"BenchmarkUpdateOne/impl=model/producers=1000-2 10 300 ns/op\n"
+	f, err := ParseBench(strings.NewReader(txt), "one.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := f.StoreOverModel()
+	if got := sm.Cells[[2]string{"store/model", "1000"}]; !near(got, 0.1) {
+		t.Errorf("store/model = %g (table %+v)", got, sm)
+	}
+	if got := sm.Cells[[2]string{"store/model · one call", "1000"}]; !near(got, 0.05) {
+		t.Errorf("one call store/model = %g (table %+v)", got, sm)
+	}
+	var names []string
+	for _, s := range f.UpdateChart().Series {
+		names = append(names, s.Name)
+	}
+	if got := strings.Join(names, ","); got != "impl=model,impl=model · one call,impl=store,impl=store · one call" {
+		t.Errorf("series %s", got)
+	}
+}
