@@ -3,6 +3,7 @@ package psm
 import (
 	"cmp"
 	"iter"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -28,15 +29,23 @@ import (
 // sequential walk (the table holds under 4 slots per live entry after a
 // rehash, more after a barrier until the stale slots are reused or purged).
 type Store struct {
-	opts   Options
-	mu     sync.Mutex                   // serializes directory growth
-	parts  atomic.Pointer[[]*storePart] // indexed by PartitionID
-	guards atomic.Uint64
+	opts Options
+	// trackBelow is opts.tracks as one unsigned compare: the PIDs tracked
+	// are those with uint64(pid) < trackBelow (pid > -1: below 1<<63;
+	// pid != -1: below MaxUint64).
+	trackBelow uint64
+	mu         sync.Mutex                   // serializes directory growth
+	parts      atomic.Pointer[[]*storePart] // indexed by PartitionID
+	guards     atomic.Uint64
 }
 
 // NewStore returns an empty fast manager.
 func NewStore(opts Options) *Store {
-	return &Store{opts: opts.withDefaults()}
+	s := &Store{opts: opts.withDefaults(), trackBelow: 1 << 63}
+	if s.opts.HasProducerID == NonNegativeOne {
+		s.trackBelow = math.MaxUint64
+	}
+	return s
 }
 
 type storeVerif struct {
@@ -635,7 +644,7 @@ func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 	// frame were a tenth of an update at 1k producers.
 	pid := b.ProducerID
 	sp := a.part
-	if !a.s.opts.tracks(pid) || len(sp.verif) > 0 {
+	if uint64(pid) >= a.s.trackBelow || len(sp.verif) > 0 {
 		return a.addGeneral(b)
 	}
 	h := sp.hash(pid)
@@ -698,7 +707,7 @@ func (a *storeAppend) addGeneral(b *Batch) (*Outcome, error) {
 		return &a.out, nil
 	}
 	pid := b.ProducerID
-	if !a.s.opts.tracks(pid) {
+	if uint64(pid) >= a.s.trackBelow {
 		return &a.none, nil
 	}
 	sp := a.part
@@ -868,7 +877,7 @@ func (s *Store) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Commi
 	}
 	pid := b.ProducerID
 	if sp == nil || sp.app.general || origin == Coordinator || b.Control || b.Transactional ||
-		!s.opts.tracks(pid) || len(sp.verif) > 0 {
+		uint64(pid) >= s.trackBelow || len(sp.verif) > 0 {
 		return s.updateGeneral(p, origin, b)
 	}
 	h := sp.hash(pid)

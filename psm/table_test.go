@@ -88,3 +88,15 @@ func TestSortRefsMatchesComparisonSort(t *testing.T) {
 		}
 	}
 }
+
+// The Store's one-compare tracking rule is Options.tracks for both rules.
+func TestTrackBelowIsTracks(t *testing.T) {
+	for _, rule := range []HasProducerIDRule{Stock, NonNegativeOne} {
+		s := NewStore(Options{HasProducerID: rule})
+		for _, pid := range []int64{math.MinInt64, -3, -2, -1, 0, 1, 1 << 40, math.MaxInt64} {
+			if got, want := uint64(pid) < s.trackBelow, s.opts.tracks(pid); got != want {
+				t.Errorf("rule %d pid %d: %v, want %v", rule, pid, got, want)
+			}
+		}
+	}
+}
