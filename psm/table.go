@@ -176,8 +176,15 @@ type shard struct {
 
 // noteTs widens the lastTs bounds to ts. O(1).
 func (sh *shard) noteTs(ts int64) {
-	sh.tsMin = min(sh.tsMin, ts)
-	sh.tsMax = max(sh.tsMax, ts)
+	// Branches, not min and max: the bounds rarely move (timestamps grow,
+	// and tsMax moves only for a new newest batch of the shard), so the
+	// usual write stores nothing.
+	if ts > sh.tsMax {
+		sh.tsMax = ts
+	}
+	if ts < sh.tsMin {
+		sh.tsMin = ts
+	}
 }
 
 // unexpired reports that no live slot can satisfy now-lastTs >= expMs:
@@ -206,7 +213,7 @@ func (sh *shard) prefetchWindow(h uint64) {
 // by 2^64 divided by the golden ratio. Its top bits depend on every bit of
 // pid, its low bits only on pid's low bits, so both the shard (shardOf) and
 // the first probe slot (shard.home) are taken from the top. One multiply is
-// half the latency of MurmurHash3's finalizer (mix64), and the hash is the
+// half the latency of MurmurHash3's finalizer, and the hash is the
 // first link of an update's dependency chain (hash, slot address, slot
 // load). TestHashSpreadsPIDFamilies holds the spread for sequential,
 // negated, bit-field and high-bits-only PIDs (a fold of the product's
@@ -222,16 +229,6 @@ func (sh *shard) home(h uint64) uint64 { return h << shardBits >> sh.shift }
 
 // homeShift is shard.shift for a table of size slots (a power of two).
 func homeShift(size int) uint8 { return uint8(bits.LeadingZeros64(uint64(size - 1))) }
-
-// mix64 is the MurmurHash3 finalizer.
-func mix64(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
-}
 
 // find returns the slot index of a live key. O(1) expected.
 func (sh *shard) find(pid int64, gen uint32, h uint64) (int, bool) {
