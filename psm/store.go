@@ -1099,9 +1099,9 @@ func (a *storeAppend) Commit() *Committed {
 		f := &a.fast
 		// One batch (every CLIENT append): commitRun's checks and loops
 		// without the call.
-		if sh := &sp.shards[f.shard]; sh.version == f.version && len(a.more) == 0 {
+		if sp.shards[f.shard].version == f.version && len(a.more) == 0 {
 			a.fastSet = false
-			sh.write(sp, int(f.slot), f.epoch, &f.m)
+			f.write(sp)
 			return &a.comNone
 		}
 		if a.commitRun() {
@@ -1128,16 +1128,16 @@ func (a *storeAppend) commitRun() bool {
 		}
 	}
 	a.fastSet = false
-	for i := -1; i < len(a.more); i++ {
-		f := &a.fast
-		if i >= 0 {
-			f = &a.more[i]
-		}
-		sp.shards[f.shard].write(sp, int(f.slot), f.epoch, &f.m)
+	a.fast.write(sp)
+	for i := range a.more {
+		a.more[i].write(sp)
 	}
 	a.more = a.more[:0]
 	return true
 }
+
+// write writes f's batch to its slot (shard.write).
+func (f *fastAppend) write(sp *storePart) { sp.shards[f.shard].write(sp, int(f.slot), f.epoch, &f.m) }
 
 // write is ProducerStateEntry.update of slot i with one batch of epoch
 // (m), as merge does with one batch; coordEpoch and txnFirst (no
