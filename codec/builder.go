@@ -151,7 +151,7 @@ func AppendEndTxnMarker(dst []byte, pid int64, epoch int16, coordinatorEpoch int
 		t, EndTxnMarkerSize, m.AppendTo)
 }
 
-// AppendBarrier appends the MIRROR_PID_RESET batch of mirroring.md §5:
+// AppendBarrier appends the MIRROR_PID_RESET batch (docs/format.md):
 // attributes 0x20 (control only), producerId -1, producerEpoch -1,
 // baseSequence -1, partitionLeaderEpoch = leaderEpoch, baseTimestamp =
 // maxTimestamp = ts, one record with key (0, 7) and a version 0

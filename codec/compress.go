@@ -14,7 +14,8 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// Design note: compressed records (kafka-reference.md §1.6).
+// Design note: compressed records (DefaultRecordBatch#recordInputStream and
+// the codecs of org.apache.kafka.common.compress).
 //
 // Every byte after the 61-byte header is one stream of the batch's codec:
 //
@@ -290,7 +291,7 @@ var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
 })
 
 // Check validates b as a consumer with check.crcs and a full record read
-// would (kafka-reference.md §1.8(b), (c)): the CRC, a known codec, every
+// would (DefaultRecordBatch#ensureValid, then the record iterator): the CRC, a known codec, every
 // record (decompressed into buf's storage, bounded by limit), and for a
 // control batch with records the first record's key and, for ABORT, COMMIT
 // and MIRROR_PID_RESET, its value. It returns buf, maybe

@@ -1,6 +1,7 @@
 package codec
 
-// Control records (kafka-reference.md §2, mirroring.md §4-§5).
+// Control records (Kafka's ControlRecordType, EndTransactionMarker; ours:
+// MIRROR_PID_RESET and the salt records, docs/format.md).
 //
 // A control batch (attribute bit 5) carries records whose key is
 //
@@ -13,7 +14,7 @@ package codec
 //	MIRROR_PID_RESET   MirrorPidReset: version int16, sourceClusterId compact string,
 //	                   tagged fields
 //
-// The mirror-state log (mirroring.md §4) uses the coordinator-record
+// The mirror-state log (docs/format.md, "The mirror-state log") uses the coordinator-record
 // convention: MirrorPidCollisionKey (type 3, non-flexible) and
 // MirrorPidCollisionValue (version 0, flexible).
 //
@@ -74,7 +75,8 @@ func (m EndTxnMarker) AppendTo(dst []byte) []byte {
 }
 
 // MirrorPidReset is the value of a MIRROR_PID_RESET control record, the
-// barrier of mirroring.md §5 (MirrorPidResetRecord, flexible).
+// barrier of the barrier strategy (MirrorPidResetRecord, flexible;
+// docs/format.md).
 type MirrorPidReset struct {
 	Version         int16
 	SourceClusterID string
@@ -131,7 +133,7 @@ func (m MirrorPidReset) size() int {
 const MirrorPidCollisionKeyType int16 = 3
 
 // MirrorPidCollisionKey keys a salt record in the mirror-state log
-// (mirroring.md §4): type int16 = 3, then, non-flexible, TopicId uuid (16
+// (docs/format.md): type int16 = 3, then, non-flexible, TopicId uuid (16
 // bytes), Partition int32, SourceClusterId string (int16 length + UTF-8),
 // OriginalPid int64.
 type MirrorPidCollisionKey struct {
@@ -172,7 +174,7 @@ func ParseMirrorPidCollisionKey(src []byte) (MirrorPidCollisionKey, error) {
 	return k, nil
 }
 
-// MirrorPidCollisionValue is the salt record's value (mirroring.md §4):
+// MirrorPidCollisionValue is the salt record's value (docs/format.md):
 // version int16 = 0, then, flexible, Salt int64, CollidingClusterId compact
 // string, TimestampMs int64, tagged fields.
 type MirrorPidCollisionValue struct {
@@ -281,7 +283,8 @@ type ControlRecord struct {
 
 // ControlRecord decodes the key of the first record of an uncompressed
 // control batch, the record producer state and the barrier check read
-// (Kafka looks at the first record only; kafka-reference.md §1.8). It does
+// (Kafka looks at the first record only: ProducerAppendInfo#append,
+// CompletedFetch#containsAbortMarker). It does
 // not decode the value: use ParseEndTxnMarker or ParseMirrorPidReset on
 // Value. Errors: ErrNoRecords for recordsCount 0 (not a defect), ErrBadControl
 // for a batch without the control bit or a bad key, ErrCompressed for a

@@ -199,7 +199,7 @@ func TestMirrorPidCollisionRecords(t *testing.T) {
 	}
 }
 
-// vectorBarrier is the MIRROR_PID_RESET batch of mirroring.md §5 for leader
+// vectorBarrier is the MIRROR_PID_RESET batch (docs/format.md) for leader
 // epoch 9, source cluster "abc", ts 1700000000000: 79 bytes.
 const vectorBarrier = `
 0000000000000000  # 0-7    baseOffset 0 (the leader assigns it)

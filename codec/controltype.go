@@ -15,7 +15,7 @@ const (
 	ControlSnapshotFooter ControlType = 4
 	ControlKRaftVersion   ControlType = 5
 	ControlKRaftVoters    ControlType = 6
-	// ControlMirrorPidReset is the barrier of KIP-1279 mirroring (mirroring.md §5).
+	// ControlMirrorPidReset is the barrier of KIP-1279 mirroring (docs/strategies.md).
 	ControlMirrorPidReset ControlType = 7
 )
 

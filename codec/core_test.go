@@ -29,7 +29,8 @@ func unhex(t testing.TB, s string) []byte {
 	return b
 }
 
-// Vector A of kafka-reference.md §1.7: idempotent data batch, one record.
+// Vector A: an idempotent data batch with one record, written out by hand from
+// the DefaultRecordBatch layout (docs/format.md).
 const vectorA = `
 0000000000000000  # 0-7    baseOffset 0
 0000003a          # 8-11   batchLength 58
@@ -47,7 +48,7 @@ ffffffff          # 12-15  partitionLeaderEpoch -1
 10 00 00 00 01 04 6869 00  # record: len 8, attr, tsΔ 0, offΔ 0, key null, value "hi", 0 headers
 `
 
-// Vector B of kafka-reference.md §1.7: COMMIT marker, coordinatorEpoch 5.
+// Vector B: a COMMIT marker, coordinatorEpoch 5, built the same way.
 const vectorB = `
 0000000000000000 00000042 ffffffff 02 fc84b034  # baseOffset, batchLength 66, PLE -1, magic, crc
 0030              # attributes: transactional | control

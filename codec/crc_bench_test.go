@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// batchSizes are the shapes of benchmarks.md §3: about 100 B, 1 KiB, 16 KiB, 1 MiB.
+// batchSizes are the shapes of docs/benchmarks.md: about 100 B, 1 KiB, 16 KiB, 1 MiB.
 var batchSizes = []struct {
 	name string
 	n    int

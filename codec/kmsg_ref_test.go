@@ -135,7 +135,7 @@ func refReadRecord(src []byte) (refRecord, error) {
 }
 
 // refWalk reads count records from records the reference way: Kafka's
-// iteration rules of §1.8(c) around refReadRecord.
+// DefaultRecordBatch iteration rules around refReadRecord.
 func refWalk(records []byte, count int32) ([]refRecord, error) {
 	if count < 0 {
 		return nil, fmt.Errorf("negative count")

@@ -9,7 +9,8 @@ import (
 // Record-level errors. Each matches ErrBadRecord and ErrCorrupt with
 // errors.Is, so callers that only care about "invalid record" (Kafka's
 // InvalidRecordException) test for ErrBadRecord; tests and the dump tool can
-// tell the defects of kafka-reference.md §1.5 and §1.8(c) apart.
+// tell the defects of DefaultRecord#readFrom and the DefaultRecordBatch
+// iterator apart.
 var (
 	ErrRecordsCount    = badRecord("codec: negative records count")
 	ErrRecordTruncated = badRecord("codec: premature end of records")
@@ -37,7 +38,7 @@ func badRecord(msg string) error          { return &badRecordError{msg} }
 func (e *badRecordError) Error() string   { return e.msg }
 func (e *badRecordError) Is(t error) bool { return t == ErrBadRecord || t == ErrCorrupt }
 
-// Record is one v2 record (kafka-reference.md §1.5, DefaultRecord):
+// Record is one v2 record (DefaultRecord; docs/format.md):
 //
 //	length          varint   bytes after this field
 //	attributes      int8     unused; writers emit 0
@@ -340,8 +341,8 @@ func bytesSize(b []byte) int {
 }
 
 // RecordIter walks the records of one batch (DefaultRecordBatch.RecordIterator).
-// It returns exactly recordsCount records and then io.EOF. Kafka's checks of
-// §1.8(c) apply: a negative count is ErrRecordsCount; a count of 0 yields
+// It returns exactly recordsCount records and then io.EOF. Kafka's iterator
+// checks apply: a negative count is ErrRecordsCount; a count of 0 yields
 // nothing and does not look at the bytes; running out of bytes before the
 // count-th record is ErrRecordTruncated; bytes left after the count-th record
 // are ErrRecordsLeftover, reported instead of that last record, as Kafka

@@ -66,7 +66,7 @@ func TestVarints(t *testing.T) {
 }
 
 // recordErrCases are record sections (count, bytes) each breaking one rule of
-// kafka-reference.md §1.5 / §1.8(c).
+// DefaultRecord#readFrom or of the DefaultRecordBatch record iterator.
 var recordErrCases = []struct {
 	name  string
 	count int32

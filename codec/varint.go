@@ -2,7 +2,7 @@ package codec
 
 // Design note: varints.
 //
-// Records (kafka-reference.md §1.5) use protobuf-style zig-zag varints: the
+// Records (DefaultRecord) use protobuf-style zig-zag varints: the
 // signed value n is mapped to (n<<1) ^ (n>>31) and written as unsigned LEB128,
 // seven bits a byte, low group first, high bit set on every byte but the last.
 // Kafka (ByteUtils.readVarint) reads at most 5 bytes for an int32 and 10 for an

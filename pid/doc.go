@@ -1,5 +1,5 @@
 // Package pid implements the producer-ID strategies of cluster mirroring
-// (mirroring.md §3–4): how the producer ID of a mirrored record batch is
+// (docs/strategies.md): how the producer ID of a mirrored record batch is
 // treated on its way into a destination partition, so that producers of
 // different source clusters that share a PID do not meet in one
 // producer-state entry.

@@ -16,7 +16,8 @@ import (
 
 // FuzzMapInvariants checks the pure mapping functions: negate is an
 // involution, negate-skip and bitfield are idempotent, nothing but -1 maps to
-// -1, negatives pass through where the spec says, and Unbitfield inverts
+// -1, negatives pass through where the strategy says (docs/strategies.md), and
+// Unbitfield inverts
 // bitfield.
 func FuzzMapInvariants(f *testing.F) {
 	for _, p := range []int64{-1, 0, 5, -2, -7, LowMask, LowMask + 1, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1} {
@@ -178,7 +179,7 @@ func fuzzPID(sel byte, v byte) int64 {
 // sequence (including leader changes through the log) and checks that they
 // agree, that nothing maps to -1, that a (cluster, PID) keeps its mapping
 // between leader changes, and that with salts on two distinct origins never
-// share a mapped PID unless the spec allows it (same cluster under alias, or
+// share a mapped PID unless the design allows it (same cluster under alias, or
 // a pass-through negative that cannot move).
 func FuzzMapperInjective(f *testing.F) {
 	f.Add(uint64(1), false, true, []byte{0, 0, 5, 1, 0, 5, 0, 0, 6, 1, 0, 6})

@@ -112,7 +112,7 @@ func NewMapper(cfg Config) *Mapper {
 
 // Reset forgets the origins table and the clusters seen, as a new leader that
 // knows only the Registry's salts does. Collisions with mappings made before
-// Reset go undetected (mirroring.md §4).
+// Reset go undetected: the origins table is not persisted (docs/strategies.md).
 func (m *Mapper) Reset() {
 	m.last, m.lastOK, m.snap, m.snapSalted, m.fast = 0, false, nil, false, false
 	m.clusters = m.clusters[:0]

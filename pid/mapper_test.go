@@ -210,7 +210,7 @@ func equalSalts(a, b []Salt) bool {
 }
 
 // The origins table is not persisted: after a leader change a collision
-// with a mapping made by the old leader goes undetected (mirroring.md §4).
+// with a mapping made by the old leader goes undetected (docs/strategies.md).
 func TestLeaderChangeCollisionUndetected(t *testing.T) {
 	var log bytes.Buffer
 	old := newTestMapper(NewRegistry(&log, nil), 3)

@@ -21,7 +21,7 @@ var (
 	ErrNoFreeRegion = errors.New("pid: no free region found for a salt")
 )
 
-// Bit-field layout (mirroring.md §4):
+// Bit-field layout (docs/strategies.md, "bitfield"):
 //
 //	bit 63      bits 62..31                 bits 30..0
 //	  1   |  region (32 bits)          |  source PID, low 31 bits
@@ -92,7 +92,7 @@ func Unbitfield(p int64) (region uint32, low int64, ok bool) {
 	return uint32(uint64(p) >> LowBits), p & LowMask, true
 }
 
-// FoldXOR is the spec's region fold: uint32((msb XOR lsb) & 0xFFFFFFFF) of the
+// FoldXOR is the bitfield strategy's region fold: uint32((msb XOR lsb) & 0xFFFFFFFF) of the
 // big-endian 64-bit halves of the cluster UUID (Java
 // Uuid.getMostSignificantBits / getLeastSignificantBits). Every pair of IDs
 // (hi^d, lo^d) folds to the same region, which is how scenario 09 builds a
@@ -123,7 +123,7 @@ func fmix64(h uint64) uint64 {
 	return h
 }
 
-// Region is the spec's region of a cluster: FoldXOR.
+// Region is the bitfield region of a cluster: FoldXOR.
 func Region(cluster [16]byte) uint32 { return FoldXOR(cluster) }
 
 // Map applies strategy s to p for a cluster whose region is region (used by

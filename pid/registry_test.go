@@ -29,7 +29,7 @@ func unhex(t *testing.T, dump string) []byte {
 	return b
 }
 
-// The salt record's key and value, byte for byte (mirroring.md §4).
+// The salt record's key and value, byte for byte (docs/format.md).
 func TestSaltRecordLayout(t *testing.T) {
 	wantKey := unhex(t, `
 		0003                                 # 0..1    type int16 = 3 (MirrorPidCollisionKey)

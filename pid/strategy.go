@@ -11,21 +11,21 @@ import (
 var ErrUnknownName = errors.New("pid: unknown name")
 
 // Strategy is how a mirrored batch's producer ID is treated on the way into
-// the destination log (mirroring.md §3). The zero value is Verbatim. Names
-// are the spec's, spelled the same in flags, benchmark names and reports.
+// the destination log (docs/strategies.md). The zero value is Verbatim. Each
+// name is spelled the same in flags, benchmark names, scenario files and reports.
 type Strategy uint8
 
 const (
 	Verbatim   Strategy = iota // stored as-is: the unprotected baseline
 	Negate                     // -(p+2) for every PID: an involution
 	NegateSkip                 // -(p+2) for p >= 0; negatives pass through
-	Bitfield                   // 1 | region | low 31 bits (§4); negatives pass through
+	Bitfield                   // 1 | region | low 31 bits; negatives pass through
 	Barrier                    // stored as-is; a MIRROR_PID_RESET batch on STOPPING
 )
 
 var strategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier"}
 
-// Strategies lists every strategy in the spec's table order.
+// Strategies lists every strategy in table order (docs/strategies.md).
 func Strategies() []Strategy {
 	return []Strategy{Verbatim, Negate, NegateSkip, Bitfield, Barrier}
 }
@@ -36,7 +36,7 @@ func ParseStrategy(s string) (Strategy, error) {
 	return parseName[Strategy]("strategy", s, strategyNames)
 }
 
-// String returns the spec's name, or "strategy(N)" for a value out of range.
+// String returns the strategy's name, or "strategy(N)" for a value out of range.
 func (s Strategy) String() string { return nameOf("strategy", uint8(s), strategyNames) }
 
 // Rewrites reports whether the strategy changes the producerId of mirrored
@@ -109,11 +109,11 @@ func (p *Policy) UnmarshalText(b []byte) (err error) {
 }
 
 // Fold selects the function that folds a 128-bit cluster ID to a 32-bit
-// bitfield region. The zero value is XOR, the spec's fold.
+// bitfield region. The zero value is XOR, the design's fold.
 type Fold uint8
 
 const (
-	XOR Fold = iota // FoldXOR: uint32(msb ^ lsb), the spec's fold
+	XOR Fold = iota // FoldXOR: uint32(msb ^ lsb), the design's fold
 	Mix             // FoldMix: a 64-bit mixing fold, for comparison
 )
 
