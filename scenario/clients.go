@@ -28,7 +28,7 @@ func (w *world) newProducer(c *Command) error {
 	return nil
 }
 
-// initProducer is InitProducerId (kafka-reference.md §5.2). forcedPID ≥ 0 or
+// initProducer is InitProducerId (TransactionCoordinator#handleInitProducerId). forcedPID ≥ 0 or
 // forcedEpoch ≥ 0 replace what the coordinator would hand out (raw edge
 // cases); -1 means not forced. A forced PID may be any int64 except -1.
 func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, first bool) {
@@ -241,7 +241,8 @@ func (w *world) send(c *Command) error {
 		}
 		pr.txnParts[p] = true
 	} else if pr.inTxn && w.opts.Get("txn-verification") == "on" && !openOn(p.lead(), pr.pid) {
-		// KIP-890 verification (kafka-reference.md §3.5): the partition has
+		// KIP-890 verification (UnifiedLog#maybeStartTransactionVerification,
+		// docs/producer-state.md): the partition has
 		// no transaction open for this PID, so the leader asks the
 		// coordinator whether the partition belongs to the producer's
 		// transaction at this epoch.

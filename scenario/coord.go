@@ -2,7 +2,7 @@ package scenario
 
 import "math"
 
-// Kafka error names the coordinators return (kafka-reference.md §5).
+// Kafka error names the coordinators return (org.apache.kafka.common.protocol.Errors).
 const (
 	errProducerFenced       = "PRODUCER_FENCED"
 	errInvalidProducerEpoch = "INVALID_PRODUCER_EPOCH"
@@ -76,7 +76,7 @@ type group struct {
 }
 
 // checkTxnOffsetCommit applies the KIP-447 checks of GroupCoordinator
-// validateOffsetCommit(isTransactional=true) (kafka-reference.md §5.1).
+// validateOffsetCommit(isTransactional=true).
 // member "" is no member; instance "" is no static instance.
 func (g *group) checkTxnOffsetCommit(member, instance string, gen int32) string {
 	if gen < 0 && len(g.members) == 0 {

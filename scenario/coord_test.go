@@ -82,7 +82,8 @@ func TestCoordinatorFencing(t *testing.T) {
 	}
 }
 
-// TestTxnOffsetCommitChecks is the table of kafka-reference.md §5.1.
+// TestTxnOffsetCommitChecks is the table of the group coordinator's checks of a
+// transactional offset commit (GroupCoordinator#validateOffsetCommit).
 func TestTxnOffsetCommitChecks(t *testing.T) {
 	g := &group{members: map[string]int32{}, instances: map[string]string{}}
 	if e := g.checkTxnOffsetCommit("", "", -1); e != "" {

@@ -1,4 +1,4 @@
-// Package scenario runs scenario files (spec/scenarios.md): small scripts that
+// Package scenario runs scenario files (docs/scenarios.md): small scripts that
 // build clusters, producers and mirrors, drive them through failovers, and ask
 // an oracle whether any producer was silently conflated.
 //
@@ -7,7 +7,7 @@
 // A file is parsed once ([Parse]) into a [Script]: one [Command] per line,
 // with every syntax and reference error reported as `file:line: message`
 // before anything runs. The same Script then runs once per strategy of
-// mirroring.md §3 on a fresh world.
+// docs/strategies.md on a fresh world.
 //
 // The world is clusters of partitions, each partition a set of replicas. A
 // replica is one appendpath.Partition: the real log, producer-state manager

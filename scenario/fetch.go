@@ -12,7 +12,8 @@ import (
 // mirror makes dest's partitions (of topic, or all) start MIRRORING from src.
 // Failback (src stopped mirroring from dest): dest truncates to the divergence
 // point, the dest offset where src's mirroring left off, and fetches src from
-// the offset src had reached then (mirroring.md §5). Otherwise dest fetches
+// the offset src had reached then (docs/strategies.md, "Failback"). Otherwise
+// dest fetches
 // src from its start and appends after what it holds (fan-in).
 func (w *world) mirror(dest, src *cluster, topic string) error {
 	for _, p := range dest.parts {

@@ -8,7 +8,8 @@ import (
 // Op is the command of one scenario line.
 type Op uint8
 
-// The commands of scenarios.md §1, in the order the spec lists them.
+// The commands of the scenario language (docs/scenarios.md), in the order
+// docs/scenarios.md lists them.
 const (
 	OpCluster Op = iota + 1
 	OpTopic
@@ -218,8 +219,8 @@ var grammar = [opCount]syntax{
 		required: []string{"strategy"}},
 }
 
-// Codes are the failure codes the oracle reports (mirroring.md §2) and the
-// invariants that have no code of their own (scenarios.md §3).
+// Codes are the failure codes the oracle reports and the invariants that have
+// no code of their own (docs/scenarios.md, "The oracle").
 var Codes = []string{"M1", "M2", "M3", "M4", "M5", "M6", "LAT", "ERR", "FAIL", "RPO", "I2", "I4", "I5", "I6"}
 
 func validCode(c string) bool {
@@ -260,7 +261,7 @@ func sortedCodes(in []string) []string {
 	return out
 }
 
-// StrategyNames are the strategies of mirroring.md §3 in table order.
+// StrategyNames are the strategies in table order (docs/strategies.md).
 var StrategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier"}
 
 func validStrategy(s string) bool {

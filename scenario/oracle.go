@@ -26,7 +26,7 @@ type ClientError struct {
 	Error    string `json:"error"`
 }
 
-// oracle checks the invariants of scenarios.md §3 after every step. It reads
+// oracle checks the invariants of docs/scenarios.md after every step. It reads
 // the truth from record headers and marker timestamps (doc.go) and the
 // broker's state through the replica interface; it never decides what the
 // broker should have accepted except through those invariants.
@@ -377,7 +377,7 @@ func (o *oracle) scan(p *partition, r replica) {
 	clear(s.unseen)
 }
 
-// inSeq is Kafka's sequence continuity (kafka-reference.md §3.3).
+// inSeq is Kafka's sequence continuity (ProducerAppendInfo#inSequence).
 func inSeq(last, next int32) bool {
 	return int64(next) == int64(last)+1 || (next == 0 && last == math.MaxInt32)
 }
@@ -421,7 +421,7 @@ func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
 	}
 	s.unseen[pid] = b.BaseOffset()
 	if ow, ok := s.owners[pid]; ok && ow.producer != t.producer && ow.producer != "" && t.producer != "" {
-		// scenarios.md §3: an epoch regression is M2, a sequence regression
+		// An epoch regression is M2, a sequence regression
 		// (not continuing the entry's last sequence, at the same or a lower
 		// epoch) is M1; one batch can be both. Neither is LAT.
 		detail := fmt.Sprintf("PID %d: %s epoch %d seq %d..%d (offset %d) after %s epoch %d last seq %d",
@@ -460,7 +460,8 @@ func (o *oracle) checkPartition(p *partition) {
 	}
 	// M6 is checked once the partition is fully replicated (HW = LEO): before
 	// that a completed transaction whose marker is not yet below the high
-	// watermark legitimately holds the LSO back (kafka-reference.md §3.6).
+	// watermark legitimately holds the LSO back
+	// (ProducerStateManager#onHighWatermarkUpdated).
 	if (p.state == stateNone || p.state == stateStopped) && lead.HighWatermark() == lead.LogEndOffset() {
 		if lso, hw := lead.LastStableOffset(), lead.HighWatermark(); lso < hw && !o.w.localTxnOpen(p) {
 			o.report("M6", p, fmt.Sprintf("LSO %d pinned below the high watermark %d with no transaction open", lso, hw))

@@ -279,7 +279,8 @@ func checkValue(kind valueKind, v string) error {
 }
 
 // parseClusterID accepts RFC 4122 text (36 characters) and Kafka's URL-safe
-// base64 without padding (22 characters), as mirroring.md §4 requires.
+// base64 without padding (22 characters), the spelling of Kafka's cluster.id;
+// both name the same 16 bytes.
 func parseClusterID(s string) ([16]byte, error) {
 	var id [16]byte
 	switch len(s) {

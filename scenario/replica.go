@@ -4,7 +4,7 @@ package scenario
 // one appendpath.Partition (docs/design.md): the simulator never decides what
 // a broker accepts, it only calls these methods and reads the log back.
 
-// Mirror states as the simulator names them (mirroring.md §5).
+// Mirror states as the simulator names them (docs/strategies.md).
 const (
 	stateNone      = ""          // never mirrored: a plain writable partition
 	stateMirroring = "MIRRORING" // read-only, fed by a mirror fetcher
@@ -42,7 +42,7 @@ type replicaConfig struct {
 	registries registries
 }
 
-// stopRequest is one STOPPING attempt (mirroring.md §5): Variant is abort or
+// stopRequest is one STOPPING attempt (docs/strategies.md): Variant is abort or
 // truncate; FailAt names the step that fails ("" none): abort, persist or
 // barrier.
 type stopRequest struct {

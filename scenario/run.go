@@ -29,7 +29,7 @@ type ExpectResult struct {
 }
 
 // Result is one run of one file under one strategy; its JSON form is the
-// object of scenarios.md §2.
+// object of docs/scenarios.md, "Running".
 type Result struct {
 	File         string            `json:"file"`
 	Strategy     string            `json:"strategy"`
@@ -152,7 +152,7 @@ func RunStrategy(s *Script, st string, opts Options) (res Result, err error) {
 }
 
 // WriteJSON writes one JSON object per result, one per line, in the form of
-// scenarios.md §2.
+// docs/scenarios.md, "Running".
 func WriteJSON(w io.Writer, results []Result) error {
 	enc := json.NewEncoder(w)
 	for i := range results {
