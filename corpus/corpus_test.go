@@ -27,7 +27,7 @@ import (
 )
 
 // The corpus is checked only with decoders independent of mirrorpath's codec package: the framing loop,
-// header reads and record parser below (kafka-reference.md §1.1, §1.5), hash/crc32, kmsg, and the codec
+// header reads and record parser below (DefaultRecordBatch, DefaultRecord), hash/crc32, kmsg, and the codec
 // libraries.
 
 const (
@@ -84,7 +84,7 @@ func frame(seg []byte) (bs []batch, tail []byte, err error) {
 	return bs, seg, nil
 }
 
-// hdr and rec are one decoded record (kafka-reference.md §1.5). nil key, value or header value is null.
+// hdr and rec are one decoded record (DefaultRecord). nil key, value or header value is null.
 type hdr struct {
 	key   string
 	value []byte

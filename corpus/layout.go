@@ -1,6 +1,6 @@
 package corpus
 
-// Record batch v2 header offsets (kafka-reference.md §1.1), shared by the
+// Record batch v2 header offsets (DefaultRecordBatch; docs/format.md), shared by the
 // generator and the corpus tests. Kept here, not taken from mirrorpath's codec
 // package, whose decoders the corpus exists to test.
 const (

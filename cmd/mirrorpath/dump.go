@@ -108,7 +108,7 @@ type dumper struct {
 }
 
 // batchInfo is one output line. The JSON keys are the dump tool's contract
-// (results/codec.md, "Dump tool"); optional fields are pointers or
+// (docs/dump.md); optional fields are pointers or
 // omitempty so that they appear only when they apply.
 type batchInfo struct {
 	File                 string        `json:"file"`

@@ -12,7 +12,7 @@ type mode uint8
 const (
 	modePlain         mode = iota // idempotence off: producerId -1
 	modeIdempotent                // idempotent, no transactional id
-	modeTransactional             // transactional id set; the spec's outcomes say how transactions end
+	modeTransactional             // transactional id set; the case's outcomes say how transactions end
 )
 
 // codec names a batch compression codec by its attributes value (0-4).

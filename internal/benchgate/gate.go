@@ -1,5 +1,5 @@
 // Package benchgate decides whether a change made benchmarks slower, the way
-// benchmarks.md §4 asks: time is compared only between samples taken
+// docs/benchmarks.md describes: time is compared only between samples taken
 // interleaved in one job (base, head, head, base, …), and a row fails the gate
 // only when the Mann-Whitney U test (benchmath.AssumeNothing) finds the two
 // samples different with p < Alpha AND the median slowed down by more than
@@ -14,8 +14,8 @@
 // runner half of the package (run.go) checks out the base revision into a git
 // worktree, builds one test binary per package with `go test -c`, and runs the
 // binaries alternately so that drift on a shared machine (thermal state, other
-// tenants) lands on both sides alike; benchmarks.md §2 measured 9 of 12 rows
-// "significant" in an A/A run done one side after the other, 0 of 12 interleaved.
+// tenants) lands on both sides alike: on a shared machine an A/A run done one
+// side after the other flags most rows "significant", an interleaved one none.
 package benchgate
 
 import (
@@ -57,7 +57,8 @@ type Options struct {
 	Threshold float64
 }
 
-// DefaultOptions are the thresholds of benchmarks.md §4.
+// DefaultOptions are the gate's thresholds (docs/benchmarks.md): p < 0.01 and
+// a slowdown above 5 %.
 var DefaultOptions = Options{Alpha: 0.01, Threshold: 0.05}
 
 // Collector groups benchmark measurements of both sides by package,

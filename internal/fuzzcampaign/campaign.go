@@ -1,7 +1,7 @@
 // Package fuzzcampaign runs every native Go fuzz target of a module in turn:
 // discovery with `go test -list '^Fuzz'`, one `go test -fuzz` per target with
-// -fuzzminimizetime capped (benchmarks.md §2: the 60 s default stalls a
-// campaign at 0 execs/s), live progress parsed from the fuzzer's status
+// -fuzzminimizetime capped (the 60 s default stalls a campaign at 0 execs/s
+// for tens of seconds), live progress parsed from the fuzzer's status
 // lines, and new crashers — files that appear under testdata/fuzz/FuzzX/ —
 // reported with the command that reproduces them.
 package fuzzcampaign

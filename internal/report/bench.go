@@ -1,5 +1,5 @@
 // Package report turns one run of the mirrorpath benchmarks and the scenario
-// catalog into the figures the user asks for (benchmarks.md §1): the cost of
+// catalog into the figures the user asks for (docs/benchmarks.md): the cost of
 // each PID strategy relative to storing batches as-is, the as-is path
 // relative to the physical limit, and the fast producer-state store relative
 // to the reference model; plus the scenario verdict matrix. It writes them as
@@ -26,7 +26,8 @@ import (
 	"golang.org/x/perf/benchproc"
 )
 
-// Key identifies one benchmark configuration by its benchmarks.md name parts,
+// Key identifies one benchmark configuration by its name parts
+// (docs/benchmarks.md, "Naming"),
 // e.g. BenchmarkAppend/strategy=bitfield/crc=patch/batch=16KiB/producers=1000.
 // Parts a benchmark does not have are "".
 type Key struct {
@@ -374,7 +375,7 @@ func sortKeys(ks []Key) []Key {
 	return out
 }
 
-// Strategies in the order of mirroring.md §3, after the as-is baseline.
+// Strategies in table order (docs/strategies.md), after the as-is baseline.
 var strategyOrder = []string{"asis", "verbatim", "negate", "negate-skip", "bitfield", "barrier"}
 
 func strategyRank(s string) int {

@@ -12,7 +12,7 @@ import (
 )
 
 // ScenarioLine is one line of `mirrorpath scenario run --json` output
-// (scenarios.md §2): the outcome of one file under one strategy. Fields the
+// (docs/scenarios.md, "Running"): the outcome of one file under one strategy. Fields the
 // matrix does not need are not decoded.
 type ScenarioLine struct {
 	File       string `json:"file"`
