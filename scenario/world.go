@@ -68,8 +68,8 @@ type partition struct {
 	stopEnd      int64 // log end right after the successful STOPPING
 	stoppedFrom  *cluster
 	mirroredPIDs map[int64]pidOrigin // destination PID → origin, for I5/I6
-	// pairs maps the offset of each data batch mirrored in the current
-	// MIRRORING session to its offset in the source partition, until the
+	// pairs maps the offset of each data batch mirrored since the partition
+	// last started MIRRORING to its offset in the source partition, until the
 	// oracle has compared their read_committed visibility (I3).
 	pairs     map[int64]int64
 	localPIDs map[int64]bool // PIDs of local client batches, for I6
