@@ -919,15 +919,14 @@ func (s *Store) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Commi
 	if ps := s.parts.Load(); ps != nil && int(p) < len(*ps) {
 		sp = (*ps)[p]
 	}
-	// fastSlot and shard.write, written out: neither inlines, and calling
-	// fastSlot here made BenchmarkUpdateOne 59 % slower at 100k producers
-	// and 78 % at 1M (cpu-sec/op, 10 interleaved rounds, p < 0.01), where
-	// Add's call of it measured no difference: this path is short enough
-	// for the processor to overlap one update's cache misses with the
-	// next's, and the call's extra instructions stop that. The steps are
-	// fastSlot's, in its order, through the same helpers (fastEligible,
-	// maybeDuplicate, checkClient); FuzzStoreMatchesModel holds Update to
-	// the Model.
+	// fastSlot and shard.write, written out: Go inlines neither, and a call
+	// of fastSlot here costs BenchmarkUpdateOne 59 % at 100k producers and
+	// 78 % at 1M (cpu-sec/op, 10 interleaved rounds, p < 0.01), where Add's
+	// call of it costs nothing measurable. This path is short enough for
+	// the processor to overlap one update's cache misses with the next's;
+	// the call's extra instructions stop that. The steps are fastSlot's, in
+	// its order, through the same helpers (fastEligible, maybeDuplicate,
+	// checkClient); FuzzStoreMatchesModel holds Update to the Model.
 	if sp == nil || sp.app.general || !sp.fastEligible(s.trackBelow, origin, b) {
 		return s.updateGeneral(p, origin, b)
 	}
