@@ -88,7 +88,7 @@ func TestClusterIDSpellings(t *testing.T) {
 	if a != b {
 		t.Errorf("RFC text %x != base64 %x", a, b)
 	}
-	if DefaultClusterID("A") != DefaultClusterID("A") || DefaultClusterID("A") == DefaultClusterID("B") {
+	if a1, a2 := DefaultClusterID("A"), DefaultClusterID("A"); a1 != a2 || a1 == DefaultClusterID("B") {
 		t.Error("default ids not stable and distinct")
 	}
 }

@@ -110,11 +110,11 @@ func flameFile(in, sample, svgPath, title string, top int, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	idx, err := p.SampleIndex(sample)
+	idx, err := flamegraph.SampleIndex(p, sample)
 	if err != nil {
 		return err
 	}
-	unit := p.SampleTypes[idx].Unit
+	unit := p.SampleType[idx].Unit
 	root := flamegraph.Tree(p, idx)
 	if err := writeFileWith(svgPath, func(w io.Writer) error {
 		return flamegraph.WriteSVG(w, root, flamegraph.SVGOptions{Title: title, Unit: unit})

@@ -17,23 +17,12 @@ type batchView []byte
 func (b batchView) baseOffset() int64 {
 	return int64(binary.BigEndian.Uint64(b[corpus.OffBaseOffset:]))
 }
-func (b batchView) batchLength() int32 {
-	return int32(binary.BigEndian.Uint32(b[corpus.OffBatchLength:]))
-}
 func (b batchView) leaderEpoch() int32 {
 	return int32(binary.BigEndian.Uint32(b[corpus.OffLeaderEpoch:]))
 }
-func (b batchView) magic() int8        { return int8(b[corpus.OffMagic]) }
-func (b batchView) crc() uint32        { return binary.BigEndian.Uint32(b[corpus.OffCRC:]) }
 func (b batchView) attributes() uint16 { return binary.BigEndian.Uint16(b[corpus.OffAttributes:]) }
 func (b batchView) lastOffsetDelta() int32 {
 	return int32(binary.BigEndian.Uint32(b[corpus.OffLastOffsetDelta:]))
-}
-func (b batchView) baseTimestamp() int64 {
-	return int64(binary.BigEndian.Uint64(b[corpus.OffBaseTimestamp:]))
-}
-func (b batchView) maxTimestamp() int64 {
-	return int64(binary.BigEndian.Uint64(b[corpus.OffMaxTimestamp:]))
 }
 func (b batchView) producerID() int64 {
 	return int64(binary.BigEndian.Uint64(b[corpus.OffProducerID:]))

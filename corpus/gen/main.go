@@ -167,7 +167,8 @@ func runCase(parent context.Context, client, name string, s spec) ([]byte, error
 	}
 
 	// Reseed just before the producers ask for their ids (see the package doc).
-	rand.Seed(int64(rng(name).Uint64())) //nolint:staticcheck // deliberate, see the package doc
+	//lint:ignore SA1019 deliberate: kfake draws producer ids from the global source (see the package doc)
+	rand.Seed(int64(rng(name).Uint64()))
 	done := make(chan error, 1)
 	go func() { done <- produceCase(ctx, addr, client, name, s) }()
 	select {

@@ -18,23 +18,23 @@ var ErrNoSampleType = errors.New("flamegraph: no such sample type")
 // "cpu", "samples", "alloc_space"). An empty typ selects the profile's
 // default sample type, or the last one when the profile names none, as pprof
 // does.
-func (p *Profile) SampleIndex(typ string) (int, error) {
-	if len(p.SampleTypes) == 0 {
+func SampleIndex(p *Profile, typ string) (int, error) {
+	if len(p.SampleType) == 0 {
 		return 0, fmt.Errorf("%w: profile has no sample types", ErrNoSampleType)
 	}
 	if typ == "" {
 		typ = p.DefaultSampleType
 		if typ == "" {
-			return len(p.SampleTypes) - 1, nil
+			return len(p.SampleType) - 1, nil
 		}
 	}
-	for i, st := range p.SampleTypes {
+	for i, st := range p.SampleType {
 		if st.Type == typ {
 			return i, nil
 		}
 	}
 	var names []string
-	for _, st := range p.SampleTypes {
+	for _, st := range p.SampleType {
 		names = append(names, st.Type)
 	}
 	return 0, fmt.Errorf("%w %q (have %s)", ErrNoSampleType, typ, strings.Join(names, ", "))
@@ -67,17 +67,17 @@ func (n *Node) child(name string) *Node {
 // frames of their own. Samples with a value ≤ 0 are left out.
 func Tree(p *Profile, index int) *Node {
 	root := &Node{Name: "root"}
-	for _, s := range p.Samples {
-		if index < 0 || index >= len(s.Values) || s.Values[index] <= 0 {
+	for _, s := range p.Sample {
+		if index < 0 || index >= len(s.Value) || s.Value[index] <= 0 {
 			continue
 		}
-		v := s.Values[index]
+		v := s.Value[index]
 		n := root
 		n.Value += v
-		for i := len(s.Locations) - 1; i >= 0; i-- {
-			lines := s.Locations[i].Lines
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			lines := s.Location[i].Line
 			if len(lines) == 0 {
-				n = n.child(fmt.Sprintf("0x%x", s.Locations[i].ID))
+				n = n.child(fmt.Sprintf("0x%x", s.Location[i].ID))
 				n.Value += v
 				continue
 			}
@@ -256,15 +256,15 @@ type Entry struct {
 // as `pprof -top` lists them. A function that recurses counts once in Cum.
 func Top(p *Profile, index, n int) []Entry {
 	flat, cum := map[string]int64{}, map[string]int64{}
-	for _, s := range p.Samples {
-		if index < 0 || index >= len(s.Values) || s.Values[index] <= 0 {
+	for _, s := range p.Sample {
+		if index < 0 || index >= len(s.Value) || s.Value[index] <= 0 {
 			continue
 		}
-		v := s.Values[index]
+		v := s.Value[index]
 		seen := map[string]bool{}
 		leaf := true
-		for _, loc := range s.Locations {
-			for _, ln := range loc.Lines {
+		for _, loc := range s.Location {
+			for _, ln := range loc.Line {
 				name := ln.Function.Name
 				if leaf {
 					flat[name] += v
