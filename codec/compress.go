@@ -24,7 +24,8 @@ import (
 //	          int32 compatible version, then chunks of [int32 length][snappy block];
 //	        or, as some clients (sarama, franz-go) write it, one raw snappy block.
 //	        Readers accept both, like SnappyInputStream.
-//	lz4     an LZ4 frame (Kafka's Lz4BlockOutputStream)
+//	lz4     one LZ4 frame (Kafka's Lz4BlockOutputStream), read as
+//	        Kafka's Lz4BlockInputStream reads it (lz4frame.go)
 //	zstd    a zstd frame
 //
 // Decompression is bounded: the caller passes limit, the most decompressed
@@ -33,7 +34,7 @@ import (
 // buffers grow by doubling from a size guessed from the input and never past
 // limit+1, so no length in the input sizes an allocation. The decompressors'
 // own state is bounded by constants and pooled: the zstd window is capped at
-// MaxZstdWindow, lz4 block buffers at the 4 MiB largest block size.
+// MaxZstdWindow, the lz4 block scratch at the 4 MiB largest block size.
 
 // ErrBadCompression reports a compressed stream its codec rejects. It
 // matches ErrCorrupt.
@@ -141,21 +142,6 @@ func gunzip(dst, src []byte, limit int) ([]byte, error) {
 		return dst[:0], badCompression(err)
 	}
 	return readCapped(dst, &s.r, hint(len(src), limit), limit)
-}
-
-type lz4State struct {
-	src bytes.Reader
-	r   *lz4.Reader
-}
-
-var lz4Pool = sync.Pool{New: func() any { return &lz4State{r: lz4.NewReader(nil)} }}
-
-func unlz4(dst, src []byte, limit int) ([]byte, error) {
-	s := lz4Pool.Get().(*lz4State)
-	defer lz4Pool.Put(s)
-	s.src.Reset(src)
-	s.r.Reset(&s.src)
-	return readCapped(dst, s.r, hint(len(src), limit), limit)
 }
 
 type zstdState struct {

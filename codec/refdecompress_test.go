@@ -14,7 +14,8 @@ import (
 
 // refDecompress is the reference for FuzzDecompress: at most limit+1 bytes
 // out (so a bomb cannot exhaust the fuzzer), through each library's plain
-// streaming reader, and a snappy xerial reader written separately here.
+// streaming reader, and readers written separately here for what Kafka reads
+// differently from those libraries (snappy xerial framing, the LZ4 frame).
 func refDecompress(c Compression, src []byte, limit int) ([]byte, error) {
 	var r io.Reader
 	switch c {
@@ -25,7 +26,7 @@ func refDecompress(c Compression, src []byte, limit int) ([]byte, error) {
 		}
 		r = zr
 	case CompressionLZ4:
-		r = lz4.NewReader(bytes.NewReader(src))
+		return refLZ4(src, limit)
 	case CompressionZstd:
 		d, err := zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxWindow(MaxZstdWindow), zstd.WithDecoderMaxMemory(MaxZstdWindow))
@@ -80,4 +81,90 @@ func refSnappy(src []byte, limit int) ([]byte, error) {
 		out = append(out, d...)
 	}
 	return out, nil
+}
+
+// refLZ4 reads one LZ4 frame as Kafka's Lz4BlockInputStream does, written
+// as a straight walk over a bytes.Reader; only the block decoder and xxh32
+// are shared with the code under test.
+func refLZ4(src []byte, limit int) ([]byte, error) {
+	r := bytes.NewReader(src)
+	var hdr struct {
+		Magic   uint32
+		FLG, BD uint8
+	}
+	if err := binary.Read(r, binary.LittleEndian, &hdr); err != nil {
+		return nil, err
+	}
+	if hdr.Magic != 0x184D2204 {
+		return nil, errors.New("magic")
+	}
+	version, indep, blockSum := hdr.FLG>>6, hdr.FLG>>5&1, hdr.FLG>>4&1
+	contentSize, contentSum, reserved := hdr.FLG>>3&1, hdr.FLG>>2&1, hdr.FLG&3
+	if reserved != 0 || indep != 1 || version != 1 {
+		return nil, errors.New("FLG")
+	}
+	if hdr.BD&0x0F != 0 || hdr.BD&0x80 != 0 || hdr.BD>>4 < 4 {
+		return nil, errors.New("BD")
+	}
+	maxBlock := 1 << (8 + 2*int(hdr.BD>>4))
+	desc := []byte{hdr.FLG, hdr.BD}
+	if contentSize == 1 {
+		var cs [8]byte
+		if _, err := io.ReadFull(r, cs[:]); err != nil {
+			return nil, err
+		}
+		desc = append(desc, cs[:]...)
+	}
+	hc, err := r.ReadByte()
+	if err != nil {
+		return nil, err
+	}
+	if hc != byte(xxh32(desc)>>8) {
+		return nil, errors.New("HC")
+	}
+	var out []byte
+	for {
+		var size uint32
+		if err := binary.Read(r, binary.LittleEndian, &size); err != nil {
+			return nil, err
+		}
+		if size == 0 || size == 0x80000000 {
+			if contentSum == 1 {
+				var sum [4]byte
+				if _, err := io.ReadFull(r, sum[:]); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}
+		n := int(size & 0x7FFFFFFF)
+		if n > maxBlock {
+			return nil, errors.New("block size")
+		}
+		data := make([]byte, n)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return nil, err
+		}
+		if blockSum == 1 {
+			var sum uint32
+			if err := binary.Read(r, binary.LittleEndian, &sum); err != nil {
+				return nil, err
+			}
+			if sum != xxh32(data) {
+				return nil, errors.New("block checksum")
+			}
+		}
+		if size&0x80000000 == 0 {
+			dec := make([]byte, maxBlock)
+			k, err := lz4.UncompressBlock(data, dec)
+			if err != nil {
+				return nil, err
+			}
+			data = dec[:k]
+		}
+		if len(out)+len(data) > limit {
+			return make([]byte, limit+1), nil // over the limit: only the length matters
+		}
+		out = append(out, data...)
+	}
 }
