@@ -18,7 +18,8 @@ import (
 //
 // Every byte after the 61-byte header is one stream of the batch's codec:
 //
-//	gzip    a gzip stream (RFC 1952); concatenated members are read as one
+//	gzip    a gzip stream (RFC 1952), read as Java's GZIPInputStream reads
+//	        it, concatenated members and ignored tails included (gzipjava.go)
 //	snappy  Kafka's SnappyOutputStream framing from snappy-java ("xerial"):
 //	          8-byte magic 82 'S' 'N' 'A' 'P' 'P' 'Y' 00, int32 version,
 //	          int32 compatible version, then chunks of [int32 length][snappy block];
@@ -89,32 +90,9 @@ func (b Batch) OpenRecords(buf []byte, limit int) (RecordIter, []byte, error) {
 	return NewRecordIter(out, n), out, nil
 }
 
-// readCapped reads r to EOF into dst[:0], growing it by doubling from hint,
-// and fails once more than limit bytes came out.
+// readCapped reads r to EOF into dst[:0] (see appendReadCapped).
 func readCapped(dst []byte, r io.Reader, hint, limit int) ([]byte, error) {
-	dst = dst[:0]
-	for {
-		if len(dst) == cap(dst) {
-			if len(dst) > limit {
-				return dst, ErrDecompressionLimit
-			}
-			want := min(max(2*cap(dst), hint, 512), limit+1)
-			nb := make([]byte, len(dst), want)
-			copy(nb, dst)
-			dst = nb
-		}
-		n, err := r.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if len(dst) > limit {
-			return dst, ErrDecompressionLimit
-		}
-		if err == io.EOF {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, badCompression(err)
-		}
-	}
+	return appendReadCapped(dst[:0], r, hint, limit)
 }
 
 func badCompression(err error) error {
@@ -126,23 +104,6 @@ func badCompression(err error) error {
 
 // hint guesses the decompressed size from the compressed size, capped by limit.
 func hint(n, limit int) int { return min(4*n+64, limit+1) }
-
-type gzipState struct {
-	src bytes.Reader
-	r   gzip.Reader
-}
-
-var gzipPool = sync.Pool{New: func() any { return new(gzipState) }}
-
-func gunzip(dst, src []byte, limit int) ([]byte, error) {
-	s := gzipPool.Get().(*gzipState)
-	defer gzipPool.Put(s)
-	s.src.Reset(src)
-	if err := s.r.Reset(&s.src); err != nil {
-		return dst[:0], badCompression(err)
-	}
-	return readCapped(dst, &s.r, hint(len(src), limit), limit)
-}
 
 type zstdState struct {
 	src bytes.Reader

@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -198,3 +200,90 @@ func TestXXH32(t *testing.T) {
 		}
 	}
 }
+
+// TestKafkaGzipTail: Java's GZIPInputStream ignores what follows a member
+// unless it reads as a further member's header; Go's gzip reader demands
+// that every following byte be a member.
+func TestKafkaGzipTail(t *testing.T) {
+	checkKafkaVerdict(t, "short tail that starts like a gzip header",
+		"000000000000000000000052000000000274a9965900010000000000000000000000000000000000000000ffffffffffffffffffffffffffff000000011f8b08000000000002ffe263606060644a6400040000ffffb62476b70800000000",
+		kafkaVerdict{values: []string{"a"}})
+}
+
+func gzipMember(t *testing.T, p []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(p)
+	w.Close()
+	return buf.Bytes()
+}
+
+// TestKafkaGzipMembers walks GZIPInputStream's member rules; each case's
+// expected outcome is reasoned from the JDK's code, and the literal
+// simulation refJavaGzip must agree with it too.
+func TestKafkaGzipMembers(t *testing.T) {
+	hello, world := []byte("hello "), []byte("world")
+	m1, m2 := gzipMember(t, hello), gzipMember(t, world)
+	rng := rand.New(rand.NewPCG(3, 4))
+	noise := make([]byte, 20000)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	big := gzipMember(t, noise) // > 8 KiB compressed: the JDK's buffer refills
+	hdr := m2[:10]
+	// edge: a member whose deflate data ends fewer than 18 bytes before one
+	// of the JDK's 8 KiB reads ends, so a 10-byte tail is partly unread and
+	// available() > 0 makes the JDK parse it.
+	var edge []byte
+	var edgeN int
+	for n := 16000; n < 20000 && edge == nil; n++ {
+		m := gzipMember(t, noise[:n])
+		end := len(m) - 8
+		fetched := 10 + (end-10+8191)/8192*8192
+		if fetched-end >= 0 && fetched-end < 18 {
+			edge, edgeN = m, n
+		}
+	}
+	if edge == nil {
+		t.Fatal("no member ends next to an 8 KiB boundary")
+	}
+	reserved := bytes.Clone(m1)
+	reserved[3] |= 0xe0
+	cases := []struct {
+		name string
+		src  []byte
+		want []byte // nil: fails
+	}{
+		{"one member", m1, hello},
+		{"two members", cat(m1, m2), cat(hello, world)},
+		{"reserved FLG bits are not checked", reserved, hello},
+		{"garbage tail of 18 bytes", cat(m1, bytes.Repeat([]byte{7}, 18)), hello},
+		{"garbage tail of 40 bytes", cat(m1, bytes.Repeat([]byte{7}, 40)), hello},
+		{"bare header tail, all buffered: never parsed", cat(m1, hdr), hello},
+		{"header and a bad member", cat(m1, hdr, bytes.Repeat([]byte{0}, 40)), nil},
+		{"header with bad data past the JDK buffer", cat(big, hdr, make([]byte, 9000)), nil},
+		{"cut second member", cat(m1, m2[:len(m2)-3], bytes.Repeat([]byte{0xff}, 20)), nil},
+		{"bad trailer", cat(m1[:len(m1)-1], []byte{m1[len(m1)-1] ^ 1}), nil},
+		{"cut trailer", m1[:len(m1)-2], nil},
+		{"big member then garbage", cat(big, bytes.Repeat([]byte{9}, 100)), noise},
+		{"bare header tail past the JDK buffer: parsed", cat(edge, hdr), nil},
+		{"same member, garbage tail past the JDK buffer", cat(edge, bytes.Repeat([]byte{9}, 10)), noise[:edgeN]},
+	}
+	for _, c := range cases {
+		got, err := gunzip(nil, c.src, 1<<20)
+		ref, rerr := refJavaGzip(c.src, 1<<20)
+		switch {
+		case c.want == nil && err == nil:
+			t.Errorf("%s: Kafka fails, we read %d bytes", c.name, len(got))
+		case c.want == nil && !errors.Is(err, ErrCorrupt):
+			t.Errorf("%s: unclassified %v", c.name, err)
+		case c.want != nil && (err != nil || !bytes.Equal(got, c.want)):
+			t.Errorf("%s: Kafka reads %d bytes, we %d (%v)", c.name, len(c.want), len(got), err)
+		}
+		if (rerr == nil) != (c.want != nil) || (c.want != nil && !bytes.Equal(ref, c.want)) {
+			t.Errorf("%s: the reference disagrees (%v)", c.name, rerr)
+		}
+	}
+}
+
+func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }

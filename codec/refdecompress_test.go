@@ -2,7 +2,8 @@ package codec
 
 import (
 	"bytes"
-	stdgzip "compress/gzip"
+	stdflate "compress/flate"
+	"hash/crc32"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -20,11 +21,7 @@ func refDecompress(c Compression, src []byte, limit int) ([]byte, error) {
 	var r io.Reader
 	switch c {
 	case CompressionGzip:
-		zr, err := stdgzip.NewReader(bytes.NewReader(src))
-		if err != nil {
-			return nil, err
-		}
-		r = zr
+		return refJavaGzip(src, limit)
 	case CompressionLZ4:
 		return refLZ4(src, limit)
 	case CompressionZstd:
@@ -166,5 +163,156 @@ func refLZ4(src []byte, limit int) ([]byte, error) {
 			return make([]byte, limit+1), nil // over the limit: only the length matters
 		}
 		out = append(out, data...)
+	}
+}
+
+// javaStream simulates GZIPInputStream's input side literally: buf is its
+// 8 KiB buffer (window src[lo:hi]), in the underlying stream at position u.
+type javaStream struct {
+	src       []byte
+	u, lo, hi int
+}
+
+// ReadByte is the inflater's input: the buffer, refilled by one 8 KiB read.
+func (j *javaStream) ReadByte() (byte, error) {
+	if j.lo == j.hi {
+		n := min(8192, len(j.src)-j.u)
+		if n == 0 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		j.lo, j.hi, j.u = j.u, j.u+n, j.u+n
+	}
+	j.lo++
+	return j.src[j.lo-1], nil
+}
+
+func (j *javaStream) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	b, err := j.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	p[0] = b
+	return 1, nil
+}
+
+// seqByte reads one byte as the SequenceInputStream over the buffer's rest
+// and then the underlying stream does; ok false at EOF.
+func (j *javaStream) seqByte() (byte, bool) {
+	if j.lo < j.hi {
+		j.lo++
+		return j.src[j.lo-1], true
+	}
+	if j.u < len(j.src) {
+		j.u++
+		return j.src[j.u-1], true
+	}
+	return 0, false
+}
+
+// header reads a member header through next (GZIPInputStream#readHeader).
+func refGzipHeader(next func() (byte, bool)) error {
+	var hdr []byte
+	get := func() (byte, error) {
+		b, ok := next()
+		if !ok {
+			return 0, io.EOF
+		}
+		hdr = append(hdr, b)
+		return b, nil
+	}
+	for i := 0; i < 10; i++ {
+		if _, err := get(); err != nil {
+			return err
+		}
+	}
+	if hdr[0] != 0x1f || hdr[1] != 0x8b || hdr[2] != 8 {
+		return errors.New("magic or method")
+	}
+	flg := hdr[3]
+	if flg&4 != 0 {
+		a, err := get()
+		if err != nil {
+			return err
+		}
+		b, err := get()
+		if err != nil {
+			return err
+		}
+		for n := int(a) | int(b)<<8; n > 0; n-- {
+			if _, err := get(); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range []byte{8, 16} {
+		if flg&f != 0 {
+			for {
+				c, err := get()
+				if err != nil {
+					return err
+				}
+				if c == 0 {
+					break
+				}
+			}
+		}
+	}
+	if flg&2 != 0 {
+		want := uint16(crc32.ChecksumIEEE(hdr))
+		a, ok1 := next()
+		b, ok2 := next()
+		if !ok1 || !ok2 || uint16(a)|uint16(b)<<8 != want {
+			return errors.New("header crc")
+		}
+	}
+	return nil
+}
+
+// refJavaGzip decodes src as GZIPInputStream(in, 8192) over Kafka's
+// ByteBufferInputStream (available() is the bytes left), with the standard
+// library's inflater.
+func refJavaGzip(src []byte, limit int) ([]byte, error) {
+	j := &javaStream{src: src}
+	direct := func() (byte, bool) { // the first header is read from the stream itself
+		if j.u < len(src) {
+			j.u++
+			return src[j.u-1], true
+		}
+		return 0, false
+	}
+	if err := refGzipHeader(direct); err != nil {
+		return nil, err
+	}
+	var out []byte
+	for {
+		member, err := io.ReadAll(io.LimitReader(stdflate.NewReader(j), int64(limit-len(out))+1))
+		out = append(out, member...)
+		if len(out) > limit {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		remaining := j.hi - j.lo
+		var tr [8]byte
+		for i := range tr {
+			b, ok := j.seqByte()
+			if !ok {
+				return nil, io.ErrUnexpectedEOF
+			}
+			tr[i] = b
+		}
+		if binary.LittleEndian.Uint32(tr[:]) != crc32.ChecksumIEEE(member) || binary.LittleEndian.Uint32(tr[4:]) != uint32(len(member)) {
+			return nil, errors.New("trailer")
+		}
+		if !(len(src)-j.u > 0 || remaining > 26) {
+			return out, nil
+		}
+		if refGzipHeader(j.seqByte) != nil {
+			return out, nil
+		}
 	}
 }
