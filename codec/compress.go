@@ -24,7 +24,7 @@ import (
 //	          8-byte magic 82 'S' 'N' 'A' 'P' 'P' 'Y' 00, int32 version,
 //	          int32 compatible version, then chunks of [int32 length][snappy block];
 //	        or, as some clients (sarama, franz-go) write it, one raw snappy block.
-//	        Readers accept both, like SnappyInputStream.
+//	        Readers accept both, with SnappyInputStream's rules (unsnappy).
 //	lz4     one LZ4 frame (Kafka's Lz4BlockOutputStream), read as
 //	        Kafka's Lz4BlockInputStream reads it (lz4frame.go)
 //	zstd    a zstd frame
@@ -129,22 +129,24 @@ func unzstd(dst, src []byte, limit int) ([]byte, error) {
 	return readCapped(dst, s.d, hint(len(src), limit), limit)
 }
 
-// unsnappy decodes the xerial framing or, without its magic, one raw block.
-// Each block's decoded length is read from its preamble and checked against
-// limit before any byte is written.
+// unsnappy decodes the xerial framing or, without its magic, one raw block,
+// as snappy-java's SnappyInputStream (Kafka's reader) does: a stream shorter
+// than the 16-byte header, or whose first 8 bytes are not the magic, is one
+// raw block; a header whose version is below 1 is refused; and the chunks
+// end where fewer than 4 bytes are left (a 1-3 byte tail is no error, since
+// the stream reads a cut length as its end). Each block's decoded length is
+// read from its preamble and checked against limit before any byte is
+// written.
 func unsnappy(dst, src []byte, limit int) ([]byte, error) {
 	dst = dst[:0]
-	if !bytes.HasPrefix(src, xerialMagic) {
+	if len(src) < xerialHeaderSize || !bytes.HasPrefix(src, xerialMagic) {
 		return snappyBlock(dst, src, limit)
 	}
-	if len(src) < xerialHeaderSize {
-		return dst, fmt.Errorf("%w: short xerial snappy header", ErrBadCompression)
+	if v := int32(be.Uint32(src[8:])); v < 1 {
+		return dst, fmt.Errorf("%w: xerial snappy version %d", ErrBadCompression, v)
 	}
 	src = src[xerialHeaderSize:]
-	for len(src) > 0 {
-		if len(src) < 4 {
-			return dst, fmt.Errorf("%w: cut xerial snappy chunk length", ErrBadCompression)
-		}
+	for len(src) >= 4 {
 		n := be.Uint32(src)
 		src = src[4:]
 		if uint64(n) > uint64(len(src)) {

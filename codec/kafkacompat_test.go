@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/snappy"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -287,3 +288,35 @@ func TestKafkaGzipMembers(t *testing.T) {
 }
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// TestKafkaSnappyTail: snappy-java's SnappyInputStream reads a chunk length
+// cut short by the end of the stream as the end; 1-3 bytes after the last
+// chunk are ignored.
+func TestKafkaSnappyTail(t *testing.T) {
+	checkKafkaVerdict(t, "two bytes after the last chunk",
+		"00000000000000000000005000000000029b7a72d100020000000000000000000000000000000000000000ffffffffffffffffffffffffffff0000000182534e415050590000000001000000010000000a081c0e0000000102610000",
+		kafkaVerdict{values: []string{"a"}})
+	xerial := append(bytes.Clone(xerialMagic), 0, 0, 0, 1, 0, 0, 0, 1)
+	blk := snappy.Encode(nil, []byte("abc"))
+	chunk := append(be.AppendUint32(nil, uint32(len(blk))), blk...)
+	for _, c := range []struct {
+		name string
+		src  []byte
+		want string // "" with fails
+		fail bool
+	}{
+		{"header only", xerial, "", false},
+		{"one byte tail", cat(xerial, chunk, []byte{0}), "abc", false},
+		{"three byte tail", cat(xerial, chunk, []byte{0, 0, 1}), "abc", false},
+		{"four byte tail is a length", cat(xerial, chunk, []byte{0, 0, 0, 1}), "", true},
+		{"version 0", cat(xerial[:8], []byte{0, 0, 0, 0, 0, 0, 0, 1}, chunk), "", true},
+		{"negative version", cat(xerial[:8], []byte{0x80, 0, 0, 0, 0, 0, 0, 1}, chunk), "", true},
+		{"magic, cut header: one raw block", xerial[:12], "", true},
+		{"not the magic: one raw block", blk, "abc", false},
+	} {
+		out, err := unsnappy(nil, c.src, 1<<20)
+		if c.fail != (err != nil) || (!c.fail && string(out) != c.want) {
+			t.Errorf("%s: got %q, %v", c.name, out, err)
+		}
+	}
+}

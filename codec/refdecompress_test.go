@@ -3,9 +3,9 @@ package codec
 import (
 	"bytes"
 	stdflate "compress/flate"
-	"hash/crc32"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"io"
 
 	"github.com/klauspost/compress/snappy"
@@ -40,19 +40,20 @@ func refDecompress(c Compression, src []byte, limit int) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r, int64(limit)+1))
 }
 
-// refSnappy: "\x82SNAPPY\x00" + two int32s, then (int32 length, block)*;
-// anything else is one raw block.
+// refSnappy: "\x82SNAPPY\x00" + int32 version >= 1 + int32, then
+// (int32 length, block)* up to a tail of under 4 bytes; anything else,
+// including a stream shorter than the 16-byte header, is one raw block.
 func refSnappy(src []byte, limit int) ([]byte, error) {
 	blocks := [][]byte{src}
-	if len(src) >= 8 && string(src[:8]) == "\x82SNAPPY\x00" {
-		if len(src) < 16 {
-			return nil, errors.New("short header")
+	if len(src) >= 16 && string(src[:8]) == "\x82SNAPPY\x00" {
+		if int32(binary.BigEndian.Uint32(src[8:])) < 1 {
+			return nil, errors.New("version")
 		}
 		blocks = nil
 		rest := src[16:]
 		for len(rest) > 0 {
 			if len(rest) < 4 {
-				return nil, errors.New("short length")
+				break // SnappyInputStream#hasNextChunk: a cut length ends the stream
 			}
 			n := binary.BigEndian.Uint32(rest)
 			if uint64(n) > uint64(len(rest)-4) {
