@@ -320,3 +320,23 @@ func TestKafkaSnappyTail(t *testing.T) {
 		}
 	}
 }
+
+func TestVerifyLZ4ContentChecksum(t *testing.T) {
+	good, err := AppendBatch(nil, BatchHeader{}, []Record{{Value: []byte("a")}}, CompressionLZ4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, _ := hex.DecodeString("00000000000000000000004c00000000022bccd23f00030000000000000000000000000000000000000000ffffffffffffffffffffffffffff0000000104224d186440a7080000800e0000000102610000000000964098e9")
+	for _, c := range []struct {
+		b    []byte
+		want error
+	}{{good, nil}, {bad, ErrLZ4ContentChecksum}} {
+		out, err := Decompress(nil, Batch(c.b), 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyLZ4ContentChecksum(Batch(c.b), out); err != c.want {
+			t.Errorf("got %v, want %v", err, c.want)
+		}
+	}
+}

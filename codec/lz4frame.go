@@ -202,3 +202,51 @@ func xxh32(b []byte) uint32 {
 	h ^= h >> 16
 	return h
 }
+
+// ErrLZ4ContentChecksum reports an LZ4 frame whose content checksum does not
+// match its decompressed bytes: Kafka's reader does not compare it (see
+// above), so Decompress accepts such a frame; VerifyLZ4ContentChecksum is
+// for stricter readers.
+var ErrLZ4ContentChecksum = corrupt("codec: lz4 content checksum mismatch")
+
+// VerifyLZ4ContentChecksum checks the content checksum of b's LZ4 frame, if
+// it has one, against out, what Decompress returned for b. Nil for a batch
+// of another codec, a frame without the checksum, or a match. O(len(out)).
+func VerifyLZ4ContentChecksum(b Batch, out []byte) error {
+	if b.Compression() != CompressionLZ4 {
+		return nil
+	}
+	src := b[HeaderSize:]
+	if len(src) < 7 || le.Uint32(src) != lz4Magic {
+		return ErrBadCompression
+	}
+	flg := src[4]
+	if flg&lz4FlgContentSum == 0 {
+		return nil
+	}
+	p := 7
+	if flg&lz4FlgContentSize != 0 {
+		p += 8
+	}
+	for {
+		if len(src)-p < 4 {
+			return ErrBadCompression
+		}
+		n := int(le.Uint32(src[p:]) &^ lz4Uncompressed)
+		p += 4
+		if n == 0 {
+			break
+		}
+		p += n
+		if flg&lz4FlgBlockSum != 0 {
+			p += 4
+		}
+	}
+	if len(src)-p < 4 {
+		return ErrBadCompression
+	}
+	if le.Uint32(src[p:]) != xxh32(out) {
+		return ErrLZ4ContentChecksum
+	}
+	return nil
+}
