@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -338,5 +340,35 @@ func TestVerifyLZ4ContentChecksum(t *testing.T) {
 		if err := VerifyLZ4ContentChecksum(Batch(c.b), out); err != c.want {
 			t.Errorf("got %v, want %v", err, c.want)
 		}
+	}
+}
+
+// TestKafkaZstdHuffmanDifference pins a known difference: the zstd frame in
+// testdata (from libzstd's encoder, one bit flipped in its Huffman-coded
+// literals) is decoded by libzstd 1.5.4, the decoder zstd-jni wraps for
+// Kafka, and refused by klauspost/compress, which we use. We refuse it; see
+// docs/kafka-differences.md. When the zstd command-line tool is installed the
+// test also confirms that libzstd still accepts the frame.
+func TestKafkaZstdHuffmanDifference(t *testing.T) {
+	frame, err := os.ReadFile("testdata/zstd-huffman-libzstd-accepts.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := AppendBatch(nil, BatchHeader{}, nil, CompressionNone)
+	b := Batch(append(h, frame...))
+	be.PutUint32(b[OffRecordsCount:], 1)
+	be.PutUint32(b[OffBatchLength:], uint32(len(b)-LogOverhead))
+	b.SetAttributes(Attributes(CompressionZstd))
+	if _, err := Decompress(nil, b, 1<<20); !errors.Is(err, ErrBadCompression) {
+		t.Fatalf("klauspost/compress now gives %v: the difference is gone, update docs/kafka-differences.md", err)
+	}
+	if path, err := exec.LookPath("zstd"); err == nil {
+		cmd := exec.Command(path, "-d", "-c", "-q")
+		cmd.Stdin = bytes.NewReader(frame)
+		if out, err := cmd.Output(); err != nil || len(out) != 2294 {
+			t.Errorf("libzstd (%s) no longer decodes the frame to 2294 bytes: %d, %v", path, len(out), err)
+		}
+	} else {
+		t.Log("zstd tool not installed: libzstd's side not re-checked")
 	}
 }
