@@ -97,12 +97,19 @@ func javaGzipHeader(b []byte) (int, error) {
 // gunzip decodes src as Kafka's GZIPInputStream reads it (see above) into
 // dst's storage, failing with ErrDecompressionLimit past limit bytes.
 func gunzip(dst, src []byte, limit int) ([]byte, error) {
+	out, _, err := gunzipEnd(dst, src, limit)
+	return out, err
+}
+
+// gunzipEnd is gunzip also returning where the last member read ends: the
+// bytes after it are the tail the JDK ignores.
+func gunzipEnd(dst, src []byte, limit int) ([]byte, int, error) {
 	dst = dst[:0]
 	s := gzipPool.Get().(*gzipState)
 	defer gzipPool.Put(s)
 	h, err := javaGzipHeader(src)
 	if err != nil {
-		return dst, err
+		return dst, 0, err
 	}
 	// pos: where the inflater's input starts; fetched: how far the JDK has
 	// read the underlying stream (its buffer holds src[pos:fetched]).
@@ -111,11 +118,11 @@ func gunzip(dst, src []byte, limit int) ([]byte, error) {
 	for {
 		s.src.Reset(src[pos:])
 		if err := s.fr.(flate.Resetter).Reset(&s.src, nil); err != nil {
-			return dst, badCompression(err)
+			return dst, 0, badCompression(err)
 		}
 		start := len(dst)
 		if dst, err = appendReadCapped(dst, s.fr, hnt, limit); err != nil {
-			return dst, err
+			return dst, 0, err
 		}
 		end := len(src) - s.src.Len() // first byte after the deflate data
 		if end > fetched {
@@ -124,19 +131,19 @@ func gunzip(dst, src []byte, limit int) ([]byte, error) {
 		}
 		buffered := fetched - end // the inflater's remaining input
 		if len(src)-end < 8 {
-			return dst, gzErr("trailer cut")
+			return dst, 0, gzErr("trailer cut")
 		}
 		if le.Uint32(src[end:]) != crc32.ChecksumIEEE(dst[start:]) || le.Uint32(src[end+4:]) != uint32(len(dst)-start) {
-			return dst, gzErr("corrupt GZIP trailer")
+			return dst, 0, gzErr("corrupt GZIP trailer")
 		}
 		next := end + 8
 		fetched = max(fetched, next)
 		if !(len(src) > fetched || buffered > 26) {
-			return dst, nil
+			return dst, next, nil
 		}
 		h, err := javaGzipHeader(src[next:])
 		if err != nil {
-			return dst, nil // not a member: the rest is ignored
+			return dst, next, nil // not a member: the rest is ignored
 		}
 		pos = next + h
 		fetched = max(fetched, pos)

@@ -372,3 +372,31 @@ func TestKafkaZstdHuffmanDifference(t *testing.T) {
 		t.Log("zstd tool not installed: libzstd's side not re-checked")
 	}
 }
+
+// TestIgnoredTail: the bytes Kafka's readers leave unread, counted on the
+// issue's batches, and none on what the builder writes.
+func TestIgnoredTail(t *testing.T) {
+	for _, c := range []struct {
+		hex  string
+		want int
+	}{
+		{"0000000000000000000000490000000002bd0d9ab100030000000000000000000000000000000000000000ffffffffffffffffffffffffffff0000000104224d18604082080000800e000000010261000000000000", 1},
+		{"00000000000000000000005f00000000026edd922c00030000000100000000000000000000000000000000ffffffffffffffffffffffffffff0000000204224d18604082080000800e000000010261000000000004224d18604082080000800e0000020102620000000000", 23},
+		{"000000000000000000000052000000000274a9965900010000000000000000000000000000000000000000ffffffffffffffffffffffffffff000000011f8b08000000000002ffe263606060644a6400040000ffffb62476b70800000000", 1},
+		{"00000000000000000000005000000000029b7a72d100020000000000000000000000000000000000000000ffffffffffffffffffffffffffff0000000182534e415050590000000001000000010000000a081c0e0000000102610000", 1},
+	} {
+		raw, _ := hex.DecodeString(c.hex)
+		if got := IgnoredTail(Batch(raw), 1<<20); got != c.want {
+			t.Errorf("%v batch: tail %d, want %d", Batch(raw).Compression(), got, c.want)
+		}
+	}
+	for _, codec := range allCodecs {
+		raw, err := AppendBatch(nil, BatchHeader{}, []Record{{Value: []byte("abc")}}, codec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := IgnoredTail(Batch(raw), 1<<20); got != 0 {
+			t.Errorf("%v from the builder: tail %d", codec, got)
+		}
+	}
+}

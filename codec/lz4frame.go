@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -249,4 +250,63 @@ func VerifyLZ4ContentChecksum(b Batch, out []byte) error {
 		return ErrLZ4ContentChecksum
 	}
 	return nil
+}
+
+// IgnoredTail is the number of bytes after b's compressed stream that
+// Decompress, reading as Kafka does, never decodes: after an LZ4 frame's end
+// (and content checksum), after the last gzip member the JDK reads, or a 1-3
+// byte xerial snappy tail. 0 for other codecs, for a stream without such
+// bytes, and when the stream does not decode. It decompresses a gzip batch
+// again (into a new buffer of at most limit bytes); for stricter readers.
+func IgnoredTail(b Batch, limit int) int {
+	src := b[HeaderSize:]
+	switch b.Compression() {
+	case CompressionLZ4:
+		if len(src) < 7 || le.Uint32(src) != lz4Magic {
+			return 0
+		}
+		flg := src[4]
+		p := 7
+		if flg&lz4FlgContentSize != 0 {
+			p += 8
+		}
+		for {
+			if len(src)-p < 4 {
+				return 0
+			}
+			n := int(le.Uint32(src[p:]) &^ lz4Uncompressed)
+			p += 4
+			if n == 0 {
+				break
+			}
+			p += n
+			if flg&lz4FlgBlockSum != 0 {
+				p += 4
+			}
+		}
+		if flg&lz4FlgContentSum != 0 {
+			p += 4
+		}
+		return max(len(src)-p, 0)
+	case CompressionGzip:
+		_, end, err := gunzipEnd(nil, src, limit)
+		if err != nil {
+			return 0
+		}
+		return len(src) - end
+	case CompressionSnappy:
+		if len(src) < xerialHeaderSize || !bytes.HasPrefix(src, xerialMagic) {
+			return 0
+		}
+		rest := src[xerialHeaderSize:]
+		for len(rest) >= 4 {
+			n := be.Uint32(rest)
+			if uint64(n) > uint64(len(rest)-4) {
+				return 0
+			}
+			rest = rest[4+n:]
+		}
+		return len(rest)
+	}
+	return 0
 }

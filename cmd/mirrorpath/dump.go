@@ -59,7 +59,10 @@ violations (exit 1):
   maxTimestamp other than the largest record timestamp (CreateTime);
   attributes.transactional with no producer ID; producerEpoch < 0 with a
     producer ID; baseSequence < 0 in an idempotent data batch;
-  lz4.contentChecksum wrong (Kafka does not compare it).
+  lz4.contentChecksum wrong (Kafka does not compare it);
+  compression.tail: bytes after the compressed stream that Kafka's reader
+    never reads (after an LZ4 frame, the last gzip member, a 1-3 byte
+    xerial snappy tail).
 warnings (printed, no exit 1): baseSequence >= 0 or producerEpoch != -1
   with producerId -1; producerId below -1.
 Text output puts each finding on a line "! position: P field: F
@@ -278,6 +281,9 @@ func (d *dumper) batch(info *batchInfo, b codec.Batch, crcErr error) bool {
 				records = buf
 				if cerr := codec.VerifyLZ4ContentChecksum(b, buf); cerr != nil {
 					s.violation("lz4.contentChecksum", "%v", cerr)
+				}
+				if n := codec.IgnoredTail(b, d.limit); n > 0 {
+					s.violation("compression.tail", "%d bytes after the %s stream, never read by Kafka", n, b.Compression())
 				}
 			}
 			s.strictRecords(b, records, b.RecordsCount())

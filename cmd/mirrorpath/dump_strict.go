@@ -33,6 +33,8 @@ import (
 //	                      control) without a sequence (< 0)
 //	lz4.contentChecksum   an LZ4 frame whose content checksum is wrong (Kafka
 //	                      does not compare it)
+//	compression.tail      bytes after the compressed stream that Kafka's
+//	                      reader never reads (codec.IgnoredTail)
 //
 // Warnings:
 //

@@ -118,6 +118,15 @@ func strictSegment(t *testing.T) []byte {
 	lz4, _ := hex.DecodeString("00000000000000000000004c00000000022bccd23f00030000000000000000000000000000000000000000ffffffffffffffffffffffffffff0000000104224d186440a7080000800e0000000102610000000000964098e9")
 	codec.Batch(lz4).SetBaseOffset(int64(len(seg)))
 	seg = append(seg, lz4...)
+	// lz4 with a byte after the end mark; snappy with a 1-byte tail
+	for _, h := range []string{
+		"0000000000000000000000490000000002bd0d9ab100030000000000000000000000000000000000000000ffffffffffffffffffffffffffff0000000104224d18604082080000800e000000010261000000000000",
+		"00000000000000000000005000000000029b7a72d100020000000000000000000000000000000000000000ffffffffffffffffffffffffffff0000000182534e415050590000000001000000010000000a081c0e0000000102610000",
+	} {
+		b, _ := hex.DecodeString(h)
+		codec.Batch(b).SetBaseOffset(int64(len(seg)))
+		seg = append(seg, b...)
+	}
 	return seg
 }
 
@@ -189,6 +198,8 @@ func TestDumpStrictFindings(t *testing.T) {
 		{"warning baseSequence", "warning producerEpoch"},
 		{"warning producerId"},
 		{"violation lz4.contentChecksum"},
+		{"violation compression.tail"},
+		{"violation compression.tail"},
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != len(want) {
