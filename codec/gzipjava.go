@@ -19,8 +19,8 @@ import (
 //   - after a member's trailer (CRC-32 and ISIZE, both verified) it looks for
 //     a further member only when more input is unread, judged as the JDK
 //     judges it: bytes remain in the underlying stream, or more than 26 bytes
-//     remain in its 8 KiB buffer (GZIPInputStream#readTrailer, before JDK
-//     22, #hasNoMoreMembers after); and when it does look, a tail that does
+//     remain in its 8 KiB buffer (GZIPInputStream#readTrailer; the same test
+//     is in #hasNoMoreMembers in JDK 25); and when it does look, a tail that does
 //     not parse as a gzip header (too short, wrong magic, method not 8, cut
 //     optional fields, bad header CRC) ends the stream silently. Only a tail
 //     whose header parses is read as a member, and errors in that member's
