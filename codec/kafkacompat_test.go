@@ -400,3 +400,41 @@ func TestIgnoredTail(t *testing.T) {
 		}
 	}
 }
+
+// TestKafkaGzipModelAgainstSimulation: random member sequences and tails,
+// members large enough for the JDK's 8 KiB buffer to refill at every
+// alignment, decoded by gunzip and by the literal buffer simulation
+// refJavaGzip; they must agree on every one.
+func TestKafkaGzipModelAgainstSimulation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	noise := make([]byte, 40000)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	hdr := gzipMember(t, nil)[:10]
+	for i := range 200 {
+		var src []byte
+		for range 1 + rng.IntN(3) {
+			n := rng.IntN(30000)
+			if rng.IntN(2) == 0 {
+				src = append(src, gzipMember(t, noise[:n])...) // stored blocks: size ~ n
+			} else {
+				src = append(src, gzipMember(t, bytes.Repeat([]byte("ab"), n))...)
+			}
+		}
+		switch rng.IntN(4) {
+		case 1:
+			src = append(src, noise[:rng.IntN(40)]...)
+		case 2:
+			src = append(src, hdr...)
+		case 3:
+			src = append(src, hdr...)
+			src = append(src, noise[:rng.IntN(9000)]...)
+		}
+		got, err := gunzip(nil, src, 1<<22)
+		want, rerr := refJavaGzip(src, 1<<22)
+		if (err == nil) != (rerr == nil) || !bytes.Equal(got, want) && err == nil {
+			t.Fatalf("case %d (%d bytes): ours %d bytes, %v; simulation %d bytes, %v", i, len(src), len(got), err, len(want), rerr)
+		}
+	}
+}
