@@ -62,6 +62,22 @@ import (
 //     copy of codec's framing (codec exports it only through AppendBatch,
 //     which wants a []codec.Record: ~15 times the bytes for tiny records). A
 //     rebuild allocates the compressor's state; the in-place paths nothing.
+//   - which reader: an uncompressed batch is read with DefaultRecord.readFrom
+//     (codec.NewRecordIter), as assignOffsetsNonCompressed iterates it; a
+//     compressed one with Kafka's partial read (codec.NewPartialRecordIter),
+//     as validateMessagesAndAssignOffsetsCompressed does when it may keep the
+//     batch in place, which is always here (no topic codec other than the
+//     producer's). The partial read ignores each record's length field and
+//     the header-count bound, so a batch whose records have wrong lengths is
+//     accepted and kept in place, as in Kafka.
+//   - a rebuild after the partial read: Kafka then calls key() on its partial
+//     records, which throws, and the broker answers UNKNOWN_SERVER_ERROR for
+//     every compressed batch whose inner offsets are not 0..n-1. We do what
+//     LogValidator's comment there intends (rewrite the batch for older
+//     clients): the rebuild reads the records again with the full read and
+//     writes them; a batch that only the partial read accepts cannot be
+//     rebuilt and is INVALID_RECORD (ErrRecordStructure), the answer Kafka's
+//     full reader gives. docs/kafka-differences.md lists this difference.
 //   - scratch (decompressed, re-encoded, rebuilt) is kept between appends up
 //     to retainScratch (4 MiB) each and freed after a batch that grew it past.
 //
@@ -275,6 +291,12 @@ func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordEr
 	base, batchMax := b.BaseTimestamp(), b.MaxTimestamp()
 	count := b.RecordsCount()
 	it := codec.NewRecordIter(data, count)
+	if b.Compression() != codec.CompressionNone {
+		// LogValidator reads a compressed batch it may keep in place with
+		// DefaultRecordBatch#skipKeyValueIterator: the partial read, which
+		// ignores record lengths and the header-count bound.
+		it = codec.NewPartialRecordIter(data, count)
+	}
 	maxTs, inPlace = codec.NoTimestamp, true
 	var r codec.Record
 	if errs == nil && !lat && !v.compacted && (!v.windowed || v.typ == LogAppendTime) {
@@ -358,7 +380,11 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 	first := codec.NoTimestamp
 	var r codec.Record
 	for i := range count {
-		if err := it.Read(&r); err != nil { // validate read the same bytes without error
+		// validate read these bytes with the partial read; the full read,
+		// which the rebuild needs for keys, values and headers, can still
+		// fail (record lengths, header counts): INVALID_RECORD, see the
+		// design note.
+		if err := it.Read(&r); err != nil {
 			return recordError(ErrInvalidRecord, ErrRecordStructure, err, i)
 		}
 		ts := base + r.TimestampDelta

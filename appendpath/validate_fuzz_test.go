@@ -96,9 +96,15 @@ func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 		}
 		data = out
 	}
+	// A compressed batch is read with Kafka's partial read (skipKeyValueIterator).
+	read := codec.ReadRecord
+	if c != codec.CompressionNone {
+		read = codec.ReadPartialRecord
+	}
+	records := data
 	var recs []codec.Record
 	for i := range int(b.RecordsCount()) {
-		r, n, err := codec.ReadRecord(data)
+		r, n, err := read(data)
 		if err == nil && i == int(b.RecordsCount())-1 && n != len(data) {
 			err = codec.ErrRecordsLeftover
 		}
@@ -173,7 +179,17 @@ func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 			o.maxTs = nowMs
 		}
 		o.baseTs = timestampOf(recs[0])
-		for i, r := range recs {
+		// The rebuild reads the records again with the full read, which may
+		// refuse what the partial read accepted.
+		for i := range recs {
+			r, n, err := codec.ReadRecord(records)
+			if err == nil && i == len(recs)-1 && n != len(records) {
+				err = codec.ErrRecordsLeftover
+			}
+			if err != nil {
+				return refOutcome{code: ErrInvalidRecord, reason: ErrRecordStructure, indexes: []int32{int32(i)}, count: 1}
+			}
+			records = records[n:]
 			ts := timestampOf(r)
 			if ts < -1 {
 				return refOutcome{code: psm.ErrUnknownServerError, reason: ErrRebuildNegativeTimestamp,

@@ -202,13 +202,55 @@ func TestValidateCompressedAcceptedInPlace(t *testing.T) {
 }
 
 func TestValidateCompressedStructuralDefect(t *testing.T) {
+	// Record 2 has a negative header key length, which Kafka's partial read
+	// refuses too.
+	raw := append(encode(vRecs(2)), 14, 0, 4, 4, 1, 1, 2, 1, 1) // len 7, attrs, tsΔ 2, offΔ 2, null key, null value, 1 header, key len -1, value len -1
+	p := mustOpen(t, Config{})
+	re := mustReject(t, p, rawBatch(t, vHeader(0), 3, raw, codec.CompressionGzip), ErrInvalidRecord, ErrRecordStructure)
+	wantIndexes(t, re, 1, 2)
+	if !errors.Is(re, codec.ErrHeaderKeyLength) {
+		t.Fatalf("cause %v", re.Cause)
+	}
+}
+
+// TestValidateCompressedRecordLengthIgnored: LogValidator reads a compressed
+// batch with the partial read, which ignores each record's length field, so
+// Kafka accepts and stores (in place) a batch whose record lengths are
+// wrong; the same records uncompressed are refused, as DefaultRecord.readFrom
+// refuses them.
+func TestValidateCompressedRecordLengthIgnored(t *testing.T) {
 	recs := vRecs(3)
+	raw := encode(recs)
+	raw[len(encode(recs[:2]))] = 0x7f // record 2's length: -64
+	for _, c := range []codec.Compression{codec.CompressionGzip, codec.CompressionZstd} {
+		p := mustOpen(t, Config{})
+		h := vHeader(0)
+		h.MaxTimestamp = vBase + 2 // right already: nothing to fix
+		in := rawBatch(t, h, 3, raw, c)
+		s := mustAccept(t, p, in)
+		if !bytes.Equal(s[codec.CRCStart-4:], in[codec.CRCStart-4:]) {
+			t.Fatalf("%v: not kept in place", c)
+		}
+	}
+	p := mustOpen(t, Config{})
+	re := mustReject(t, p, rawBatch(t, vHeader(0), 3, raw, codec.CompressionNone), ErrInvalidRecord, ErrRecordStructure)
+	wantIndexes(t, re, 1, 2)
+}
+
+// TestValidateCompressedPartialOnlyRebuild: a batch only the partial read
+// accepts (a wrong record length) whose inner offsets also need a rebuild.
+// Kafka's rebuild calls key() on its partial records and throws
+// (UNKNOWN_SERVER_ERROR); we cannot rebuild records the full read refuses
+// and answer INVALID_RECORD, the full reader's answer
+// (docs/kafka-differences.md).
+func TestValidateCompressedPartialOnlyRebuild(t *testing.T) {
+	recs := offsetsOff(3)
 	raw := encode(recs)
 	raw[len(encode(recs[:2]))] = 0x7f // record 2's length: -64
 	p := mustOpen(t, Config{})
 	re := mustReject(t, p, rawBatch(t, vHeader(0), 3, raw, codec.CompressionGzip), ErrInvalidRecord, ErrRecordStructure)
 	wantIndexes(t, re, 1, 2)
-	if !errors.Is(re, codec.ErrBadRecord) {
+	if !errors.Is(re, codec.ErrRecordLength) {
 		t.Fatalf("cause %v", re.Cause)
 	}
 }

@@ -19,13 +19,15 @@ import (
 //
 // Every byte after the 61-byte header is one stream of the batch's codec:
 //
-//	gzip    a gzip stream (RFC 1952); concatenated members are read as one
+//	gzip    a gzip stream (RFC 1952), read as Java's GZIPInputStream reads
+//	        it, concatenated members and ignored tails included (gzipjava.go)
 //	snappy  Kafka's SnappyOutputStream framing from snappy-java ("xerial"):
 //	          8-byte magic 82 'S' 'N' 'A' 'P' 'P' 'Y' 00, int32 version,
 //	          int32 compatible version, then chunks of [int32 length][snappy block];
 //	        or, as some clients (sarama, franz-go) write it, one raw snappy block.
-//	        Readers accept both, like SnappyInputStream.
-//	lz4     an LZ4 frame (Kafka's Lz4BlockOutputStream)
+//	        Readers accept both, with SnappyInputStream's rules (unsnappy).
+//	lz4     one LZ4 frame (Kafka's Lz4BlockOutputStream), read as
+//	        Kafka's Lz4BlockInputStream reads it (lz4frame.go)
 //	zstd    a zstd frame
 //
 // Decompression is bounded: the caller passes limit, the most decompressed
@@ -34,7 +36,7 @@ import (
 // buffers grow by doubling from a size guessed from the input and never past
 // limit+1, so no length in the input sizes an allocation. The decompressors'
 // own state is bounded by constants and pooled: the zstd window is capped at
-// MaxZstdWindow, lz4 block buffers at the 4 MiB largest block size.
+// MaxZstdWindow, the lz4 block scratch at the 4 MiB largest block size.
 
 // ErrBadCompression reports a compressed stream its codec rejects. It
 // matches ErrCorrupt.
@@ -89,32 +91,9 @@ func (b Batch) OpenRecords(buf []byte, limit int) (RecordIter, []byte, error) {
 	return NewRecordIter(out, n), out, nil
 }
 
-// readCapped reads r to EOF into dst[:0], growing it by doubling from hint,
-// and fails once more than limit bytes came out.
+// readCapped reads r to EOF into dst[:0] (see appendReadCapped).
 func readCapped(dst []byte, r io.Reader, hint, limit int) ([]byte, error) {
-	dst = dst[:0]
-	for {
-		if len(dst) == cap(dst) {
-			if len(dst) > limit {
-				return dst, ErrDecompressionLimit
-			}
-			want := min(max(2*cap(dst), hint, 512), limit+1)
-			nb := make([]byte, len(dst), want)
-			copy(nb, dst)
-			dst = nb
-		}
-		n, err := r.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if len(dst) > limit {
-			return dst, ErrDecompressionLimit
-		}
-		if err == io.EOF {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, badCompression(err)
-		}
-	}
+	return appendReadCapped(dst[:0], r, hint, limit)
 }
 
 func badCompression(err error) error {
@@ -126,38 +105,6 @@ func badCompression(err error) error {
 
 // hint guesses the decompressed size from the compressed size, capped by limit.
 func hint(n, limit int) int { return min(4*n+64, limit+1) }
-
-type gzipState struct {
-	src bytes.Reader
-	r   gzip.Reader
-}
-
-var gzipPool = sync.Pool{New: func() any { return new(gzipState) }}
-
-func gunzip(dst, src []byte, limit int) ([]byte, error) {
-	s := gzipPool.Get().(*gzipState)
-	defer gzipPool.Put(s)
-	s.src.Reset(src)
-	if err := s.r.Reset(&s.src); err != nil {
-		return dst[:0], badCompression(err)
-	}
-	return readCapped(dst, &s.r, hint(len(src), limit), limit)
-}
-
-type lz4State struct {
-	src bytes.Reader
-	r   *lz4.Reader
-}
-
-var lz4Pool = sync.Pool{New: func() any { return &lz4State{r: lz4.NewReader(nil)} }}
-
-func unlz4(dst, src []byte, limit int) ([]byte, error) {
-	s := lz4Pool.Get().(*lz4State)
-	defer lz4Pool.Put(s)
-	s.src.Reset(src)
-	s.r.Reset(&s.src)
-	return readCapped(dst, s.r, hint(len(src), limit), limit)
-}
 
 type zstdState struct {
 	src bytes.Reader
@@ -183,22 +130,24 @@ func unzstd(dst, src []byte, limit int) ([]byte, error) {
 	return readCapped(dst, s.d, hint(len(src), limit), limit)
 }
 
-// unsnappy decodes the xerial framing or, without its magic, one raw block.
-// Each block's decoded length is read from its preamble and checked against
-// limit before any byte is written.
+// unsnappy decodes the xerial framing or, without its magic, one raw block,
+// as snappy-java's SnappyInputStream (Kafka's reader) does: a stream shorter
+// than the 16-byte header, or whose first 8 bytes are not the magic, is one
+// raw block; a header whose version is below 1 is refused; and the chunks
+// end where fewer than 4 bytes are left (a 1-3 byte tail is no error, since
+// the stream reads a cut length as its end). Each block's decoded length is
+// read from its preamble and checked against limit before any byte is
+// written.
 func unsnappy(dst, src []byte, limit int) ([]byte, error) {
 	dst = dst[:0]
-	if !bytes.HasPrefix(src, xerialMagic) {
+	if len(src) < xerialHeaderSize || !bytes.HasPrefix(src, xerialMagic) {
 		return snappyBlock(dst, src, limit)
 	}
-	if len(src) < xerialHeaderSize {
-		return dst, fmt.Errorf("%w: short xerial snappy header", ErrBadCompression)
+	if v := int32(be.Uint32(src[8:])); v < 1 {
+		return dst, fmt.Errorf("%w: xerial snappy version %d", ErrBadCompression, v)
 	}
 	src = src[xerialHeaderSize:]
-	for len(src) > 0 {
-		if len(src) < 4 {
-			return dst, fmt.Errorf("%w: cut xerial snappy chunk length", ErrBadCompression)
-		}
+	for len(src) >= 4 {
 		n := be.Uint32(src)
 		src = src[4:]
 		if uint64(n) > uint64(len(src)) {

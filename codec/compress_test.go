@@ -102,7 +102,7 @@ func TestSnappyRawAndXerial(t *testing.T) {
 	for name, section := range map[string][]byte{
 		"xerial header cut":    xerial[:12],
 		"xerial chunk overrun": append(bytes.Clone(xerial[:16]), 0, 0, 1, 0, 1, 2),
-		"xerial length cut":    append(bytes.Clone(xerial[:16]), 0, 0),
+		"xerial version 0":     append(bytes.Clone(xerial[:8]), 0, 0, 0, 0, 0, 0, 0, 1),
 		"raw garbage":          {0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
 	} {
 		if _, err := Decompress(nil, mk(section), 1<<20); !errors.Is(err, ErrBadCompression) || !errors.Is(err, ErrCorrupt) {

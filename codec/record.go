@@ -351,10 +351,11 @@ func bytesSize(b []byte) int {
 // Records alias the iterated bytes. Not safe for concurrent use; the zero
 // value yields nothing.
 type RecordIter struct {
-	data []byte
-	left int32
-	pos  int
-	err  error
+	data    []byte
+	left    int32
+	pos     int
+	err     error
+	partial bool // NewPartialRecordIter: Kafka's partial read (partial.go)
 }
 
 // NewRecordIter iterates count records encoded back to back in records: the
@@ -404,7 +405,13 @@ func (it *RecordIter) Read(r *Record) error {
 		return io.EOF
 	}
 	*r = Record{}
-	n, err := readRecord(it.data, r)
+	var n int
+	var err error
+	if it.partial {
+		n, err = readPartialRecord(it.data, r)
+	} else {
+		n, err = readRecord(it.data, r)
+	}
 	if err != nil {
 		*r = Record{}
 		it.err = err

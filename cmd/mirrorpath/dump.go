@@ -16,7 +16,7 @@ import (
 func init() {
 	register(command{
 		name:    "dump",
-		summary: "print Kafka .log segments and their .index/.timeindex/.txnindex/.snapshot files, like kafka-dump-log (--deep, --json, --check)",
+		summary: "print Kafka .log segments and their .index/.timeindex/.txnindex/.snapshot files, like kafka-dump-log (--deep, --json, --check, --strict)",
 		run:     runDump,
 	})
 }
@@ -24,15 +24,15 @@ func init() {
 // defaultDumpLimit caps the decompressed bytes of one batch.
 const defaultDumpLimit = 64 << 20
 
-// runDump is `mirrorpath dump [--deep] [--json] [--check] FILE...`: one line
+// runDump is `mirrorpath dump [--deep] [--json] [--check] [--strict] FILE...`: one line
 // per batch, control records decoded; for a .index or .timeindex file one
 // line per entry with absolute offsets (base offset from the file name),
 // and with --check a verdict line after checking every entry against the
 // .log beside it (skipped, with a note on stderr, when there is none); for
 // a .txnindex file one line per aborted transaction and for a producer
 // .snapshot one line per producer, in DumpLogSegments' words.
-// Exit 1 when any batch, index entry or file is invalid, 2 on a usage
-// error. Each file is read once into memory; decompression is capped per
+// Exit 1 when any batch, index entry or file is invalid (with --strict, also
+// when a batch breaks a rule of dump_strict.go), 2 on a usage error. Each file is read once into memory; decompression is capped per
 // batch by --max-decompressed, so memory stays within file size + cap.
 func runDump(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
@@ -41,10 +41,32 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "one JSON object per batch per line")
 	limit := fs.Int("max-decompressed", defaultDumpLimit, "most decompressed `BYTES` accepted from one batch")
 	check := fs.Bool("check", false, "check each .index and .timeindex entry against the segment's .log beside it")
+	strict := fs.Bool("strict", false, "also flag batches Kafka's reader accepts but the v2 format (KIP-98) rules out; exit 1 on any violation")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mirrorpath dump [--deep] [--json] [--check] [--max-decompressed BYTES] FILE...")
+		fmt.Fprintln(stderr, "usage: mirrorpath dump [--deep] [--json] [--check] [--strict] [--max-decompressed BYTES] FILE...")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, `
+Without --strict, dump reads batches as Kafka does and flags only what Kafka
+refuses. With --strict it also reports, per batch (its position) and field:
+violations (exit 1):
+  records[i].keyLength, .valueLength, .headers[j].valueLength below -1;
+  recordsCount other than 1 in a control batch;
+  records[i].offsetDelta not above the previous one, or (last record)
+    beyond lastOffsetDelta;
+  lastOffsetDelta below recordsCount-1, or baseOffset+lastOffsetDelta
+    overflowing int64;
+  maxTimestamp other than the largest record timestamp (CreateTime);
+  attributes.transactional with no producer ID; producerEpoch < 0 with a
+    producer ID; baseSequence < 0 in an idempotent data batch;
+  lz4.contentChecksum wrong (Kafka does not compare it);
+  compression.tail: bytes after the compressed stream that Kafka's reader
+    never reads (after an LZ4 frame, the last gzip member, a 1-3 byte
+    xerial snappy tail).
+warnings (printed, no exit 1): baseSequence >= 0 or producerEpoch != -1
+  with producerId -1; producerId below -1.
+Text output puts each finding on a line "! position: P field: F
+violation|warning: MESSAGE" after its batch; JSON adds "strict": [...].`)
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -58,7 +80,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	if *limit < 0 {
 		return usageError(fs, stderr, "--max-decompressed must be >= 0")
 	}
-	d := dumper{deep: *deep, json: *asJSON, limit: *limit, out: stdout}
+	d := dumper{deep: *deep, json: *asJSON, strict: *strict, limit: *limit, out: stdout}
 	invalid := false
 	for _, name := range fs.Args() {
 		data, err := os.ReadFile(name)
@@ -102,6 +124,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 
 type dumper struct {
 	deep, json bool
+	strict     bool
 	limit      int
 	out        io.Writer
 	buf        []byte // decompression buffer, reused
@@ -138,6 +161,8 @@ type batchInfo struct {
 	SourceClusterID      *string       `json:"sourceClusterId,omitempty"`
 	Records              *[]recordInfo `json:"records,omitempty"`
 	Error                string        `json:"error,omitempty"`
+	// Strict holds the --strict findings; absent without --strict.
+	Strict *[]strictFinding `json:"strict,omitempty"`
 }
 
 type recordInfo struct {
@@ -246,7 +271,30 @@ func (d *dumper) batch(info *batchInfo, b codec.Batch, crcErr error) bool {
 		errs = append(errs, fmt.Sprintf("record %d (byte %d of the records): %v", i, it.Pos(), err))
 	}
 	info.Error = strings.Join(errs, "; ")
-	return len(errs) > 0
+	violated := false
+	if d.strict {
+		var s strictChecker
+		s.strictHeader(b)
+		if err == io.EOF {
+			records := []byte(b[codec.HeaderSize:])
+			if b.Compression() != codec.CompressionNone && b.RecordsCount() > 0 {
+				records = buf
+				if cerr := codec.VerifyLZ4ContentChecksum(b, buf); cerr != nil {
+					s.violation("lz4.contentChecksum", "%v", cerr)
+				}
+				if n := codec.IgnoredTail(b, d.limit); n > 0 {
+					s.violation("compression.tail", "%d bytes after the %s stream, never read by Kafka", n, b.Compression())
+				}
+			}
+			s.strictRecords(b, records, b.RecordsCount())
+		}
+		info.Strict = ptr(s.out)
+		if info.Strict != nil && len(*info.Strict) == 0 {
+			*info.Strict = []strictFinding{}
+		}
+		violated = s.violations() > 0
+	}
+	return len(errs) > 0 || violated
 }
 
 // control decodes the first record of a control batch into info.
@@ -349,6 +397,19 @@ func textLine(info *batchInfo) []byte {
 		kv("error", strconv.Quote(info.Error))
 	}
 	s = append(s, '\n')
+	if info.Strict != nil {
+		for _, f := range *info.Strict {
+			s = append(s, "! position: "...)
+			s = strconv.AppendInt(s, info.Position, 10)
+			s = append(s, " field: "...)
+			s = append(s, f.Field...)
+			s = append(s, ' ')
+			s = append(s, f.Severity...)
+			s = append(s, ": "...)
+			s = append(s, f.Message...)
+			s = append(s, '\n')
+		}
+	}
 	if info.Records != nil {
 		for _, r := range *info.Records {
 			s = append(s, "| offsetDelta: "...)

@@ -173,6 +173,9 @@ func TestDumpUsage(t *testing.T) {
 // FuzzDump: any file contents, never a panic; an invalid verdict for every
 // error line.
 func FuzzDump(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join("testdata", "dump", "strict.log")); err == nil {
+		f.Add(b)
+	}
 	paths, _ := filepath.Glob(filepath.Join(corpusRoot, "*", "*.log"))
 	for _, p := range paths {
 		if b, err := os.ReadFile(p); err == nil && len(b) < 64<<10 {
@@ -180,19 +183,21 @@ func FuzzDump(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, js := range []bool{false, true} {
+		for _, mode := range []struct{ js, strict bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			js := mode.js
 			var out bytes.Buffer
-			d := dumper{deep: true, json: js, limit: 1 << 20, out: &out}
+			d := dumper{deep: true, json: js, strict: mode.strict, limit: 1 << 20, out: &out}
 			invalid := d.file("fuzz.log", data)
 			hasErr := false
 			for _, line := range strings.Split(out.String(), "\n") {
-				if js && strings.Contains(line, `"error":`) ||
-					!js && strings.HasPrefix(line, "position: ") && strings.Contains(line, ` error: "`) {
+				if js && (strings.Contains(line, `"error":`) || strings.Contains(line, `"severity":"violation"`)) ||
+					!js && strings.HasPrefix(line, "position: ") && strings.Contains(line, ` error: "`) ||
+					!js && strings.HasPrefix(line, "! position: ") && strings.Contains(line, " violation: ") {
 					hasErr = true
 				}
 			}
 			if hasErr != invalid {
-				t.Fatalf("invalid=%v but output:\n%s", invalid, out.String())
+				t.Fatalf("strict=%v: invalid=%v but output:\n%s", mode.strict, invalid, out.String())
 			}
 		}
 	})
