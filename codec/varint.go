@@ -142,6 +142,17 @@ func sizeVarint64(n int64) int {
 	return s
 }
 
+// next32 reads the zig-zag varint at b[p:] and returns it with the position
+// after it; the position is 0 when b ends inside the varint and -1 when the
+// varint is too long. The one-byte case inlines at the call site.
+func next32(b []byte, p int) (int32, int) {
+	if p < len(b) && b[p] < 0x80 {
+		c := int32(b[p])
+		return c>>1 ^ -(c & 1), p + 1
+	}
+	return next32Slow(b, p)
+}
+
 //go:noinline
 func next32Slow(b []byte, p int) (int32, int) {
 	if p+1 < len(b) && b[p+1] < 0x80 && p >= 0 {
@@ -158,6 +169,15 @@ func next32Slow(b []byte, p int) (int32, int) {
 		return 0, n
 	}
 	return v, p + n
+}
+
+// next64 is next32 for a varlong.
+func next64(b []byte, p int) (int64, int) {
+	if p < len(b) && b[p] < 0x80 {
+		c := int64(b[p])
+		return c>>1 ^ -(c & 1), p + 1
+	}
+	return next64Slow(b, p)
 }
 
 //go:noinline
