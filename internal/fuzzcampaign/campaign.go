@@ -153,6 +153,93 @@ func ParseProgress(line string) (p Progress, ok bool) {
 	return p, true
 }
 
+var baselineLine = regexp.MustCompile(`^fuzz: elapsed: (\S+), gathering baseline coverage: (\d+)/(\d+) completed`)
+
+// The speed a target must keep, and why these numbers. Healthy targets of
+// this module run 10k-30k execs/s on two shared cores; a target an order of
+// magnitude below that, under 1,000/s, gets fewer than 60,000 inputs in a
+// one-minute run, too few for coverage-guided mutation to get past the
+// framing, length and CRC checks in front of the code it means to reach.
+// Go prints a status line every 3 s with the rate since the previous line,
+// so 3 s is the shortest stretch the fuzzer itself can report at 0 execs/s:
+// a line at "0/sec" after the baseline coverage means every worker spent a
+// whole reporting interval on one input (an oracle that does not return, or
+// minimizing a large input), time in which nothing was explored.
+const (
+	DefaultMinRate  = 1000
+	DefaultMaxStall = 3 * time.Second
+)
+
+// Limits are the speed below which a target is flagged in the summary.
+type Limits struct {
+	MinRate  int64         // execs/s over the whole fuzz time; 0 = no limit
+	MaxStall time.Duration // flag a stretch at 0 execs/s this long or longer; 0 = no limit
+}
+
+// Speed is what a run's status lines say of its speed.
+type Speed struct {
+	Last Progress // the final status line
+	// Stall is the longest stretch of consecutive status lines reporting
+	// 0 execs/s after the baseline coverage phase, measured from the line
+	// before the first of them (each line's rate covers the interval since
+	// the previous line); StallFrom is where it began.
+	Stall, StallFrom time.Duration
+	// Fuzzing is set once a status line with execs was seen.
+	Fuzzing bool
+
+	prev       time.Duration // elapsed of the previous status line of either kind
+	stallStart time.Duration
+	inStall    bool
+}
+
+// Add feeds one line of go test's output; it returns the line's Progress
+// and true for an execs status line.
+func (s *Speed) Add(line string) (Progress, bool) {
+	if m := baselineLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+		if d, err := time.ParseDuration(m[1]); err == nil {
+			s.prev, s.inStall = d, false
+		}
+		return Progress{}, false
+	}
+	p, ok := ParseProgress(line)
+	if !ok {
+		return p, false
+	}
+	s.Last, s.Fuzzing = p, true
+	if p.PerSec == 0 {
+		if !s.inStall {
+			s.inStall, s.stallStart = true, s.prev
+		}
+		if d := p.Elapsed - s.stallStart; d > s.Stall {
+			s.Stall, s.StallFrom = d, s.stallStart
+		}
+	} else {
+		s.inStall = false
+	}
+	s.prev = p.Elapsed
+	return p, true
+}
+
+// Rate is execs per second over the whole fuzz time, baseline included.
+func (s Speed) Rate() int64 {
+	if s.Last.Elapsed <= 0 {
+		return 0
+	}
+	return int64(float64(s.Last.Execs) / s.Last.Elapsed.Seconds())
+}
+
+// Slow returns why the run is below lim, or nil.
+func (s Speed) Slow(lim Limits) []string {
+	var why []string
+	if lim.MinRate > 0 && s.Rate() < lim.MinRate {
+		why = append(why, fmt.Sprintf("%d execs/s overall, below %d", s.Rate(), lim.MinRate))
+	}
+	if lim.MaxStall > 0 && s.Stall >= lim.MaxStall {
+		why = append(why, fmt.Sprintf("%s at 0 execs/s from %s", s.Stall, s.StallFrom))
+	}
+	return why
+}
+
 // Options configure each target's run.
 type Options struct {
 	FuzzTime     time.Duration // -fuzztime per target
@@ -170,8 +257,8 @@ type Crasher struct {
 type Result struct {
 	Target   Target
 	Wall     time.Duration
-	Last     Progress // the final status line
-	Failed   bool     // go test exited non-zero for a reason other than DeadlineRace
+	Speed    Speed // the final status line, rate and stalls
+	Failed   bool  // go test exited non-zero for a reason other than DeadlineRace
 	Crashers []Crasher
 	// DeadlineRace: go test exited non-zero only because Go's fuzz
 	// coordinator reported its own -fuzztime deadline (golang/go#75804,
@@ -214,8 +301,7 @@ func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress f
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			line := sc.Text()
-			if p, ok := ParseProgress(line); ok {
-				res.Last = p
+			if p, ok := res.Speed.Add(line); ok {
 				if onProgress != nil {
 					onProgress(p)
 				}
@@ -265,11 +351,21 @@ func listFiles(dir string) []string {
 	return out
 }
 
-// WriteSummary writes one row per target and, below, every new crasher
-// with its reproduction command.
-func WriteSummary(w io.Writer, results []Result) error {
+// Slow returns why a clean run is below lim; nil for a run that failed
+// (its finding is what matters) or kept the speed.
+func (r Result) Slow(lim Limits) []string {
+	if r.Failed {
+		return nil
+	}
+	return r.Speed.Slow(lim)
+}
+
+// WriteSummary writes one row per target; below, a warning line for every
+// target below lim (see Limits) and every new crasher with its
+// reproduction command.
+func WriteSummary(w io.Writer, results []Result, lim Limits) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "package\ttarget\tresult\tfuzz time\texecs\texecs/s\tnew interesting\tcorpus\tcrashers")
+	fmt.Fprintln(tw, "package\ttarget\tresult\tfuzz time\texecs\texecs/s\tnew interesting\tcorpus\tcrashers\tlongest 0/s\tspeed")
 	for _, r := range results {
 		verdict := "ok"
 		switch {
@@ -278,15 +374,23 @@ func WriteSummary(w io.Writer, results []Result) error {
 		case r.DeadlineRace:
 			verdict = "ok (go#75804)"
 		}
-		rate := int64(0)
-		if r.Last.Elapsed > 0 {
-			rate = int64(float64(r.Last.Execs) / r.Last.Elapsed.Seconds())
+		last, speed := r.Speed.Last, "ok"
+		if r.Failed {
+			speed = "-"
+		} else if len(r.Slow(lim)) > 0 {
+			speed = "SLOW"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", r.Target.Rel, r.Target.Name, verdict,
-			r.Last.Elapsed, r.Last.Execs, rate, r.Last.NewInteresting, r.Last.Corpus, len(r.Crashers))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.Target.Rel, r.Target.Name, verdict,
+			last.Elapsed, last.Execs, r.Speed.Rate(), last.NewInteresting, last.Corpus, len(r.Crashers),
+			r.Speed.Stall, speed)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, r := range results {
+		if why := r.Slow(lim); len(why) > 0 {
+			fmt.Fprintf(w, "\nwarning: %s %s is slow: %s\n", r.Target.Rel, r.Target.Name, strings.Join(why, "; "))
+		}
 	}
 	for _, r := range results {
 		for _, c := range r.Crashers {
