@@ -129,11 +129,13 @@ func TestFuzzArgs(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"fuzz", "-h"}, 0, "-minimize D"},
+		{[]string{"fuzz", "-h"}, 0, "-minimize Nx"},
+		{[]string{"fuzz", "--minimize", "-1s"}, 2, "--minimize takes a count"},
+		{[]string{"fuzz", "--minimize", "tenx"}, 2, "--minimize takes a count"},
 		{[]string{"fuzz", "--time", "x"}, 2, "invalid value"},
 		{[]string{"fuzz", "--time", "0s"}, 2, "--time must be positive"},
 		{[]string{"fuzz", "--target", "("}, 2, "--target: error parsing regexp"},
-		{[]string{"fuzz", "--min-rate", "-1"}, 2, "--min-rate and --max-stall not negative"},
+		{[]string{"fuzz", "--min-rate", "-1"}, 2, "--parallel, --min-rate and --max-stall not negative"},
 		{[]string{"fuzz", "-h"}, 0, "-fail-slow"},
 		{[]string{"fuzz", "--dir", t.TempDir()}, 2, "holds no go.mod"},
 	} {

@@ -1,9 +1,9 @@
 // Package fuzzcampaign runs every native Go fuzz target of a module in turn:
 // discovery with `go test -list '^Fuzz'`, one `go test -fuzz` per target with
-// -fuzzminimizetime capped (benchmarks.md §2: the 60 s default stalls a
-// campaign at 0 execs/s), live progress parsed from the fuzzer's status
-// lines, and new crashers — files that appear under testdata/fuzz/FuzzX/ —
-// reported with the command that reproduces them.
+// -fuzzminimizetime capped (see DefaultMinimize), live progress parsed from
+// the fuzzer's status lines, a flag on targets that barely fuzz (see
+// DefaultMinRate), and new crashers — files that appear under
+// testdata/fuzz/FuzzX/ — reported with the command that reproduces them.
 package fuzzcampaign
 
 import (
@@ -184,8 +184,6 @@ type Speed struct {
 	// before the first of them (each line's rate covers the interval since
 	// the previous line); StallFrom is where it began.
 	Stall, StallFrom time.Duration
-	// Fuzzing is set once a status line with execs was seen.
-	Fuzzing bool
 
 	prev       time.Duration // elapsed of the previous status line of either kind
 	stallStart time.Duration
@@ -205,7 +203,7 @@ func (s *Speed) Add(line string) (Progress, bool) {
 	if !ok {
 		return p, false
 	}
-	s.Last, s.Fuzzing = p, true
+	s.Last = p
 	if p.PerSec == 0 {
 		if !s.inStall {
 			s.inStall, s.stallStart = true, s.prev
@@ -240,11 +238,33 @@ func (s Speed) Slow(lim Limits) []string {
 	return why
 }
 
+// DefaultMinimize caps the minimization of every input at 1,000 calls of
+// the fuzz function. Go minimizes each input that finds new coverage, not
+// only crashers, and the worker doing so reports no execs meanwhile; its
+// byte-subset pass makes about n²/2 calls for an n-byte input, so a time cap
+// (Go's default is 60 s) is always used up by inputs of a few KiB and a
+// target that keeps finding coverage stalls at 0 execs/s for the cap after
+// every find. A count cap costs 1,000 executions, milliseconds for most
+// targets; a crasher is then minimized less, and can be minimized further by
+// fuzzing its target with a larger -fuzzminimizetime.
+const DefaultMinimize = "1000x"
+
+// ValidMinimize reports whether s is a -fuzzminimizetime value: a duration
+// ("5s") or a count of executions ("1000x").
+func ValidMinimize(s string) bool {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		_, err := strconv.ParseUint(n, 10, 63)
+		return err == nil
+	}
+	d, err := time.ParseDuration(s)
+	return err == nil && d >= 0
+}
+
 // Options configure each target's run.
 type Options struct {
-	FuzzTime     time.Duration // -fuzztime per target
-	MinimizeTime time.Duration // -fuzzminimizetime cap
-	Parallel     int           // -parallel (fuzz workers); 0 = GOMAXPROCS
+	FuzzTime time.Duration // -fuzztime per target
+	Minimize string        // -fuzzminimizetime: a duration or "<N>x"; "" = DefaultMinimize
+	Parallel int           // -parallel (fuzz workers); 0 = GOMAXPROCS
 }
 
 // Crasher is a failing input the run wrote under testdata/fuzz/FuzzX/.
@@ -279,8 +299,12 @@ func deadlineRace(tail string, crashers int) bool {
 // line. Run returns an error only when go cannot be started.
 func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress func(Progress)) (Result, error) {
 	before := listFiles(t.CorpusDir())
+	minimize := opt.Minimize
+	if minimize == "" {
+		minimize = DefaultMinimize
+	}
 	args := []string{"test", "-run", "^$", "-fuzz", "^" + t.Name + "$",
-		"-fuzztime", opt.FuzzTime.String(), "-fuzzminimizetime", opt.MinimizeTime.String()}
+		"-fuzztime", opt.FuzzTime.String(), "-fuzzminimizetime", minimize}
 	if opt.Parallel > 0 {
 		args = append(args, "-parallel", strconv.Itoa(opt.Parallel))
 	}

@@ -121,7 +121,7 @@ func speedOf(t *testing.T, name string) (Speed, int) {
 // exit) and 6376 execs in 21 s.
 func TestSpeedStalls(t *testing.T) {
 	s, n := speedOf(t, "fuzzdump-stalls.log")
-	if n != 8 || !s.Fuzzing || s.Last.Elapsed != 21*time.Second || s.Last.Execs != 6376 {
+	if n != 8 || s.Last.Elapsed != 21*time.Second || s.Last.Execs != 6376 {
 		t.Fatalf("%d status lines, last %+v", n, s.Last)
 	}
 	if s.Stall != 3*time.Second || s.StallFrom != 6*time.Second {
@@ -204,5 +204,14 @@ func TestSummaryFlagsSlow(t *testing.T) {
 	}
 	if strings.Contains(out, "FuzzB is slow") || strings.Contains(out, "FuzzA is slow") {
 		t.Errorf("a failed or fast target flagged:\n%s", out)
+	}
+}
+
+func TestValidMinimize(t *testing.T) {
+	for s, want := range map[string]bool{"1000x": true, "0x": true, "5s": true, "0": true, "1m30s": true,
+		"x": false, "-1x": false, "-5s": false, "tenx": false, "1.5x": false, "": false, "5": false} {
+		if ValidMinimize(s) != want {
+			t.Errorf("ValidMinimize(%q) = %v", s, !want)
+		}
 	}
 }
