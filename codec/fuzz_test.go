@@ -37,6 +37,69 @@ func seedBatches(t testing.TB) [][]byte {
 	return out
 }
 
+// repairedFuzzMax bounds a FuzzParseRepaired input. The decompression cap
+// scales with the input (64 bytes out per byte in), and so does the cost of
+// the walks and the re-encoding behind it: at 4 KiB an input decodes at most
+// 260 KiB, room for two LZ4 blocks and several snappy chunks.
+const repairedFuzzMax = 4 << 10
+
+// smallSeedBatches returns FuzzParseRepaired's seeds, one thing each: from
+// every corpus segment its first batch of each kind (codec, control,
+// transactional) and every defective tail, within max bytes; the builder's
+// batches; and per codec a compressible batch whose records span more than
+// one LZ4 block and snappy chunk in a few hundred bytes.
+func smallSeedBatches(t testing.TB, max int) [][]byte {
+	type kind struct {
+		c        Compression
+		ctl, txn bool
+	}
+	var out [][]byte
+	for _, seg := range corpusSeeds(t) {
+		seen := map[kind]bool{}
+		for rest := seg; len(rest) > 0; {
+			b, r, err := Next(rest)
+			if err != nil {
+				if len(rest) <= max {
+					out = append(out, rest)
+				}
+				break
+			}
+			rest = r
+			k := kind{b.Compression(), b.IsControl(), b.Attributes().Transactional()}
+			if !seen[k] && len(b) <= max {
+				seen[k] = true
+				out = append(out, b)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	// 4 KiB values, 128 random bytes then a run: compressible enough to fit
+	// max, not so much that the input's decompression cap (64 bytes per
+	// byte) refuses them. 17 of them pass an LZ4 block, 9 a snappy chunk.
+	recs := make([]Record, 17)
+	for i := range recs {
+		v := bytes.Repeat([]byte{'a' + byte(i%26)}, 4<<10)
+		fill(rng, v[:128])
+		recs[i] = Record{OffsetDelta: int32(i), Key: []byte("k"), Value: v}
+	}
+	for _, c := range allCodecs {
+		raw, _ := AppendBatch(nil, BatchHeader{ProducerID: 3}, randomRecords(rng, 6, 40), c)
+		out = append(out, raw)
+		n := len(recs)
+		if c == CompressionSnappy {
+			n = 9
+		}
+		if c != CompressionNone {
+			big, err := AppendBatch(nil, BatchHeader{ProducerID: 3}, recs[:n], c)
+			if err != nil || len(big) > max || 64*len(big)+4096 < n*(4<<10) {
+				t.Fatalf("%v: a multi-block seed of %d bytes does not fit: %v", c, len(big), err)
+			}
+			out = append(out, big)
+		}
+	}
+	return append(out, AppendEndTxnMarker(nil, 5, 1, 2, true, 3), AppendBarrier(nil, 4, "src", 5))
+}
+
 // repair makes data a well-framed batch with a valid CRC: batchLength set
 // from the length, magic 2, CRC recomputed. Inputs shorter than a header are
 // padded.
@@ -60,10 +123,13 @@ const fuzzSlack = 24 << 20
 // re-encoding and decoding them again gives the same records, and the kmsg
 // reference agrees.
 func FuzzParseRepaired(f *testing.F) {
-	for _, s := range seedBatches(f) {
+	for _, s := range smallSeedBatches(f, repairedFuzzMax) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > repairedFuzzMax {
+			data = data[:repairedFuzzMax]
+		}
 		b := repair(data)
 		if _, err := ParseBatch(b); err != nil {
 			t.Fatalf("repaired batch does not parse: %v", err)

@@ -170,29 +170,116 @@ func TestDumpUsage(t *testing.T) {
 	}
 }
 
+// dumpFuzzMax bounds a FuzzDump input to a few batches. The dumper depends
+// on a batch's size only through its framing and decompression, both reached
+// below this; the bound keeps every execution, and every step of the
+// fuzzer's minimization of a new input, cheap.
+const dumpFuzzMax = 8 << 10
+
+// dumpFuzzLimit is the decompression cap under FuzzDump: above the 64 KiB
+// LZ4 block and 32 KiB xerial snappy chunk the codec writes, so multi-block
+// streams decode, and small enough that a compressible input at the cap
+// costs a few milliseconds to print twice.
+const dumpFuzzLimit = 256 << 10
+
+// dumpSeeds are FuzzDump's seeds, one thing each: from every corpus segment
+// its first batch of each kind (compression, control, transactional),
+// each malformed segment (one defect each, all small), each batch of
+// testdata/dump/barrier.log, and per codec a compressible batch whose
+// records span more than one LZ4 block and snappy chunk.
+func dumpSeeds(t testing.TB) [][]byte {
+	var out [][]byte
+	malformed, _ := filepath.Glob(filepath.Join(corpusRoot, "malformed", "*.log"))
+	for _, p := range malformed {
+		if b, err := os.ReadFile(p); err == nil && len(b) <= dumpFuzzMax {
+			out = append(out, b)
+		}
+	}
+	type kind struct {
+		c        codec.Compression
+		ctl, txn bool
+	}
+	segs, _ := filepath.Glob(filepath.Join(corpusRoot, "*", "*.log"))
+	for _, p := range segs {
+		if filepath.Base(filepath.Dir(p)) == "malformed" {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		seen := map[kind]bool{}
+		for rest := data; len(rest) > 0; {
+			b, r, err := codec.Next(rest)
+			if err != nil {
+				break
+			}
+			rest = r
+			k := kind{b.Compression(), b.IsControl(), b.Attributes().Transactional()}
+			if !seen[k] && len(b) <= dumpFuzzMax {
+				seen[k] = true
+				out = append(out, bytes.Clone(b))
+			}
+		}
+	}
+	recs := make([]codec.Record, 24) // 96 KiB
+	for i := range recs {
+		recs[i] = codec.Record{OffsetDelta: int32(i), Key: []byte("k"),
+			Value: bytes.Repeat([]byte{'a' + byte(i%26)}, 4<<10)}
+	}
+	h := codec.BatchHeader{BaseTimestamp: 1700000000000, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}
+	for _, c := range []codec.Compression{codec.CompressionGzip, codec.CompressionSnappy, codec.CompressionLZ4,
+		codec.CompressionZstd} {
+		b, err := codec.AppendBatch(nil, h, recs, c)
+		if err != nil || len(b) > dumpFuzzMax {
+			t.Fatalf("%v: a multi-block seed of %d bytes does not fit: %v", c, len(b), err)
+		}
+		out = append(out, b)
+	}
+	// The batches the clients cannot produce, and those --strict flags, one
+	// seed each.
+	for _, name := range []string{"barrier.log", "strict.log"} {
+		file, err := os.ReadFile(filepath.Join("testdata", "dump", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rest := file; len(rest) > 0; {
+			b, r, err := codec.Next(rest)
+			if err != nil {
+				t.Fatalf("testdata/dump/%s: %v", name, err)
+			}
+			out = append(out, bytes.Clone(b))
+			rest = r
+		}
+	}
+	return out
+}
+
 // FuzzDump: any file contents, never a panic; an invalid verdict for every
 // error line.
 func FuzzDump(f *testing.F) {
-	if b, err := os.ReadFile(filepath.Join("testdata", "dump", "strict.log")); err == nil {
-		f.Add(b)
+	for _, s := range dumpSeeds(f) {
+		f.Add(s)
 	}
-	paths, _ := filepath.Glob(filepath.Join(corpusRoot, "*", "*.log"))
-	for _, p := range paths {
-		if b, err := os.ReadFile(p); err == nil && len(b) < 64<<10 {
-			f.Add(b)
-		}
-	}
+	var out bytes.Buffer
+	var buf []byte
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > dumpFuzzMax {
+			data = data[:dumpFuzzMax]
+		}
 		for _, mode := range []struct{ js, strict bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 			js := mode.js
-			var out bytes.Buffer
-			d := dumper{deep: true, json: js, strict: mode.strict, limit: 1 << 20, out: &out}
+			out.Reset()
+			d := dumper{deep: true, json: js, strict: mode.strict, limit: dumpFuzzLimit, out: &out, buf: buf}
 			invalid := d.file("fuzz.log", data)
+			buf = d.buf
 			hasErr := false
-			for _, line := range strings.Split(out.String(), "\n") {
-				if js && (strings.Contains(line, `"error":`) || strings.Contains(line, `"severity":"violation"`)) ||
-					!js && strings.HasPrefix(line, "position: ") && strings.Contains(line, ` error: "`) ||
-					!js && strings.HasPrefix(line, "! position: ") && strings.Contains(line, " violation: ") {
+			for rest := out.Bytes(); len(rest) > 0; {
+				line, r, _ := bytes.Cut(rest, []byte("\n"))
+				rest = r
+				if js && (bytes.Contains(line, []byte(`"error":`)) || bytes.Contains(line, []byte(`"severity":"violation"`))) ||
+					!js && bytes.HasPrefix(line, []byte("position: ")) && bytes.Contains(line, []byte(` error: "`)) ||
+					!js && bytes.HasPrefix(line, []byte("! position: ")) && bytes.Contains(line, []byte(" violation: ")) {
 					hasErr = true
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/internal/fuzzcampaign"
@@ -20,25 +21,35 @@ func init() {
 }
 
 // runFuzz is `mirrorpath fuzz`: exit 0 when every target ran clean, 1 when a
-// target failed or wrote a crasher.
+// target failed or wrote a crasher or a package did not build, 2 on a usage
+// error, 3 when --fail-slow is set, nothing failed and a target was flagged
+// slow (below --min-rate execs/s, or --max-stall or longer at 0 execs/s).
+// A slow target is a warning line in the summary and exit 0 by default: the
+// rate depends on the machine and its load, a finding does not, so only a
+// caller that knows its machine (a quiet runner) should fail on it.
 func runFuzz(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
 	fuzzTime := fs.Duration("time", 20*time.Second, "fuzzing time per target (`D`)")
 	target := fs.String("target", ".", "only targets whose name matches `RE`")
 	pkg := fs.String("pkg", "./...", "packages (`PATTERNS`, space or comma separated)")
-	minimize := fs.Duration("minimize", 5*time.Second, "-fuzzminimizetime cap (`D`)")
+	minimize := fs.String("minimize", fuzzcampaign.DefaultMinimize, "-fuzzminimizetime cap: executions (`Nx`) or a duration")
 	parallel := fs.Int("parallel", 0, "fuzz workers per target (`N`; default GOMAXPROCS)")
 	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
+	minRate := fs.Int64("min-rate", fuzzcampaign.DefaultMinRate, "flag targets below `N` execs/s overall (0: never)")
+	maxStall := fs.Duration("max-stall", fuzzcampaign.DefaultMaxStall, "flag targets with a stretch of `D` or more at 0 execs/s after baseline coverage (0: never)")
+	failSlow := fs.Bool("fail-slow", false, "exit 3 when a target is flagged slow and none failed")
 	if code, ok := parseHarnessFlags(fs, args, stderr,
-		"usage: mirrorpath fuzz [--time D] [--target RE] [--pkg ./...] [--minimize D]"); !ok {
+		"usage: mirrorpath fuzz [--time D] [--target RE] [--pkg ./...] [--minimize Nx|D] [--min-rate N] [--max-stall D] [--fail-slow]"); !ok {
 		return code
 	}
 	re, err := regexp.Compile(*target)
 	switch {
 	case err != nil:
 		return usageError(fs, stderr, "--target: "+err.Error())
-	case *fuzzTime <= 0 || *minimize < 0 || *parallel < 0:
-		return usageError(fs, stderr, "--time must be positive, --minimize and --parallel not negative")
+	case !fuzzcampaign.ValidMinimize(*minimize):
+		return usageError(fs, stderr, "--minimize takes a count of executions (1000x) or a duration (5s)")
+	case *fuzzTime <= 0 || *parallel < 0 || *minRate < 0 || *maxStall < 0:
+		return usageError(fs, stderr, "--time must be positive, --parallel, --min-rate and --max-stall not negative")
 	}
 	root, err := moduleRoot(*dir)
 	if err != nil {
@@ -65,8 +76,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fuzz: no fuzz target matches --target %q (%d targets found)\n", *target, len(all))
 		return 1
 	}
-	opt := fuzzcampaign.Options{FuzzTime: *fuzzTime, MinimizeTime: *minimize, Parallel: *parallel}
+	opt := fuzzcampaign.Options{FuzzTime: *fuzzTime, Minimize: *minimize, Parallel: *parallel}
 	fmt.Fprintf(stderr, "fuzz: %d targets × %s (about %s plus builds)\n", len(targets), *fuzzTime, time.Duration(len(targets))*(*fuzzTime))
+	lim := fuzzcampaign.Limits{MinRate: *minRate, MaxStall: *maxStall}
 	var results []fuzzcampaign.Result
 	failed := len(broken) > 0
 	for i, t := range targets {
@@ -85,12 +97,20 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			verdict = fmt.Sprintf("FAIL, %d new crashers", len(res.Crashers))
 			failed = true
 		}
+		if why := res.Slow(lim); len(why) > 0 {
+			verdict += ", slow: " + strings.Join(why, "; ")
+		}
 		fmt.Fprintf(stderr, "fuzz: %s: %s (%s)\n", label, verdict, res.Wall.Round(100*time.Millisecond))
 		results = append(results, res)
 	}
-	fuzzcampaign.WriteSummary(stdout, results)
+	fuzzcampaign.WriteSummary(stdout, results, lim)
 	if failed {
 		return 1
+	}
+	for _, r := range results {
+		if *failSlow && len(r.Slow(lim)) > 0 {
+			return 3
+		}
 	}
 	return 0
 }

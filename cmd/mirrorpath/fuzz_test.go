@@ -87,6 +87,41 @@ func TestFuzzCampaign(t *testing.T) {
 	}
 }
 
+// TestFuzzSlowTarget: a target that sleeps 5 ms on every input cannot reach
+// 1,000 execs/s on one worker, whatever the machine; the summary flags it and
+// --fail-slow makes that exit 3.
+func TestFuzzSlowTarget(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("fuzzes a throwaway module")
+	}
+	dir := fuzzModule(t)
+	slow := "package p\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\n" +
+		"func FuzzSlow(f *testing.F) {\n\tf.Add([]byte(\"a\"))\n" +
+		"\tf.Fuzz(func(t *testing.T, b []byte) { time.Sleep(5 * time.Millisecond) })\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "p", "slow_test.go"), []byte(slow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := mainArgs([]string{"fuzz", "--dir", dir, "--time", "4s", "--parallel", "1", "--target", "FuzzSlow$",
+		"--fail-slow"}, &stdout, &stderr)
+	out := stdout.String()
+	if code != 3 {
+		t.Errorf("slow target under --fail-slow: exit %d, want 3", code)
+	}
+	for _, want := range []string{"SLOW", "warning: ./p FuzzSlow is slow: ", "execs/s overall, below 1000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	if !strings.Contains(stderr.String(), "ok, slow: ") {
+		t.Errorf("no slow verdict on stderr")
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr.String())
+	}
+}
+
 func TestFuzzArgs(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -94,10 +129,14 @@ func TestFuzzArgs(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"fuzz", "-h"}, 0, "-minimize D"},
+		{[]string{"fuzz", "-h"}, 0, "-minimize Nx"},
+		{[]string{"fuzz", "--minimize", "-1s"}, 2, "--minimize takes a count"},
+		{[]string{"fuzz", "--minimize", "tenx"}, 2, "--minimize takes a count"},
 		{[]string{"fuzz", "--time", "x"}, 2, "invalid value"},
 		{[]string{"fuzz", "--time", "0s"}, 2, "--time must be positive"},
 		{[]string{"fuzz", "--target", "("}, 2, "--target: error parsing regexp"},
+		{[]string{"fuzz", "--min-rate", "-1"}, 2, "--parallel, --min-rate and --max-stall not negative"},
+		{[]string{"fuzz", "-h"}, 0, "-fail-slow"},
 		{[]string{"fuzz", "--dir", t.TempDir()}, 2, "holds no go.mod"},
 	} {
 		var stdout, stderr bytes.Buffer

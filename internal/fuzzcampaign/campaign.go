@@ -1,9 +1,9 @@
 // Package fuzzcampaign runs every native Go fuzz target of a module in turn:
 // discovery with `go test -list '^Fuzz'`, one `go test -fuzz` per target with
-// -fuzzminimizetime capped (the 60 s default stalls a campaign at 0 execs/s
-// for tens of seconds), live progress parsed from the fuzzer's status
-// lines, and new crashers — files that appear under testdata/fuzz/FuzzX/ —
-// reported with the command that reproduces them.
+// -fuzzminimizetime capped (see DefaultMinimize), live progress parsed from
+// the fuzzer's status lines, a flag on targets that barely fuzz (see
+// DefaultMinRate), and new crashers — files that appear under
+// testdata/fuzz/FuzzX/ — reported with the command that reproduces them.
 package fuzzcampaign
 
 import (
@@ -153,11 +153,118 @@ func ParseProgress(line string) (p Progress, ok bool) {
 	return p, true
 }
 
+var baselineLine = regexp.MustCompile(`^fuzz: elapsed: (\S+), gathering baseline coverage: (\d+)/(\d+) completed`)
+
+// The speed a target must keep, and why these numbers. Healthy targets of
+// this module run 10k-30k execs/s on two shared cores; a target an order of
+// magnitude below that, under 1,000/s, gets fewer than 60,000 inputs in a
+// one-minute run, too few for coverage-guided mutation to get past the
+// framing, length and CRC checks in front of the code it means to reach.
+// Go prints a status line every 3 s with the rate since the previous line,
+// so 3 s is the shortest stretch the fuzzer itself can report at 0 execs/s:
+// a line at "0/sec" after the baseline coverage means every worker spent a
+// whole reporting interval on one input (an oracle that does not return, or
+// minimizing a large input), time in which nothing was explored.
+const (
+	DefaultMinRate  = 1000
+	DefaultMaxStall = 3 * time.Second
+)
+
+// Limits are the speed below which a target is flagged in the summary.
+type Limits struct {
+	MinRate  int64         // execs/s over the whole fuzz time; 0 = no limit
+	MaxStall time.Duration // flag a stretch at 0 execs/s this long or longer; 0 = no limit
+}
+
+// Speed is what a run's status lines say of its speed.
+type Speed struct {
+	Last Progress // the final status line
+	// Stall is the longest stretch of consecutive status lines reporting
+	// 0 execs/s after the baseline coverage phase, measured from the line
+	// before the first of them (each line's rate covers the interval since
+	// the previous line); StallFrom is where it began.
+	Stall, StallFrom time.Duration
+
+	prev       time.Duration // elapsed of the previous status line of either kind
+	stallStart time.Duration
+	inStall    bool
+}
+
+// Add feeds one line of go test's output; it returns the line's Progress
+// and true for an execs status line.
+func (s *Speed) Add(line string) (Progress, bool) {
+	if m := baselineLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+		if d, err := time.ParseDuration(m[1]); err == nil {
+			s.prev, s.inStall = d, false
+		}
+		return Progress{}, false
+	}
+	p, ok := ParseProgress(line)
+	if !ok {
+		return p, false
+	}
+	s.Last = p
+	if p.PerSec == 0 {
+		if !s.inStall {
+			s.inStall, s.stallStart = true, s.prev
+		}
+		if d := p.Elapsed - s.stallStart; d > s.Stall {
+			s.Stall, s.StallFrom = d, s.stallStart
+		}
+	} else {
+		s.inStall = false
+	}
+	s.prev = p.Elapsed
+	return p, true
+}
+
+// Rate is execs per second over the whole fuzz time, baseline included.
+func (s Speed) Rate() int64 {
+	if s.Last.Elapsed <= 0 {
+		return 0
+	}
+	return int64(float64(s.Last.Execs) / s.Last.Elapsed.Seconds())
+}
+
+// Slow returns why the run is below lim, or nil.
+func (s Speed) Slow(lim Limits) []string {
+	var why []string
+	if lim.MinRate > 0 && s.Rate() < lim.MinRate {
+		why = append(why, fmt.Sprintf("%d execs/s overall, below %d", s.Rate(), lim.MinRate))
+	}
+	if lim.MaxStall > 0 && s.Stall >= lim.MaxStall {
+		why = append(why, fmt.Sprintf("%s at 0 execs/s from %s", s.Stall, s.StallFrom))
+	}
+	return why
+}
+
+// DefaultMinimize caps the minimization of every input at 1,000 calls of
+// the fuzz function. Go minimizes each input that finds new coverage, not
+// only crashers, and the worker doing so reports no execs meanwhile; its
+// byte-subset pass makes about n²/2 calls for an n-byte input, so a time cap
+// (Go's default is 60 s) is always used up by inputs of a few KiB and a
+// target that keeps finding coverage stalls at 0 execs/s for the cap after
+// every find. A count cap costs 1,000 executions, milliseconds for most
+// targets; a crasher is then minimized less, and can be minimized further by
+// fuzzing its target with a larger -fuzzminimizetime.
+const DefaultMinimize = "1000x"
+
+// ValidMinimize reports whether s is a -fuzzminimizetime value: a duration
+// ("5s") or a count of executions ("1000x").
+func ValidMinimize(s string) bool {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		_, err := strconv.ParseUint(n, 10, 63)
+		return err == nil
+	}
+	d, err := time.ParseDuration(s)
+	return err == nil && d >= 0
+}
+
 // Options configure each target's run.
 type Options struct {
-	FuzzTime     time.Duration // -fuzztime per target
-	MinimizeTime time.Duration // -fuzzminimizetime cap
-	Parallel     int           // -parallel (fuzz workers); 0 = GOMAXPROCS
+	FuzzTime time.Duration // -fuzztime per target
+	Minimize string        // -fuzzminimizetime: a duration or "<N>x"; "" = DefaultMinimize
+	Parallel int           // -parallel (fuzz workers); 0 = GOMAXPROCS
 }
 
 // Crasher is a failing input the run wrote under testdata/fuzz/FuzzX/.
@@ -170,8 +277,8 @@ type Crasher struct {
 type Result struct {
 	Target   Target
 	Wall     time.Duration
-	Last     Progress // the final status line
-	Failed   bool     // go test exited non-zero for a reason other than DeadlineRace
+	Speed    Speed // the final status line, rate and stalls
+	Failed   bool  // go test exited non-zero for a reason other than DeadlineRace
 	Crashers []Crasher
 	// DeadlineRace: go test exited non-zero only because Go's fuzz
 	// coordinator reported its own -fuzztime deadline (golang/go#75804,
@@ -192,8 +299,12 @@ func deadlineRace(tail string, crashers int) bool {
 // line. Run returns an error only when go cannot be started.
 func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress func(Progress)) (Result, error) {
 	before := listFiles(t.CorpusDir())
+	minimize := opt.Minimize
+	if minimize == "" {
+		minimize = DefaultMinimize
+	}
 	args := []string{"test", "-run", "^$", "-fuzz", "^" + t.Name + "$",
-		"-fuzztime", opt.FuzzTime.String(), "-fuzzminimizetime", opt.MinimizeTime.String()}
+		"-fuzztime", opt.FuzzTime.String(), "-fuzzminimizetime", minimize}
 	if opt.Parallel > 0 {
 		args = append(args, "-parallel", strconv.Itoa(opt.Parallel))
 	}
@@ -214,8 +325,7 @@ func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress f
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			line := sc.Text()
-			if p, ok := ParseProgress(line); ok {
-				res.Last = p
+			if p, ok := res.Speed.Add(line); ok {
 				if onProgress != nil {
 					onProgress(p)
 				}
@@ -265,11 +375,21 @@ func listFiles(dir string) []string {
 	return out
 }
 
-// WriteSummary writes one row per target and, below, every new crasher
-// with its reproduction command.
-func WriteSummary(w io.Writer, results []Result) error {
+// Slow returns why a clean run is below lim; nil for a run that failed
+// (its finding is what matters) or kept the speed.
+func (r Result) Slow(lim Limits) []string {
+	if r.Failed {
+		return nil
+	}
+	return r.Speed.Slow(lim)
+}
+
+// WriteSummary writes one row per target; below, a warning line for every
+// target below lim (see Limits) and every new crasher with its
+// reproduction command.
+func WriteSummary(w io.Writer, results []Result, lim Limits) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "package\ttarget\tresult\tfuzz time\texecs\texecs/s\tnew interesting\tcorpus\tcrashers")
+	fmt.Fprintln(tw, "package\ttarget\tresult\tfuzz time\texecs\texecs/s\tnew interesting\tcorpus\tcrashers\tlongest 0/s\tspeed")
 	for _, r := range results {
 		verdict := "ok"
 		switch {
@@ -278,15 +398,23 @@ func WriteSummary(w io.Writer, results []Result) error {
 		case r.DeadlineRace:
 			verdict = "ok (go#75804)"
 		}
-		rate := int64(0)
-		if r.Last.Elapsed > 0 {
-			rate = int64(float64(r.Last.Execs) / r.Last.Elapsed.Seconds())
+		last, speed := r.Speed.Last, "ok"
+		if r.Failed {
+			speed = "-"
+		} else if len(r.Slow(lim)) > 0 {
+			speed = "SLOW"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", r.Target.Rel, r.Target.Name, verdict,
-			r.Last.Elapsed, r.Last.Execs, rate, r.Last.NewInteresting, r.Last.Corpus, len(r.Crashers))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.Target.Rel, r.Target.Name, verdict,
+			last.Elapsed, last.Execs, r.Speed.Rate(), last.NewInteresting, last.Corpus, len(r.Crashers),
+			r.Speed.Stall, speed)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, r := range results {
+		if why := r.Slow(lim); len(why) > 0 {
+			fmt.Fprintf(w, "\nwarning: %s %s is slow: %s\n", r.Target.Rel, r.Target.Name, strings.Join(why, "; "))
+		}
 	}
 	for _, r := range results {
 		for _, c := range r.Crashers {

@@ -2,6 +2,8 @@ package fuzzcampaign
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,13 +65,13 @@ func TestParseProgress(t *testing.T) {
 
 func TestWriteSummary(t *testing.T) {
 	rs := []Result{
-		{Target: Target{Rel: "./codec", Name: "FuzzA"}, Last: Progress{Elapsed: 10 * time.Second, Execs: 500000, NewInteresting: 4, Corpus: 30}},
-		{Target: Target{Rel: "./psm", Name: "FuzzB"}, Failed: true, Last: Progress{Elapsed: 2 * time.Second, Execs: 100},
+		{Target: Target{Rel: "./codec", Name: "FuzzA"}, Speed: Speed{Last: Progress{Elapsed: 10 * time.Second, Execs: 500000, NewInteresting: 4, Corpus: 30}}},
+		{Target: Target{Rel: "./psm", Name: "FuzzB"}, Failed: true, Speed: Speed{Last: Progress{Elapsed: 2 * time.Second, Execs: 100}},
 			Crashers: []Crasher{{Path: "/m/psm/testdata/fuzz/FuzzB/abc", Repro: "go test -run 'FuzzB/abc' ./psm"}}},
 		{Target: Target{Rel: "./pid", Name: "FuzzC"}, Failed: true, Tail: "build failed"},
 	}
 	var b bytes.Buffer
-	if err := WriteSummary(&b, rs); err != nil {
+	if err := WriteSummary(&b, rs, Limits{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"./codec  FuzzA   ok", "500000  50000", "FAIL", "reproduce: go test -run 'FuzzB/abc' ./psm", "FuzzC failed without a new crasher:\n  build failed"} {
@@ -93,5 +95,123 @@ func TestDeadlineRaceIsNotAFinding(t *testing.T) {
 	}
 	if deadlineRace("--- FAIL: FuzzX\n    panic: boom", 0) {
 		t.Fatal("a panic is a finding")
+	}
+}
+
+// speedOf feeds a recorded `go test -fuzz` output to a Speed.
+func speedOf(t *testing.T, name string) (Speed, int) {
+	t.Helper()
+	log, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Speed
+	n := 0
+	for _, line := range strings.Split(string(log), "\n") {
+		if _, ok := s.Add(line); ok {
+			n++
+		}
+	}
+	return s, n
+}
+
+// TestSpeedStalls reads the output of a 20 s fuzz run with 2 workers that
+// stalled while minimizing large inputs: three stretches of one status
+// interval at 0/sec (6-9 s, 12-15 s, 18-21 s, the last reported twice at
+// exit) and 6376 execs in 21 s.
+func TestSpeedStalls(t *testing.T) {
+	s, n := speedOf(t, "fuzzdump-stalls.log")
+	if n != 8 || s.Last.Elapsed != 21*time.Second || s.Last.Execs != 6376 {
+		t.Fatalf("%d status lines, last %+v", n, s.Last)
+	}
+	if s.Stall != 3*time.Second || s.StallFrom != 6*time.Second {
+		t.Errorf("longest stall %s from %s, want 3s from 6s", s.Stall, s.StallFrom)
+	}
+	if s.Rate() != 303 {
+		t.Errorf("rate %d, want 6376/21 = 303", s.Rate())
+	}
+	why := s.Slow(Limits{MinRate: DefaultMinRate, MaxStall: DefaultMaxStall})
+	if len(why) != 2 || why[0] != "303 execs/s overall, below 1000" || why[1] != "3s at 0 execs/s from 6s" {
+		t.Errorf("Slow = %q", why)
+	}
+	if why := s.Slow(Limits{MinRate: 300, MaxStall: 4 * time.Second}); why != nil {
+		t.Errorf("under lower limits: %q", why)
+	}
+	if why := s.Slow(Limits{}); why != nil {
+		t.Errorf("no limits: %q", why)
+	}
+}
+
+// TestSpeedClean reads an 11 s FuzzPatchCRC run: never at 0/sec.
+func TestSpeedClean(t *testing.T) {
+	s, n := speedOf(t, "patchcrc-clean.log")
+	if n != 4 || s.Stall != 0 || s.Rate() != 364266/11 {
+		t.Fatalf("%d lines, stall %s, rate %d", n, s.Stall, s.Rate())
+	}
+	if why := s.Slow(Limits{MinRate: DefaultMinRate, MaxStall: DefaultMaxStall}); why != nil {
+		t.Errorf("Slow = %q", why)
+	}
+}
+
+// TestSpeedStretch: consecutive 0/sec lines make one stretch, measured from
+// the status line before the first (the baseline line counts: each rate
+// covers the interval since the previous line); a line with execs ends it.
+func TestSpeedStretch(t *testing.T) {
+	var s Speed
+	for _, l := range []string{
+		"fuzz: elapsed: 0s, gathering baseline coverage: 0/3 completed",
+		"fuzz: elapsed: 2s, gathering baseline coverage: 3/3 completed, now fuzzing with 2 workers",
+		"fuzz: elapsed: 3s, execs: 40 (40/sec), new interesting: 0 (total: 3)",
+		"fuzz: elapsed: 6s, execs: 40 (0/sec), new interesting: 1 (total: 4)",
+		"fuzz: elapsed: 9s, execs: 40 (0/sec), new interesting: 1 (total: 4)",
+		"fuzz: elapsed: 12s, execs: 41 (0/sec), new interesting: 2 (total: 5)",
+		"fuzz: elapsed: 15s, execs: 9000 (2986/sec), new interesting: 2 (total: 5)",
+		"fuzz: elapsed: 18s, execs: 9000 (0/sec), new interesting: 2 (total: 5)",
+	} {
+		s.Add(l)
+	}
+	if s.Stall != 9*time.Second || s.StallFrom != 3*time.Second {
+		t.Errorf("stall %s from %s, want 9s from 3s", s.Stall, s.StallFrom)
+	}
+	var b Speed
+	b.Add("fuzz: elapsed: 4s, gathering baseline coverage: 9/9 completed, now fuzzing with 2 workers")
+	b.Add("fuzz: elapsed: 6s, execs: 9 (0/sec), new interesting: 0 (total: 9)")
+	if b.Stall != 2*time.Second || b.StallFrom != 4*time.Second {
+		t.Errorf("after baseline: stall %s from %s, want 2s from 4s", b.Stall, b.StallFrom)
+	}
+}
+
+func TestSummaryFlagsSlow(t *testing.T) {
+	s, _ := speedOf(t, "fuzzdump-stalls.log")
+	rs := []Result{
+		{Target: Target{Rel: "./cmd/mirrorpath", Name: "FuzzDump"}, Speed: s},
+		{Target: Target{Rel: "./codec", Name: "FuzzA"}, Speed: Speed{Last: Progress{Elapsed: 10 * time.Second, Execs: 500000}}},
+		{Target: Target{Rel: "./psm", Name: "FuzzB"}, Failed: true, Tail: "panic: boom", Speed: s},
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, rs, Limits{MinRate: DefaultMinRate, MaxStall: DefaultMaxStall}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"FuzzDump  ok      21s        6376    303      7                67      0         3s           SLOW",
+		"500000  50000    0                0       0         0s           ok",
+		"warning: ./cmd/mirrorpath FuzzDump is slow: 303 execs/s overall, below 1000; 3s at 0 execs/s from 6s",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "FuzzB is slow") || strings.Contains(out, "FuzzA is slow") {
+		t.Errorf("a failed or fast target flagged:\n%s", out)
+	}
+}
+
+func TestValidMinimize(t *testing.T) {
+	for s, want := range map[string]bool{"1000x": true, "0x": true, "5s": true, "0": true, "1m30s": true,
+		"x": false, "-1x": false, "-5s": false, "tenx": false, "1.5x": false, "": false, "5": false} {
+		if ValidMinimize(s) != want {
+			t.Errorf("ValidMinimize(%q) = %v", s, !want)
+		}
 	}
 }
