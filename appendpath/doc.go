@@ -62,7 +62,7 @@
 // bytes are never committed, the log bytes already there are untouched, and
 // producer state is unchanged. A CLIENT exact duplicate (same producer,
 // epoch and sequence range as one of its last five batches) is answered with
-// the original offsets and writes nothing. Errors are psm.KafkaError values
+// the original offsets and writes nothing. Errors are kafkaerr values
 // named as Kafka names them (INVALID_RECORD, CORRUPT_MESSAGE,
 // OUT_OF_ORDER_SEQUENCE_NUMBER, …); multi-batch appends wrap them in a
 // *BatchError saying which batch.

@@ -254,7 +254,7 @@ func (k kind) origin() psm.Origin {
 // copy (a compressed batch with inner offsets other than 0..n-1 is rebuilt
 // and the rebuilt batch stored); batch is never modified. Refused with
 // ErrReadOnlyTopic unless the partition is writable (Stopped). Errors are
-// bare *psm.KafkaError sentinels, except record-rule rejections: a
+// bare *kafkaerr.Error sentinels, except record-rule rejections: a
 // *RecordError that matches its sentinel with errors.Is. O(len(batch)) for
 // the CRC, the record walk (plus decompression) and one copy; no allocation
 // unless rejected by a record rule or rebuilt.
@@ -487,8 +487,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 				if _, err := p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix); err != nil {
 					app.Abort()
 					if errors.Is(err, pid.ErrUnmappable) {
-						p.state = Failed
-						err = ErrUnmappablePID
+						p.state = Failed // the error is UNMAPPABLE_PRODUCER_ID on the wire
 					}
 					return Result{}, fail(k, i, pos, err)
 				}

@@ -16,7 +16,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/mirrorpath/mirrorpath/codec"
-	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // Design note: LogValidator's record checks for CLIENT appends
@@ -192,7 +192,7 @@ func (e *recordErrs) err() error {
 
 // recordError is a one-reason RecordError (at record index i, or none when
 // i < 0).
-func recordError(code *psm.KafkaError, reason, cause error, i int32) error {
+func recordError(code *kafkaerr.Error, reason, cause error, i int32) error {
 	re := &RecordError{Err: code, Reason: reason, Cause: cause}
 	if i >= 0 {
 		re.idx[0], re.Count = i, 1
@@ -218,7 +218,7 @@ func (v *validator) check(b codec.Batch, now func() time.Time, maxMessageBytes i
 	data := []byte(b[codec.HeaderSize:])
 	if c != codec.CompressionNone {
 		if !c.Valid() {
-			return recordError(psm.ErrUnknownServerError, ErrUnsupportedCompression, nil, -1)
+			return recordError(kafkaerr.UnknownServerError, ErrUnsupportedCompression, nil, -1)
 		}
 		out, err := codec.Decompress(v.buf, b, v.maxDecompressed)
 		v.buf = out // buf's storage or its growth: kept for the next batch and for rebuild
@@ -366,7 +366,7 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 			ts = batchMax
 		}
 		if ts < 0 && ts != codec.NoTimestamp {
-			return recordError(psm.ErrUnknownServerError, ErrRebuildNegativeTimestamp, nil, i)
+			return recordError(kafkaerr.UnknownServerError, ErrRebuildNegativeTimestamp, nil, i)
 		}
 		if i == 0 {
 			first = ts
@@ -396,7 +396,7 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 		out, err = compressRecords(out, raw, b.Compression())
 	}
 	if err != nil {
-		return recordError(psm.ErrUnknownServerError, ErrRecordStructure, err, -1)
+		return recordError(kafkaerr.UnknownServerError, ErrRecordStructure, err, -1)
 	}
 	v.out = out
 	be := binary.BigEndian

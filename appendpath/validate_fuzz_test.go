@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
@@ -53,7 +54,7 @@ func repairClient(data []byte) []byte {
 
 // refOutcome is what the reference validator says of a batch.
 type refOutcome struct {
-	code    *psm.KafkaError // nil: accepted
+	code    *kafkaerr.Error // nil: accepted
 	reason  error
 	indexes []int32
 	count   int

@@ -19,7 +19,7 @@
 //
 // Add validates each batch against the committed state plus the earlier
 // batches of the same append, exactly as UnifiedLog.analyzeAndValidateProducerState
-// with one ProducerAppendInfo per PID. A rejected batch returns a *KafkaError
+// with one ProducerAppendInfo per PID. A rejected batch returns a *kafkaerr.Error
 // sentinel (ErrOutOfOrderSequence, ErrInvalidProducerEpoch, ErrInvalidTxnState,
 // ErrTransactionCoordinatorFenced, …) and changes nothing. A CLIENT batch that
 // exactly repeats one of its producer's last five committed batches is

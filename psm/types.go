@@ -284,7 +284,7 @@ type Guard uint64
 type Appender interface {
 	// SetGuard sets the request's verification guard (see Options.VerifyTransactions).
 	SetGuard(g Guard)
-	// Add validates one batch. On error (a *KafkaError sentinel) the batch is
+	// Add validates one batch. On error (a *kafkaerr.Error sentinel) the batch is
 	// not applied and the append is unchanged, so the caller may Abort or go
 	// on; the Outcome is then nil. Otherwise it is never nil. Add reads *b
 	// during the call only and never keeps it; but through this interface

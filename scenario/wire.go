@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/mirrorpath/mirrorpath/appendpath"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
@@ -233,10 +235,10 @@ func (a *apReplica) AbortedTxns(from, to int64) []abortedTxn {
 	return out
 }
 
-// errorName is the Kafka name of an append error (a *psm.KafkaError), else
+// errorName is the Kafka name of an append error (a *kafkaerr.Error), else
 // the error text.
 func errorName(err error) string {
-	var ke *psm.KafkaError
+	var ke *kafkaerr.Error
 	if errors.As(err, &ke) {
 		return ke.Name
 	}
