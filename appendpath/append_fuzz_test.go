@@ -7,6 +7,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // repair fixes the CRC of every whole batch in buf so that mutations reach
@@ -122,7 +123,7 @@ func FuzzRecover(f *testing.F) {
 	f.Add(chunk(mkBatch(f, bspec{pid: 1, seq: 0}), withOffsets(mkBatch(f, bspec{pid: 1, seq: 1}), 1, 0)), []byte{})
 	f.Add(mkBatch(f, bspec{pid: 1, seq: 0})[:40], []byte{0, 0})
 	f.Fuzz(func(t *testing.T, seg, txnIndex []byte) {
-		fs := NewMemFS()
+		fs := vfs.NewMemFS()
 		fs.WriteFile("/l/00000000000000000000.log", seg, true)
 		fs.WriteFile("/l/00000000000000000000.txnindex", txnIndex, true)
 		p, err := Open(Config{Dir: "/l", FS: fs, Now: testNow})

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // refIndexes is the independent model of a segment's index files: a walk of
@@ -61,7 +62,7 @@ type segFiles struct {
 	hasIdx, hasTidx bool
 }
 
-func readSegments(t testing.TB, fs *MemFS, dir string) []segFiles {
+func readSegments(t testing.TB, fs *vfs.MemFS, dir string) []segFiles {
 	t.Helper()
 	names, _ := fs.ReadDir(dir)
 	var out []segFiles
@@ -84,7 +85,7 @@ func readSegments(t testing.TB, fs *MemFS, dir string) []segFiles {
 
 // checkAgainstModel requires every segment's index files to be exactly the
 // model's (sealed for all but the last segment) and returns the entry count.
-func checkAgainstModel(t testing.TB, fs *MemFS, dir string) (entries int) {
+func checkAgainstModel(t testing.TB, fs *vfs.MemFS, dir string) (entries int) {
 	t.Helper()
 	segs := readSegments(t, fs, dir)
 	for i, s := range segs {
@@ -145,7 +146,7 @@ func replicaWorkload(t testing.TB, p *Partition, rng *rand.Rand, n int) [][]byte
 func TestIndexEntriesMatchLogWalk(t *testing.T) {
 	for seed := range uint64(6) {
 		rng := rand.New(rand.NewPCG(seed, 11))
-		fs := NewMemFS()
+		fs := vfs.NewMemFS()
 		segBytes := int64(8<<10 + rng.IntN(40<<10))
 		p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: segBytes, Sync: SyncPolicy(seed % 3)})
 		mem := mustOpen(t, Config{SegmentBytes: segBytes})
@@ -177,7 +178,7 @@ func TestIndexEntriesMatchLogWalk(t *testing.T) {
 // so every second batch passes the 4096-byte interval (the first never
 // does), with timestamps that go down as well as up.
 func TestIndexFileBytes(t *testing.T) {
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 6 * 2070})
 	for i, ts := range []int64{1000, 3000, 2000, 5000, 4000, 6000, 7000} {
 		b := mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, value: 2000, ts: ts})
@@ -224,7 +225,7 @@ func TestIndexFileBytes(t *testing.T) {
 
 func TestIndexCleanReopenLoads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	fs, ref := NewMemFS(), NewMemFS()
+	fs, ref := vfs.NewMemFS(), vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 30 << 10}
 	p := mustOpen(t, cfg)
 	r := mustOpen(t, Config{Dir: "/l", FS: ref, SegmentBytes: 30 << 10})
@@ -284,7 +285,7 @@ func TestIndexCrashRecovery(t *testing.T) {
 	rebuilds, clean := 0, 0
 	for seed := range uint64(seeds) {
 		rng := rand.New(rand.NewPCG(seed, 13))
-		fs := NewMemFS()
+		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/l", FS: fs, SegmentBytes: int64(4<<10 + rng.IntN(40<<10)),
 			Sync: SyncPolicy(rng.IntN(3)), SyncInterval: 1}
 		p := mustOpen(t, cfg)
@@ -319,7 +320,7 @@ func TestIndexCrashRecovery(t *testing.T) {
 		// An uncrashed log fed the recovered batches has the same indexes
 		// (up to the roll seal: the crash may have kept a segment a roll
 		// had already sealed as the last one, or an empty one after it).
-		refFS := NewMemFS()
+		refFS := vfs.NewMemFS()
 		r := mustOpen(t, Config{Dir: "/l", FS: refFS, SegmentBytes: cfg.SegmentBytes})
 		for _, b := range got {
 			if _, err := r.AppendReplica(b); err != nil {
@@ -376,9 +377,9 @@ func TestIndexCrashRecovery(t *testing.T) {
 }
 
 // closedLog writes a closed file log of several segments on a MemFS.
-func closedLog(t *testing.T, seed uint64) (*MemFS, Config) {
+func closedLog(t *testing.T, seed uint64) (*vfs.MemFS, Config) {
 	t.Helper()
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 24 << 10}
 	p := mustOpen(t, cfg)
 	replicaWorkload(t, p, rand.New(rand.NewPCG(seed, 1)), 100)
@@ -394,47 +395,47 @@ func TestIndexDefectsRebuilt(t *testing.T) {
 	name := func(base int64, suffix string) string { return fileName("/l", base, suffix) }
 	cases := []struct {
 		name   string
-		damage func(fs *MemFS, segs []segFiles) bool // false: not applicable to this log
-		want   error                                 // nil: loaded as is
+		damage func(fs *vfs.MemFS, segs []segFiles) bool // false: not applicable to this log
+		want   error                                     // nil: loaded as is
 	}{
-		{"missing .index", func(fs *MemFS, s []segFiles) bool { return fs.Remove(name(s[0].base, offsetIndexSuffix)) == nil }, ErrIndexMissing},
-		{"missing .timeindex", func(fs *MemFS, s []segFiles) bool { return fs.Remove(name(s[1].base, timeIndexSuffix)) == nil }, ErrIndexMissing},
-		{"size", func(fs *MemFS, s []segFiles) bool {
+		{"missing .index", func(fs *vfs.MemFS, s []segFiles) bool { return fs.Remove(name(s[0].base, offsetIndexSuffix)) == nil }, ErrIndexMissing},
+		{"missing .timeindex", func(fs *vfs.MemFS, s []segFiles) bool { return fs.Remove(name(s[1].base, timeIndexSuffix)) == nil }, ErrIndexMissing},
+		{"size", func(fs *vfs.MemFS, s []segFiles) bool {
 			fs.WriteFile(name(s[0].base, offsetIndexSuffix), append(s[0].idx, 0), true)
 			return true
 		}, ErrIndexSize},
-		{"order", func(fs *MemFS, s []segFiles) bool {
+		{"order", func(fs *vfs.MemFS, s []segFiles) bool {
 			d := bytes.Clone(s[0].idx)
 			copy(d[8:16], d[0:8])
 			fs.WriteFile(name(s[0].base, offsetIndexSuffix), d, true)
 			return true
 		}, ErrIndexOrder},
-		{"below base", func(fs *MemFS, s []segFiles) bool {
+		{"below base", func(fs *vfs.MemFS, s []segFiles) bool {
 			d := bytes.Clone(s[1].tidx)
 			binary.BigEndian.PutUint32(d[8:], 0xffffffff)
 			fs.WriteFile(name(s[1].base, timeIndexSuffix), d, true)
 			return true
 		}, ErrIndexRange},
-		{"wrong position", func(fs *MemFS, s []segFiles) bool {
+		{"wrong position", func(fs *vfs.MemFS, s []segFiles) bool {
 			d := bytes.Clone(s[0].idx)
 			binary.BigEndian.PutUint32(d[len(d)-4:], binary.BigEndian.Uint32(d[len(d)-4:])+1)
 			fs.WriteFile(name(s[0].base, offsetIndexSuffix), d, true)
 			return true
 		}, ErrIndexMismatch},
-		{"entries lost", func(fs *MemFS, s []segFiles) bool {
+		{"entries lost", func(fs *vfs.MemFS, s []segFiles) bool {
 			fs.WriteFile(name(s[0].base, offsetIndexSuffix), s[0].idx[:8], true)
 			return true
 		}, ErrIndexMismatch},
-		{"inactive segment unsealed", func(fs *MemFS, s []segFiles) bool {
+		{"inactive segment unsealed", func(fs *vfs.MemFS, s []segFiles) bool {
 			fs.WriteFile(name(s[0].base, timeIndexSuffix), s[0].tidx[:len(s[0].tidx)-TimeIndexEntrySize], true)
 			return true
 		}, ErrIndexMismatch},
-		{"log cut under its index", func(fs *MemFS, s []segFiles) bool {
+		{"log cut under its index", func(fs *vfs.MemFS, s []segFiles) bool {
 			last := s[len(s)-1]
 			fs.WriteFile(name(last.base, logSuffix), last.log[:len(last.log)/2], true)
 			return true
 		}, ErrIndexMismatch},
-		{"active segment sealed (Kafka's close)", func(fs *MemFS, s []segFiles) bool {
+		{"active segment sealed (Kafka's close)", func(fs *vfs.MemFS, s []segFiles) bool {
 			last := s[len(s)-1]
 			_, sealed := refIndexes(t, last.log, last.base, true)
 			if len(sealed) == len(last.tidx) {
@@ -446,7 +447,7 @@ func TestIndexDefectsRebuilt(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var fs *MemFS
+			var fs *vfs.MemFS
 			var cfg Config
 			for seed := uint64(3); ; seed++ {
 				if seed == 30 {
@@ -489,7 +490,7 @@ func TestIndexDefectsRebuilt(t *testing.T) {
 func TestIndexTruncate(t *testing.T) {
 	for seed := range uint64(8) {
 		rng := rand.New(rand.NewPCG(seed, 17))
-		fs := NewMemFS()
+		fs := vfs.NewMemFS()
 		p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: int64(10<<10 + rng.IntN(30<<10))})
 		replicaWorkload(t, p, rng, 150)
 		for range 6 {
@@ -534,7 +535,7 @@ func TestIndexTruncate(t *testing.T) {
 // offsets past the segment base gets no index entry (it cannot be written
 // in 4 bytes), and the log stays readable and reopens clean.
 func TestIndexSkipsUnrepresentableOffsets(t *testing.T) {
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs}
 	p := mustOpen(t, cfg)
 	next := int64(0)
@@ -682,7 +683,7 @@ func TestIndexAppendAllocs(t *testing.T) {
 	for _, pol := range []SyncPolicy{SyncNever, SyncAlways} {
 		t.Run("sync="+pol.String(), func(t *testing.T) {
 			in := benchBatch(t, 10, 88)
-			fs := NewMemFS()
+			fs := vfs.NewMemFS()
 			p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1 << 30, Sync: pol})
 			appendOne := clientAppender(t, p, in, 10)
 			for range 3000 {

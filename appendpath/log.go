@@ -13,6 +13,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // SyncPolicy says when a file-backed log calls fsync.
@@ -84,9 +85,9 @@ type segment struct {
 	mem         []byte       // memory log: the bytes, len == size
 	index       []indexEntry // sparse offset index, by position (both logs)
 	lastIndexed int64        // position of the last index entry, 0 when none
-	file        File         // file log
-	txn         File
-	idx, tidx   File // file log: .index and .timeindex
+	file        vfs.File     // file log
+	txn         vfs.File
+	idx, tidx   vfs.File // file log: .index and .timeindex
 	aborted     []psm.AbortedTxn
 	times       []timeEntry // time index (file log)
 	// maxTs is the largest batch maxTimestamp so far (NO_TIMESTAMP when
@@ -182,7 +183,7 @@ func (s *segment) readAt(dst []byte, pos int64) error {
 
 // logConfig is what the log takes from Config.
 type logConfig struct {
-	fs           FS
+	fs           vfs.FS
 	dir          string // "" = in memory
 	segmentBytes int64
 	retain       int
@@ -266,7 +267,7 @@ func (l *log) newSegment(base int64, recovering bool) (*segment, error) {
 	return s, nil
 }
 
-func truncateStale(f File, size int64) error {
+func truncateStale(f vfs.File, size int64) error {
 	if size == 0 {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // mirrorWithOpenTxn is a mirror holding: p5 txn data (open), p7 data.
@@ -323,7 +324,7 @@ func TestStopTruncateCheckpoint(t *testing.T) {
 		}, 2, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := NewMemFS()
+			fs := vfs.NewMemFS()
 			cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne}
 			p := mustOpen(t, cfg)
 			if _, err := p.AppendMirrored(tc.in(t), srcA); err != nil {
@@ -355,7 +356,7 @@ func TestStopTruncateCheckpoint(t *testing.T) {
 // log bytes that a power cut then loses is brought back inside the
 // recovered log on Open, and rewritten.
 func TestCheckpointClampedOnRecovery(t *testing.T) {
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne} // SyncNever
 	p := mustOpen(t, cfg)
 	in := chunk(

@@ -10,6 +10,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // MirrorOffsets says what a mirrored append does with the source's offsets.
@@ -31,8 +32,8 @@ const (
 type Config struct {
 	// Dir holds the segment files; "" keeps the log in memory.
 	Dir string
-	// FS is the file layer of a file-backed log; nil means OSFS.
-	FS FS
+	// FS is the file layer of a file-backed log; nil means vfs.OSFS.
+	FS vfs.FS
 	// SegmentBytes rolls a new segment when an append would take the active
 	// one past it (log.segment.bytes; default 1 GiB).
 	SegmentBytes int64
@@ -157,7 +158,7 @@ type Partition struct {
 // snapshot plus a replay of the batches after it.
 func Open(cfg Config) (*Partition, error) {
 	if cfg.FS == nil {
-		cfg.FS = OSFS{}
+		cfg.FS = vfs.OSFS{}
 	}
 	if cfg.SegmentBytes <= 0 {
 		cfg.SegmentBytes = 1 << 30

@@ -2,13 +2,15 @@ package appendpath
 
 import (
 	"slices"
+
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // snapStore keeps the producer snapshots of a partition: <offset>.snapshot
 // files in the log directory, or byte slices for a memory log. offsets is
 // sorted ascending.
 type snapStore struct {
-	fs      FS
+	fs      vfs.FS
 	dir     string
 	offsets []int64
 	mem     map[int64][]byte

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 func TestSyncPolicies(t *testing.T) {
@@ -19,7 +21,7 @@ func TestSyncPolicies(t *testing.T) {
 	} {
 		t.Run(c.policy.String(), func(t *testing.T) {
 			clock = time.UnixMilli(1700000001000)
-			fs := NewMemFS()
+			fs := vfs.NewMemFS()
 			p := mustOpen(t, Config{Dir: "/l", FS: fs, Sync: c.policy, SyncInterval: 1500 * time.Millisecond, Now: now})
 			for i, want := range c.want {
 				clock = clock.Add(time.Second)

@@ -12,6 +12,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // This file binds the replica interface to appendpath.Partition, the
@@ -83,7 +84,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 	}
 	a := &apReplica{newMapper: newMapper, cfg: appendpath.Config{
 		Dir:                 "log",
-		FS:                  appendpath.NewMemFS(),
+		FS:                  vfs.NewMemFS(),
 		LeaderEpoch:         cfg.LeaderEpoch,
 		ManualHighWatermark: true,
 		Strategy:            st,

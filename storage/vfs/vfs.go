@@ -1,4 +1,9 @@
-package appendpath
+// Package vfs is the file layer of the on-disk log (package storage), in the
+// manner of pebble's vfs: FS is the interface the log writes through, OSFS the
+// operating system's file system and MemFS an in-memory one that can simulate
+// a power cut losing or garbling whatever was not synced, so recovery can be
+// tested at every byte.
+package vfs
 
 import (
 	"errors"
