@@ -74,37 +74,26 @@
 //
 // # The log
 //
-// Segments hold back-to-back batches exactly as Kafka stores them, named
-// <20-digit base offset>.log, with <base>.index and <base>.timeindex (the
-// sparse offset and time indexes, index.go), <base>.txnindex (34-byte
-// AbortedTxn entries) and <offset>.snapshot (psm's ProducerSnapshot v1 file)
-// beside them, so `mirrorpath dump` and Kafka's tools read them. A memory log
-// (Config.Dir == "") keeps segments in byte slices that retention recycles.
-// An append goes to one segment; a new segment is rolled first when the
-// active one would pass Config.SegmentBytes. The sparse indexes (one entry
-// per 4 KiB of batches) are kept in memory and, for a file log, written to
-// .index/.timeindex whenever the log syncs; open checks them against the
-// log it reads anyway and rewrites any that disagree (index.go).
-//
-// Durability: the fsync policy is never (the OS flushes), always (every
-// append is synced before it returns) or interval. A rolled segment is
-// always synced and a snapshot is taken at the new base, synced, so every
-// snapshot lies at or below the durable prefix (Kafka's recovery point).
-// SyncedOffset reports that prefix.
+// The on-disk log is package storage: segments named as Kafka names them,
+// with their .index, .timeindex and .txnindex files and the producer
+// snapshots beside them, so `mirrorpath dump` and Kafka's tools read them; a
+// memory log (Config.Dir == "") keeps segments in byte slices that retention
+// recycles. The partition rolls before an append that would take the active
+// segment past Config.SegmentBytes and then takes a producer snapshot at the
+// new base (synced, so every snapshot lies at or below the durable prefix,
+// Kafka's recovery point); SyncedOffset reports that prefix.
 //
 // # Recovery
 //
-// Open reads every segment, and at the first batch that is cut short, fails
-// its CRC or whose offsets go backwards it truncates the segment and deletes
-// every later one (Recovery says where and why). Producer state is then
-// rebuilt: the newest snapshot at or below the log end that decodes (corrupt
-// ones are deleted and the next older tried), then a replay of each later
-// batch with REPLICATION rules, one batch per producer-state append (as
-// LogSegment.recover does), barriers in exact order, regenerating the
-// .txnindex entries of the replayed range. A garbled baseOffset or
-// partitionLeaderEpoch lies outside the CRC and cannot be detected, in Kafka
-// either. The file layer is the FS interface; MemFS can simulate a power cut
-// that loses or garbles unsynced bytes (TestCrashRecoveryProperty).
+// Open lets storage cut a torn or corrupt tail and check the indexes
+// (storage.Recovery), then rebuilds producer state
+// (UnifiedLog#rebuildProducerState): the newest snapshot at or below the log
+// end that decodes (corrupt ones are deleted and the next older tried), then
+// a replay of each later batch with REPLICATION rules, one batch per
+// producer-state append (as LogSegment#recover does), barriers in exact
+// order, regenerating the .txnindex entries of the replayed range. Recovery
+// reports both. storage/vfs.MemFS can simulate a power cut that loses or
+// garbles unsynced bytes (TestCrashRecoveryProperty).
 //
 // # Mirror states
 //

@@ -266,7 +266,7 @@ func (p *Partition) persistCheckpoint() error {
 
 // writeCheckpoint writes cp to the synced checkpoint file of a file log.
 func (p *Partition) writeCheckpoint(cp MirrorCheckpoint) error {
-	if p.log.memory() {
+	if p.log.Memory() {
 		return nil
 	}
 	line := fmt.Sprintf("%d %d %s\n", cp.Offset, cp.Epoch, pid.FormatClusterID(cp.Source))
@@ -279,14 +279,14 @@ func (p *Partition) writeCheckpoint(cp MirrorCheckpoint) error {
 // that a failback trusting it never starts past the data it has. A persisted
 // checkpoint is rewritten. O(1) when the checkpoint is already inside.
 func (p *Partition) clampCheckpoint() error {
-	if p.mirrored.Offset <= p.log.end {
+	if p.mirrored.Offset <= p.log.End() {
 		return nil
 	}
-	ep, err := p.log.lastEpoch()
+	ep, err := p.log.LastEpoch()
 	if err != nil {
 		return err
 	}
-	p.mirrored.Offset, p.mirrored.Epoch = p.log.end, ep
+	p.mirrored.Offset, p.mirrored.Epoch = p.log.End(), ep
 	if p.mirrored.Valid {
 		return p.writeCheckpoint(p.mirrored)
 	}

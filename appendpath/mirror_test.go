@@ -357,7 +357,7 @@ func TestStopTruncateCheckpoint(t *testing.T) {
 // recovered log on Open, and rewritten.
 func TestCheckpointClampedOnRecovery(t *testing.T) {
 	fs := vfs.NewMemFS()
-	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne} // SyncNever
+	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne} // storage.SyncNever
 	p := mustOpen(t, cfg)
 	in := chunk(
 		withOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4),

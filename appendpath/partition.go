@@ -10,6 +10,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
@@ -47,7 +48,7 @@ type Config struct {
 	// or the log start.
 	SkipRollSnapshots bool
 	// Sync and SyncInterval: the fsync policy of a file-backed log.
-	Sync         SyncPolicy
+	Sync         storage.SyncPolicy
 	SyncInterval time.Duration // default 1 s
 	// MaxMessageBytes bounds a batch on CLIENT and COORDINATOR appends
 	// (max.message.bytes; default 1048588).
@@ -126,8 +127,8 @@ type Result struct {
 type Partition struct {
 	mu     sync.Mutex
 	cfg    Config
-	log    *log
-	snaps  snapStore
+	log    *storage.Log
+	snaps  *storage.SnapshotDir
 	psm    psm.Manager
 	pb     psm.Batch // the one Batch handed to psm's Add, reused (a local would escape)
 	id     psm.PartitionID
@@ -186,24 +187,21 @@ func Open(cfg Config) (*Partition, error) {
 	if p.mapper == nil {
 		p.mapper = pid.NewMapper(pid.Config{Strategy: cfg.Strategy, Policy: cfg.Policy, Fold: cfg.Fold})
 	}
-	lc := logConfig{fs: cfg.FS, dir: cfg.Dir, segmentBytes: cfg.SegmentBytes, retain: cfg.RetainSegments,
-		sync: cfg.Sync, interval: cfg.SyncInterval, now: cfg.Now}
-	p.snaps = snapStore{fs: cfg.FS, dir: cfg.Dir}
-	if cfg.Dir == "" {
-		p.log = newMemLog(lc)
-		p.recovery = Recovery{TruncatedSegment: -1, TruncatedAt: -1, Snapshot: -1, Segments: 1}
-		p.hw = 0
-		return p, nil
-	}
-	l, rec, err := openFileLog(lc)
+	l, rec, err := storage.Open(storage.Config{FS: cfg.FS, Dir: cfg.Dir, SegmentBytes: cfg.SegmentBytes,
+		RetainSegments: cfg.RetainSegments, Sync: cfg.Sync, SyncInterval: cfg.SyncInterval, Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
 	p.log = l
-	if err := p.snaps.load(); err != nil {
+	if p.snaps, err = storage.OpenSnapshotDir(cfg.FS, cfg.Dir); err != nil {
 		return nil, err
 	}
-	if err := p.snaps.removeAbove(l.end); err != nil {
+	p.recovery = Recovery{Recovery: rec, Snapshot: -1}
+	if cfg.Dir == "" {
+		p.hw = 0
+		return p, nil
+	}
+	if err := p.snaps.RemoveAbove(l.End()); err != nil {
 		return nil, err
 	}
 	if err := p.loadCheckpoint(); err != nil {
@@ -212,12 +210,22 @@ func Open(cfg Config) (*Partition, error) {
 	if err := p.clampCheckpoint(); err != nil { // a recovery cut the tail
 		return nil, err
 	}
-	p.recovery = rec
 	if err := p.rebuild(&p.recovery, true); err != nil {
 		return nil, err
 	}
-	p.hw = p.log.end
+	p.hw = p.log.End()
 	return p, nil
+}
+
+// Recovery is what Open found in a file-backed log: the log's own recovery
+// (storage.Recovery: torn tails cut, indexes rebuilt) and the rebuild of
+// producer state after it.
+type Recovery struct {
+	storage.Recovery
+	// Snapshot is the offset of the producer snapshot loaded, or -1.
+	Snapshot int64
+	// Replayed counts the batches replayed into producer state.
+	Replayed int
 }
 
 // Recovery reports what Open found in a file-backed log.
@@ -415,8 +423,8 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	// unpublished.
 	leader := k == kindClient || k == kindCoordinator
 	var dst []byte // the staged copy, once made
-	if !leader && len(src) >= fuseMin && !p.log.needsRoll(len(src)) {
-		dst = p.log.stage(len(src))
+	if !leader && len(src) >= fuseMin && !p.log.NeedsRoll(len(src)) {
+		dst = p.log.Stage(len(src))
 	}
 	n, run := 0, 0 // with dst: src[run:] is not copied yet
 	for pos := 0; pos < len(src); n++ {
@@ -464,20 +472,20 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	}
 	if dst == nil {
 		// 2. Roll before the append if it does not fit the active segment.
-		if p.log.needsRoll(len(src)) {
+		if p.log.NeedsRoll(len(src)) {
 			if err := p.roll(); err != nil {
 				return Result{}, err
 			}
 		}
 		// 3. Copy into the log's staging bytes: from here on only the copy changes.
-		dst = p.log.stage(len(src))
+		dst = p.log.Stage(len(src))
 		copy(dst, src)
 	}
 	if leader && p.val.rebuilt {
 		p.val.trim(true) // the rebuilt batch is staged: free it if huge
 	}
 	app := p.psm.Begin(p.id, k.origin())
-	next := p.log.end
+	next := p.log.End()
 	res := Result{FirstOffset: -1, Batches: n}
 	maxEpoch, lastEpoch := p.maxEpoch, int32(0)
 	for pos, i := 0, 0; pos < len(dst); i++ {
@@ -540,9 +548,9 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	}
 	// 4. Write, then commit producer state.
 	if invariants {
-		checkStaged(dst, p.log.end, next)
+		checkStaged(dst, p.log.End(), next)
 	}
-	if err := p.log.commit(dst, next); err != nil {
+	if err := p.log.Commit(dst, next); err != nil {
 		app.Abort()
 		return Result{}, err
 	}
@@ -553,10 +561,10 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if err := p.committed(app.Commit()); err != nil {
 		return res, err
 	}
-	if p.log.memory() {
+	if p.log.Memory() {
 		return res, nil
 	}
-	return res, p.log.maybeSync()
+	return res, p.log.MaybeSync()
 }
 
 // addBatch runs one batch through app with psm.BatchOf into *pb (control
@@ -588,12 +596,12 @@ func addData(app psm.Appender, b codec.Batch, pb *psm.Batch) error {
 // and the high watermark.
 func (p *Partition) committed(c *psm.Committed) error {
 	for _, t := range c.Aborted {
-		if err := p.log.appendAborted(t); err != nil {
+		if err := p.log.AppendAborted(t); err != nil {
 			return err
 		}
 	}
 	if !p.cfg.ManualHighWatermark {
-		p.hw = p.log.end
+		p.hw = p.log.End()
 		if len(c.Completed) > 0 {
 			p.psm.OnHighWatermark(p.id, p.hw)
 		}
@@ -605,31 +613,29 @@ func (p *Partition) committed(c *psm.Committed) error {
 // segment is synced first (Kafka flushes rolled segments), and a producer
 // snapshot is taken at the new base unless SkipRollSnapshots.
 func (p *Partition) roll() error {
-	if !p.log.memory() {
-		if err := p.log.sync(); err != nil {
+	if !p.log.Memory() {
+		if err := p.log.Sync(); err != nil {
 			return err
 		}
 	}
-	if err := p.log.roll(); err != nil {
+	if err := p.log.Roll(); err != nil {
 		return err
 	}
 	if !p.cfg.SkipRollSnapshots {
-		if err := p.takeSnapshot(p.log.end); err != nil {
+		if err := p.takeSnapshot(p.log.End()); err != nil {
 			return err
 		}
 	}
-	return p.snaps.removeBelow(p.log.start)
+	return p.snaps.RemoveBelow(p.log.Start())
 }
 
 // takeSnapshot writes producer state as of offset (the map end offset).
 func (p *Partition) takeSnapshot(offset int64) error {
-	if n := len(p.snaps.offsets); n > 0 && p.snaps.offsets[n-1] >= offset {
-		if p.snaps.offsets[n-1] == offset {
-			return nil // not moved (PSM#takeSnapshot)
-		}
+	if p.snaps.Newest() == offset {
+		return nil // not moved (ProducerStateManager#takeSnapshot)
 	}
 	p.snapBuf = p.psm.AppendSnapshot(p.snapBuf[:0], p.id)
-	return p.snaps.write(offset, p.snapBuf)
+	return p.snaps.Write(offset, p.snapBuf)
 }
 
 // Read returns a copy of whole batches starting with the one that holds
@@ -639,21 +645,21 @@ func (p *Partition) takeSnapshot(offset int64) error {
 func (p *Partition) Read(offset int64, maxBytes int) ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.read(offset, maxBytes)
+	return p.log.Read(offset, maxBytes)
 }
 
 // LogStartOffset is the first offset still in the log.
 func (p *Partition) LogStartOffset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.start
+	return p.log.Start()
 }
 
 // LogEndOffset is the offset the next batch gets.
 func (p *Partition) LogEndOffset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.end
+	return p.log.End()
 }
 
 // SyncedOffset is the durable log end: every offset below it survives a
@@ -661,7 +667,7 @@ func (p *Partition) LogEndOffset() int64 {
 func (p *Partition) SyncedOffset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.synced
+	return p.log.Synced()
 }
 
 // HighWatermark is the replicated offset (the log end offset unless
@@ -677,7 +683,7 @@ func (p *Partition) HighWatermark() int64 {
 func (p *Partition) SetHighWatermark(hw int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hw = min(max(hw, p.log.start), p.log.end)
+	p.hw = min(max(hw, p.log.Start()), p.log.End())
 	p.psm.OnHighWatermark(p.id, p.hw)
 }
 
@@ -691,7 +697,7 @@ func (p *Partition) LastStableOffset() int64 {
 }
 
 func (p *Partition) lso() int64 {
-	return max(p.psm.LastStableOffset(p.id, p.hw), p.log.start)
+	return max(p.psm.LastStableOffset(p.id, p.hw), p.log.Start())
 }
 
 // LeaderEpoch is the epoch stamped on CLIENT and COORDINATOR batches.
@@ -711,10 +717,10 @@ func (p *Partition) SetLeaderEpoch(e int32) {
 
 // AbortedTxns appends the .txnindex entries overlapping [from, to) to dst
 // (what a READ_COMMITTED fetch returns with its data).
-func (p *Partition) AbortedTxns(dst []psm.AbortedTxn, from, to int64) []psm.AbortedTxn {
+func (p *Partition) AbortedTxns(dst []storage.AbortedTxn, from, to int64) []storage.AbortedTxn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.abortedTxns(dst, from, to)
+	return p.log.AbortedTxns(dst, from, to)
 }
 
 // OpenTxns appends the open transactions, by first offset, to dst.
@@ -770,7 +776,7 @@ func (p *Partition) Batches(from int64) iter.Seq2[codec.Batch, error] {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		stop := errors.New("stop")
-		err := p.log.forEach(from, func(b codec.Batch) error {
+		err := p.log.ForEach(from, func(b codec.Batch) error {
 			if !yield(b, nil) {
 				return stop
 			}
@@ -786,7 +792,7 @@ func (p *Partition) Batches(from int64) iter.Seq2[codec.Batch, error] {
 func (p *Partition) Sync() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.sync()
+	return p.log.Sync()
 }
 
 // Close syncs a file-backed log, writes a snapshot at the log end offset and
@@ -798,14 +804,14 @@ func (p *Partition) Close() error {
 		return nil
 	}
 	p.closed = true
-	if p.log.memory() {
+	if p.log.Memory() {
 		return nil
 	}
-	err := p.log.sync()
+	err := p.log.Sync()
 	if err == nil {
-		err = p.takeSnapshot(p.log.end)
+		err = p.takeSnapshot(p.log.End())
 	}
-	if cerr := p.log.close(); err == nil {
+	if cerr := p.log.Close(); err == nil {
 		err = cerr
 	}
 	return err
@@ -822,21 +828,21 @@ func (p *Partition) Truncate(offset int64) error {
 }
 
 func (p *Partition) truncateLocked(offset int64) error {
-	if offset >= p.log.end {
+	if offset >= p.log.End() {
 		return nil
 	}
-	if err := p.log.truncate(offset); err != nil {
+	if err := p.log.Truncate(offset); err != nil {
 		return err
 	}
-	if err := p.snaps.removeAbove(p.log.end); err != nil {
+	if err := p.snaps.RemoveAbove(p.log.End()); err != nil {
 		return err
 	}
 	if err := p.rebuild(nil, false); err != nil {
 		return err
 	}
-	p.hw = min(p.hw, p.log.end)
+	p.hw = min(p.hw, p.log.End())
 	if !p.cfg.ManualHighWatermark {
-		p.hw = p.log.end
+		p.hw = p.log.End()
 	}
 	// Last: a failed checkpoint write leaves log and producer state agreeing.
 	return p.clampCheckpoint()
@@ -858,39 +864,27 @@ func (p *Partition) Rebuild() error {
 // replay (recovery after a crash, when they may be missing).
 func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 	p.psm.Clear(p.id)
-	from := p.log.start
+	from := p.log.Start()
 	nowMs := p.now().UnixMilli()
-	for i := len(p.snaps.offsets) - 1; i >= 0; i-- {
-		o := p.snaps.offsets[i]
-		if o > p.log.end || o < p.log.start {
-			continue
-		}
-		data, err := p.snaps.read(o)
-		if err == nil {
-			err = p.psm.LoadSnapshot(p.id, data, nowMs)
-		}
-		if err != nil {
-			if errors.Is(err, psm.ErrCorruptSnapshot) {
-				if err := p.snaps.remove(o); err != nil {
-					return err
-				}
-				continue
-			}
-			return err
-		}
+	o, err := p.snaps.LoadNewest(p.log.Start(), p.log.End(), func(data []byte) error {
+		return p.psm.LoadSnapshot(p.id, data, nowMs)
+	}, func(err error) bool { return errors.Is(err, psm.ErrCorruptSnapshot) })
+	if err != nil {
+		return err
+	}
+	if o >= 0 {
 		from = o
 		if rec != nil {
 			rec.Snapshot = o
 		}
-		break
 	}
 	if reindex {
-		if err := p.log.dropAbortedFrom(from); err != nil {
+		if err := p.log.DropAbortedFrom(from); err != nil {
 			return err
 		}
 	}
 	replayed := 0
-	err := p.log.forEach(from, func(b codec.Batch) error {
+	err = p.log.ForEach(from, func(b codec.Batch) error {
 		var err error
 		if p.pb, err = psm.BatchOf(b); err != nil {
 			return err
@@ -901,7 +895,7 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 		}
 		if reindex {
 			for _, t := range c.Aborted {
-				if err := p.log.appendAbortedAt(t); err != nil {
+				if err := p.log.AppendAbortedAt(t); err != nil {
 					return err
 				}
 			}
@@ -916,11 +910,11 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 	if rec != nil {
 		rec.Replayed = replayed
 	}
-	if !p.log.memory() {
-		if err := p.log.sync(); err != nil {
+	if !p.log.Memory() {
+		if err := p.log.Sync(); err != nil {
 			return err
 		}
 	}
-	p.psm.OnHighWatermark(p.id, p.log.end)
-	return p.takeSnapshot(p.log.end)
+	p.psm.OnHighWatermark(p.id, p.log.End())
+	return p.takeSnapshot(p.log.End())
 }

@@ -13,12 +13,13 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 func TestFileLogNamingRollReopen(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{Dir: dir, SegmentBytes: 500, Sync: SyncAlways}
+	cfg := Config{Dir: dir, SegmentBytes: 500, Sync: storage.SyncAlways}
 	p := mustOpen(t, cfg)
 	for i := range 12 {
 		if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: int32(i), txn: true})); err != nil {
@@ -170,7 +171,7 @@ func TestCrashRecoveryProperty(t *testing.T) {
 		now := func() time.Time { clock = clock.Add(50 * time.Millisecond); return clock }
 		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/log", FS: fs, SegmentBytes: int64(200 + rng.IntN(2000)),
-			Sync: SyncPolicy(rng.IntN(3)), SyncInterval: 500 * time.Millisecond, Now: now}
+			Sync: storage.SyncPolicy(rng.IntN(3)), SyncInterval: 500 * time.Millisecond, Now: now}
 		p := mustOpen(t, cfg)
 		var ops []op
 		var written [][]byte

@@ -99,8 +99,9 @@
 // AppendSnapshot and LoadSnapshot speak Kafka's ProducerSnapshot v1 file
 // (snapshot.go draws it: version 1, CRC-32C over [6, EOF), 46-byte entries,
 // sorted by PID here). A defect is an error matching ErrCorruptSnapshot and
-// leaves the partition unchanged; LoadLatestSnapshot walks a directory of
-// <20-digit offset>.snapshot files from the newest, deleting corrupt ones.
+// leaves the partition unchanged. The <20-digit offset>.snapshot files are
+// package storage's (SnapshotDir, whose LoadNewest walks them from the
+// newest and deletes the corrupt ones).
 // Expired entries are dropped on load.
 //
 // # Deviations from Kafka, on purpose

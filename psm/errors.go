@@ -43,12 +43,6 @@ var (
 	ErrSnapshotCount     = corruptSnapshot("psm: snapshot entry count out of range")
 )
 
-// Transaction-index entry defects (ParseAbortedTxn).
-var (
-	ErrTxnIndexTruncated = errors.New("psm: txn index entry truncated")
-	ErrTxnIndexVersion   = errors.New("psm: txn index entry version is not 0")
-)
-
 type snapshotError struct{ msg string }
 
 func corruptSnapshot(msg string) error   { return &snapshotError{msg} }

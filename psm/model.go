@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // Model is the reference producer-state manager: Go maps, pointers and the
@@ -272,7 +273,7 @@ type modelAppend struct {
 	resetAtCommit  bool
 	barriers       int
 	kept           int
-	aborted        []AbortedTxn
+	aborted        []storage.AbortedTxn
 	out            Outcome
 	com            Committed
 }
@@ -414,7 +415,7 @@ func (a *modelAppend) Commit() *Committed {
 			}
 		}
 		if ct.Aborted {
-			a.aborted = append(a.aborted, AbortedTxn{ct.ProducerID, ct.FirstOffset, ct.LastOffset, lso})
+			a.aborted = append(a.aborted, storage.AbortedTxn{ProducerID: ct.ProducerID, FirstOffset: ct.FirstOffset, LastOffset: ct.LastOffset, LastStableOffset: lso})
 		}
 		if t, ok := part.ongoing[ct.FirstOffset]; ok { // completeTxn
 			delete(part.ongoing, ct.FirstOffset)

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // Store is the fast producer-state manager. Each partition owns its producer
@@ -507,7 +508,7 @@ type storeAppend struct {
 	stamp     uint32   // entries of other stamps are empty
 	started   []TxnInfo
 	completed []CompletedTxn
-	aborted   []AbortedTxn
+	aborted   []storage.AbortedTxn
 	done      CompletedTxn // apply's completed transaction, kept out of its results
 	fast      fastAppend
 	fastSet   bool         // fast holds the append's first batch; pend is empty
@@ -1197,7 +1198,7 @@ func (a *storeAppend) commitGeneral() *Committed {
 			}
 		}
 		if ct.Aborted {
-			a.aborted = append(a.aborted, AbortedTxn{ct.ProducerID, ct.FirstOffset, ct.LastOffset, lso})
+			a.aborted = append(a.aborted, storage.AbortedTxn{ProducerID: ct.ProducerID, FirstOffset: ct.FirstOffset, LastOffset: ct.LastOffset, LastStableOffset: lso})
 		}
 		if j, found := txnIndex(sp.ongoing, ct.FirstOffset); found {
 			t := sp.ongoing[j]

@@ -1,10 +1,10 @@
 package psm
 
 import (
-	"encoding/binary"
 	"iter"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // PartitionID names one partition inside a Manager. It is a small dense index
@@ -202,45 +202,6 @@ type TxnInfo struct {
 	LastOffset  int64
 }
 
-// AbortedTxnSize is the size of one .txnindex entry.
-const AbortedTxnSize = 34
-
-// AbortedTxn is one transaction-index entry (AbortedTxn.java): written for
-// every aborted transaction, with the LSO computed when it completed (§3.6).
-type AbortedTxn struct {
-	ProducerID       int64
-	FirstOffset      int64
-	LastOffset       int64
-	LastStableOffset int64
-}
-
-// AppendTo appends the 34-byte big-endian index entry (version int16 = 0,
-// producerId, firstOffset, lastOffset, lastStableOffset) to dst.
-func (t AbortedTxn) AppendTo(dst []byte) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, 0)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(t.ProducerID))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(t.FirstOffset))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(t.LastOffset))
-	return binary.BigEndian.AppendUint64(dst, uint64(t.LastStableOffset))
-}
-
-// ParseAbortedTxn decodes one index entry from the first AbortedTxnSize bytes
-// of src. Version is read as an int16 and must be 0.
-func ParseAbortedTxn(src []byte) (AbortedTxn, error) {
-	if len(src) < AbortedTxnSize {
-		return AbortedTxn{}, ErrTxnIndexTruncated
-	}
-	if binary.BigEndian.Uint16(src) != 0 {
-		return AbortedTxn{}, ErrTxnIndexVersion
-	}
-	return AbortedTxn{
-		ProducerID:       int64(binary.BigEndian.Uint64(src[2:])),
-		FirstOffset:      int64(binary.BigEndian.Uint64(src[10:])),
-		LastOffset:       int64(binary.BigEndian.Uint64(src[18:])),
-		LastStableOffset: int64(binary.BigEndian.Uint64(src[26:])),
-	}, nil
-}
-
 // Outcome is what Add reports about one accepted batch. Add returns it by
 // pointer, owned by the Appender and valid until the next call on it; it is
 // read-only (a plain acceptance may share one zero Outcome).
@@ -263,7 +224,7 @@ type Committed struct {
 	Completed []CompletedTxn
 	// Aborted lists the .txnindex entries to write, in batch order, each with
 	// the LSO of §3.6 step 2.1.
-	Aborted []AbortedTxn
+	Aborted []storage.AbortedTxn
 	// Barriers counts the MIRROR_PID_RESET batches applied.
 	Barriers int
 	// KeptOpenTxns is the number of open transactions a barrier of this append

@@ -251,7 +251,7 @@ func (f *memFile) Truncate(size int64) error {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()
 	if size < 0 || size > int64(len(f.d.data)) {
-		return errors.New("appendpath: memfs: truncate out of range")
+		return errors.New("vfs: memfs: truncate out of range")
 	}
 	f.d.data = f.d.data[:size]
 	f.d.synced = min(f.d.synced, int(size))
