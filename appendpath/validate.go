@@ -5,15 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
-	"sync"
 	"time"
-
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/snappy"
-	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
@@ -393,7 +386,7 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 	// compressed records; count, codec, length and CRC filled in after.
 	out, err := codec.AppendBatch(v.out[:0], h, nil, codec.CompressionNone)
 	if err == nil {
-		out, err = compressRecords(out, raw, b.Compression())
+		out, err = codec.Compress(out, raw, b.Compression())
 	}
 	if err != nil {
 		return recordError(kafkaerr.UnknownServerError, ErrRecordStructure, err, -1)
@@ -429,68 +422,3 @@ func (v *validator) trim(out bool) {
 		v.out = nil
 	}
 }
-
-// compressRecords appends raw compressed with c, framed as Kafka's producers
-// write it: codec's builder does the same, but codec exports it only through
-// AppendBatch, which wants the records as a []codec.Record. gzip: a gzip
-// member; snappy: xerial framing with 32 KiB chunks; lz4: an LZ4 frame with
-// 64 KiB blocks; zstd: one frame.
-func compressRecords(dst, raw []byte, c codec.Compression) ([]byte, error) {
-	w := &appendWriter{b: dst}
-	switch c {
-	case codec.CompressionGzip:
-		zw := gzip.NewWriter(w)
-		if _, err := zw.Write(raw); err != nil {
-			return dst, err
-		}
-		if err := zw.Close(); err != nil {
-			return dst, err
-		}
-		return w.b, nil
-	case codec.CompressionSnappy:
-		out := append(dst, 0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1)
-		for len(raw) > 0 {
-			chunk := raw[:min(len(raw), 32<<10)]
-			raw = raw[len(chunk):]
-			n := len(out)
-			out = binary.BigEndian.AppendUint32(out, 0)
-			out = slices.Grow(out, snappy.MaxEncodedLen(len(chunk)))
-			block := snappy.Encode(out[len(out):cap(out)], chunk)
-			binary.BigEndian.PutUint32(out[n:], uint32(len(block)))
-			out = out[:len(out)+len(block)]
-		}
-		return out, nil
-	case codec.CompressionLZ4:
-		zw := lz4.NewWriter(w)
-		if err := zw.Apply(lz4.BlockSizeOption(lz4.Block64Kb)); err != nil {
-			return dst, err
-		}
-		if _, err := zw.Write(raw); err != nil {
-			return dst, err
-		}
-		if err := zw.Close(); err != nil {
-			return dst, err
-		}
-		return w.b, nil
-	case codec.CompressionZstd:
-		return zstdEncoder().EncodeAll(raw, dst), nil
-	}
-	return dst, codec.ErrUnsupportedCodec
-}
-
-// appendWriter is an io.Writer appending to b.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-// zstdEncoder is shared: EncodeAll is safe for concurrent use.
-var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		panic(err) // constant options
-	}
-	return e
-})
