@@ -112,6 +112,6 @@
 // # Concurrency
 //
 // Every Partition method takes the partition's lock; partitions append in
-// parallel, also when they share one psm.Manager (Config.PSM) under
+// parallel, also when they share one *psm.Store (Config.PSM) under
 // different PartitionIDs.
 package appendpath

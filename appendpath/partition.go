@@ -71,9 +71,12 @@ type Config struct {
 	// the step (the scenario language's `fault DEST at=...`).
 	Fault func(step StopStep) error
 
-	// Producer state: a shared Manager and this partition's ID in it, or
-	// nil for a Store of its own built with PSMOptions.
-	PSM         psm.Manager
+	// Producer state: a shared Store and this partition's ID in it, or nil
+	// for a Store of its own built with PSMOptions. The append path calls
+	// the concrete *psm.Store (no dynamic dispatch per batch); psm.Manager,
+	// the interface it shares with the reference Model, is for psm's
+	// differential tests.
+	PSM         *psm.Store
 	PartitionID psm.PartitionID
 	PSMOptions  psm.Options
 
@@ -129,7 +132,7 @@ type Partition struct {
 	cfg    Config
 	log    *storage.Log
 	snaps  *storage.SnapshotDir
-	psm    psm.Manager
+	psm    *psm.Store
 	pb     psm.Batch // the one Batch handed to psm's Add, reused (a local would escape)
 	id     psm.PartitionID
 	mapper *pid.Mapper
@@ -484,7 +487,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if leader && p.val.rebuilt {
 		p.val.trim(true) // the rebuilt batch is staged: free it if huge
 	}
-	app := p.psm.Begin(p.id, k.origin())
+	app := p.psm.BeginAppend(p.id, k.origin())
 	next := p.log.End()
 	res := Result{FirstOffset: -1, Batches: n}
 	maxEpoch, lastEpoch := p.maxEpoch, int32(0)
@@ -569,7 +572,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 
 // addBatch runs one batch through app with psm.BatchOf into *pb (control
 // batches and CLIENT appends, which need the Outcome).
-func addBatch(app psm.Appender, b codec.Batch, pb *psm.Batch) (*psm.Outcome, error) {
+func addBatch(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) (*psm.Outcome, error) {
 	var err error
 	if *pb, err = psm.BatchOf(b); err != nil {
 		return nil, err
@@ -582,7 +585,7 @@ func addBatch(app psm.Appender, b codec.Batch, pb *psm.Batch) (*psm.Outcome, err
 // is written: pb is reused), the Outcome discarded (it matters only for
 // CLIENT duplicates). FuzzAddData holds *pb equal to BatchOf whatever pb
 // held before. b must hold a whole header.
-func addData(app psm.Appender, b codec.Batch, pb *psm.Batch) error {
+func addData(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) error {
 	_ = b[codec.HeaderSize-1]
 	pb.ProducerID, pb.ProducerEpoch, pb.BaseSequence = b.ProducerID(), b.ProducerEpoch(), b.BaseSequence()
 	pb.LastOffsetDelta, pb.BaseOffset, pb.MaxTimestamp = b.LastOffsetDelta(), b.BaseOffset(), b.MaxTimestamp()
