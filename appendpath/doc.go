@@ -1,13 +1,14 @@
 // Package appendpath is the per-batch append path of one partition replica:
-// its log, its producer state and its mirror state (kafka-reference.md §4,
-// mirroring.md §3–5).
+// the pipeline from the caller's bytes to the log (UnifiedLog#append,
+// LogValidator), its producer state (package psm) and its mirror state
+// (docs/strategies.md). The log itself is package storage.
 //
 // # The path, in Kafka's order
 //
 //	AppendClient / AppendCoordinator / AppendMirrored / AppendReplica
 //	  1. frame every batch of the caller's bytes (codec.Next); per origin:
 //	     CLIENT      one batch, baseOffset 0, size, CRC, LogValidator batch
-//	                 rules (§1.8(f)), then LogValidator's record walk (below)
+//	                 rules (LogValidator#validateBatch), then its record walk (below)
 //	     COORDINATOR one batch, size, CRC, LogValidator's record walk
 //	     mirrored    CRC (no size limit, no LogValidator: REPLICATION)
 //	     replica     CRC
@@ -99,7 +100,7 @@
 //
 // Stopped (writable) ─StartMirroring→ Mirroring (CLIENT and COORDINATOR
 // appends refused with READ_ONLY_TOPIC; only mirrored batches) ─Stop→
-// Stopping → Stopped. Stop runs mirroring.md §5: close open transactions
+// Stopping → Stopped. Stop runs STOPPING (docs/strategies.md): close open transactions
 // (variant abort: bump the leader epoch past every epoch in the log and
 // append an ABORT marker per open transaction with that producer's PID,
 // epoch and coordinator epoch, COORDINATOR origin; variant truncate:

@@ -9,7 +9,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/pid"
 )
 
-// MirrorState is the mirror state of a partition (mirroring.md §5).
+// MirrorState is the mirror state of a partition (docs/strategies.md).
 type MirrorState uint8
 
 const (
@@ -154,7 +154,7 @@ func (p *Partition) Failback(divergence int64) error {
 	return nil
 }
 
-// Stop runs one STOPPING attempt (mirroring.md §5): the fetcher is removed
+// Stop runs one STOPPING attempt (docs/strategies.md): the fetcher is removed
 // (state STOPPING, mirrored appends refused), open transactions are closed
 // (opt.Variant), the mirror checkpoint is persisted, the barrier is appended
 // under strategy barrier, and the partition becomes STOPPED (writable). A

@@ -298,8 +298,8 @@ func TestStopAbortCarriesCoordinatorEpoch(t *testing.T) {
 }
 
 // TestStopTruncateCheckpoint: the checkpoint STOPPING persists after the
-// truncate variant lies inside the truncated log (mirroring.md §5: step 3
-// runs after step 2), in memory and in the file a reopened partition reads;
+// truncate variant lies inside the truncated log (persisting the checkpoint
+// runs after closing the transactions; docs/strategies.md), in memory and in the file a reopened partition reads;
 // its epoch is that of the last batch left (-1 when none is).
 func TestStopTruncateCheckpoint(t *testing.T) {
 	for _, tc := range []struct {

@@ -85,7 +85,7 @@ type Config struct {
 	Now func() time.Time
 
 	// LogValidator's topic settings, for CLIENT appends only
-	// (kafka-reference.md §1.8(f); see validate.go). Zero values are
+	// (LogValidator; see validate.go). Zero values are
 	// Kafka's defaults.
 	//
 	// TimestampType is message.timestamp.type (default CreateTime).
@@ -116,11 +116,10 @@ type Result struct {
 	// batches; nothing was written and the offsets are the original ones.
 	Duplicate bool
 	Batches   int
-	// Result keeps to four fields on purpose: with a fifth (Kafka's
-	// log_append_time_ms was tried) the compiler no longer keeps it in
-	// registers, which cost ~9 ns per 100 B append in an interleaved A/B
-	// (58 → 68 ns). On a LogAppendTime topic the stamp is the stored batch's
-	// maxTimestamp (Read).
+	// Result keeps to four fields on purpose: with a fifth (such as Kafka's
+	// log_append_time_ms) the compiler no longer returns it in registers,
+	// which costs the 100 B append several nanoseconds. On a LogAppendTime
+	// topic the stamp is the stored batch's maxTimestamp (Read).
 }
 
 // Partition is one replica of one partition: its log, its producer state and
@@ -260,7 +259,7 @@ func (k kind) origin() psm.Origin {
 
 // AppendClient appends one producer batch as the leader (CLIENT origin):
 // exactly one batch, baseOffset 0, the size limit, the CRC, the LogValidator
-// batch and record rules of kafka-reference.md §1.8(f) (validate.go), then
+// batch and record rules of LogValidator (validate.go), then
 // producer state (sequence, epoch, duplicates). Offsets, the leader epoch and
 // LogValidator's maxTimestamp/LogAppendTime fix are applied in the log's
 // copy (a compressed batch with inner offsets other than 0..n-1 is rebuilt
@@ -364,7 +363,8 @@ func frameSize(buf []byte) int {
 const fuseMin = 1024
 
 // checkLeader runs the checks of a CLIENT or COORDINATOR batch that read
-// only the caller's bytes (§1.8(e),(f)), in Kafka's order; the last is
+// only the caller's bytes (UnifiedLog#analyzeAndValidateRecords, then
+// LogValidator#validateBatch), in Kafka's order; the last is
 // LogValidator's record walk (p.val.validate), which Kafka runs for every
 // leader append (origin other than REPLICATION and RAFT_LEADER): the
 // batch-level rules before it are CLIENT-only, the record rules and the
@@ -405,7 +405,7 @@ func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 	return p.val.validate(b, p.now, p.cfg.MaxMessageBytes)
 }
 
-// appendLocked is the append path, in Kafka's order (kafka-reference.md §4):
+// appendLocked is the append path, in Kafka's order (UnifiedLog#append):
 // frame and check every batch of src (CRC included); roll if needed; copy
 // src into the log's staging bytes (for replicated batches in the CRC's own
 // pass when no roll is due); per batch in the copy: map the PID,
@@ -438,7 +438,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		b := codec.Batch(src[pos : pos+size])
 		if leader {
 			if n > 0 {
-				return Result{}, ErrInvalidRecord // one batch per partition (§1.8(d),(f))
+				return Result{}, ErrInvalidRecord // one batch per partition (LogValidator#validateOneBatchRecords)
 			}
 			if err := p.checkLeader(b, k); err != nil {
 				return Result{}, err
@@ -692,7 +692,8 @@ func (p *Partition) SetHighWatermark(hw int64) {
 
 // LastStableOffset is the first offset of the earliest open or unreplicated
 // transaction when below the high watermark, else the high watermark;
-// never below the log start (kafka-reference.md §3.6).
+// never below the log start (ProducerStateManager#firstUndecidedOffset,
+// UnifiedLog#lastStableOffset).
 func (p *Partition) LastStableOffset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -859,7 +860,7 @@ func (p *Partition) Rebuild() error {
 	return p.rebuild(nil, false)
 }
 
-// rebuild is rebuildProducerState (kafka-reference.md §3.9): clear, load the
+// rebuild is UnifiedLog#rebuildProducerState: clear, load the
 // newest snapshot at or below the log end (corrupt ones are deleted and the
 // next older tried), replay every later batch one by one with REPLICATION
 // rules (barriers in exact order), then snapshot at the log end. With

@@ -13,7 +13,8 @@ import (
 )
 
 // Design note: LogValidator's record checks for CLIENT appends
-// (kafka-reference.md §1.8(c),(f), §4 rows 4a-4c).
+// (LogValidator#validateMessagesAndAssignOffsets, #validateRecord,
+// #validateTimestamp, #processRecordErrors).
 //
 // After the batch rules of checkLeader, validate walks every record of the
 // caller's batch once, uncompressed in place or decompressed into the
@@ -50,11 +51,11 @@ import (
 //     with offset deltas 0..n-1, timestamps kept (baseTimestamp the first
 //     record's, deltas from it), record attributes 0, maxTimestamp as above,
 //     a fresh CRC. It is written instead of the caller's bytes and its size is
-//     checked against Config.MaxMessageBytes again (§4 row 5). The records
-//     are re-encoded one by one and compressed by compressRecords, a local
-//     copy of codec's framing (codec exports it only through AppendBatch,
-//     which wants a []codec.Record: ~15 times the bytes for tiny records). A
-//     rebuild allocates the compressor's state; the in-place paths nothing.
+//     checked against Config.MaxMessageBytes again (UnifiedLog#append's
+//     size check after validation). The records are re-encoded one by one
+//     and compressed by codec.Compress (never gathered as a []codec.Record,
+//     ~15 times the bytes for tiny records). A rebuild allocates the
+//     compressor's state; the in-place paths nothing.
 //   - scratch (decompressed, re-encoded, rebuilt) is kept between appends up
 //     to retainScratch (4 MiB) each and freed after a batch that grew it past.
 //
@@ -310,7 +311,7 @@ func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordEr
 			continue
 		}
 		maxTs = max(maxTs, ts)
-		inPlace = inPlace && r.OffsetDelta == i // matters for compressed batches only (§1.8(f))
+		inPlace = inPlace && r.OffsetDelta == i // matters for compressed batches only (LogValidator#validateMessagesAndAssignOffsetsCompressed)
 	}
 	if errs != nil && errs.count > 0 {
 		return 0, false, errs.err()

@@ -1,6 +1,6 @@
 // Package psm is the producer-state manager: Kafka's ProducerStateManager,
-// ProducerAppendInfo and ProducerStateEntry (kafka-reference.md §3), plus the
-// MIRROR_PID_RESET barrier of cluster mirroring (mirroring.md §5).
+// ProducerAppendInfo and ProducerStateEntry (docs/producer-state.md), plus the
+// MIRROR_PID_RESET barrier of cluster mirroring (docs/strategies.md).
 //
 // # Two implementations, one behaviour
 //
@@ -24,7 +24,7 @@
 // ErrTransactionCoordinatorFenced, …) and changes nothing. A CLIENT batch that
 // exactly repeats one of its producer's last five committed batches is
 // reported in Outcome.Duplicate and not applied. Commit runs the post-write
-// steps of §3.6 in Kafka's order: entries, started transactions, then per
+// steps in Kafka's order (ProducerStateManager#update, #completeTxn): entries, started transactions, then per
 // completed transaction its LSO, its AbortedTxn entry (if aborted) and
 // completeTxn.
 //
@@ -34,7 +34,7 @@
 // state from the log with it. It gives the same answers and state as the
 // three calls; on the Store its fast case is one lookup and one write.
 //
-// Origins (§3.2): CLIENT checks epoch, sequence, coordinator epoch and looks
+// Origins (ProducerAppendInfo#maybeValidateDataBatch): CLIENT checks epoch, sequence, coordinator epoch and looks
 // for duplicates; COORDINATOR checks epochs only; REPLICATION (followers,
 // mirror fetches, recovery) accepts epoch and coordinator-epoch regressions.
 // Non-transactional data while a transaction is open is INVALID_TXN_STATE on
@@ -111,7 +111,7 @@
 //   - A control batch of a type other than COMMIT, ABORT and MIRROR_PID_RESET
 //     from a tracked PID is ErrUnknownServerError (Kafka throws
 //     IllegalArgumentException, which reaches the wire as UNKNOWN_SERVER_ERROR).
-//   - The verification guard (§3.5) is off unless Options.VerifyTransactions.
-//   - The LogValidator checks of §1.8(f) (record count, CLIENT control
+//   - The verification guard (KIP-890) is off unless Options.VerifyTransactions.
+//   - The LogValidator checks (record count, CLIENT control
 //     batches, negative sequences) belong to the append path, not here.
 package psm

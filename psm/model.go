@@ -10,7 +10,7 @@ import (
 )
 
 // Model is the reference producer-state manager: Go maps, pointers and the
-// rules of kafka-reference.md §3 written as read, one Kafka method per Go
+// rules of docs/producer-state.md written as read, one Kafka method per Go
 // function, for clarity and not for speed. Store must behave exactly like it;
 // FuzzStoreMatchesModel checks that. Its Reset is O(producers).
 //

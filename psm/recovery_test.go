@@ -247,7 +247,7 @@ func TestRebuildReplicationToleratesRegressions(t *testing.T) {
 	})
 }
 
-// The barrier (mirroring.md §5).
+// The MIRROR_PID_RESET barrier (docs/producer-state.md, docs/strategies.md).
 
 func TestBarrierClearsProducersKeepsOpenTxns(t *testing.T) {
 	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {

@@ -7,7 +7,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 
-// kafka-reference.md §9, "Transactions and LSO".
+// Transactions and the LSO (docs/producer-state.md).
 
 func TestLastStableOffset(t *testing.T) {
 	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
