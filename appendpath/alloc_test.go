@@ -36,7 +36,7 @@ func TestAppendAllocs(t *testing.T) {
 				if allocs != 0 {
 					t.Fatalf("%v allocs per append", allocs)
 				}
-				if p.log.start == 0 {
+				if p.log.Start() == 0 {
 					t.Fatal("the runs did not roll the log")
 				}
 			})

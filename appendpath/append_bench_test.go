@@ -14,7 +14,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
-// Batch shapes of benchmarks.md §3: one small record, 1 KiB, 16 KiB (the
+// Batch shapes (docs/benchmarks.md): one small record, 1 KiB, 16 KiB (the
 // producer's batch.size), 1 MiB (max.message.bytes). Sizes are approximate
 // and odd, as real batches are.
 var benchShapes = []struct {
@@ -144,7 +144,7 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
-// BenchmarkLimit is the physical limit of the as-is path (benchmarks.md §2):
+// BenchmarkLimit is the physical limit of the as-is path (docs/benchmarks.md):
 // one CRC-32C pass over batch[21:] plus one copy of the batch, measured in
 // the same process as BenchmarkAppend.
 func BenchmarkLimit(b *testing.B) { benchLimit(b, false) }
@@ -337,40 +337,14 @@ func BenchmarkAppendParallel(b *testing.B) {
 	}
 }
 
-// nopManager is a producer-state manager that accepts everything and keeps
-// nothing: BenchmarkAppendPSM uses it to split the path's own cost from
-// producer state's.
-type nopManager struct{ psm.Manager }
-
-type nopAppender struct{}
-
-func (nopManager) Begin(psm.PartitionID, psm.Origin) psm.Appender { return nopAppender{} }
-func (nopManager) Clear(psm.PartitionID)                          {}
-func (nopManager) AppendSnapshot(dst []byte, _ psm.PartitionID) []byte {
-	return dst
-}
-func (nopAppender) SetGuard(psm.Guard)                   {}
-func (nopAppender) Add(*psm.Batch) (*psm.Outcome, error) { return &nopOutcome, nil }
-func (nopAppender) Commit() *psm.Committed               { return &nopCommitted }
-
-var (
-	nopOutcome   psm.Outcome
-	nopCommitted psm.Committed
-)
-
-func (nopAppender) Abort() {}
-
-// BenchmarkAppendPSM: the as-is 100 B append with the real psm Store and with
-// a no-op manager; the difference is producer state's share.
+// BenchmarkAppendPSM: the as-is 100 B mirrored append with its psm Store,
+// every batch from one producer.
 func BenchmarkAppendPSM(b *testing.B) {
-	for _, name := range []string{"nop", "store"} {
+	for _, name := range []string{"store"} {
 		b.Run("psm="+name+"/batch=100B", func(b *testing.B) {
 			in := benchBatch(b, 1, 20)
 			cfg := Config{State: Mirroring, MirrorOffsets: AssignOffsets, SegmentBytes: benchSegmentBytes(len(in)),
 				RetainSegments: 1, SkipRollSnapshots: true, PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne}}
-			if name == "nop" {
-				cfg.PSM = nopManager{}
-			}
 			p := mustOpen(b, cfg)
 			ring := newPIDRing(in, 1)
 			warm(b, p, in, &ring)

@@ -10,6 +10,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 func TestAppendClientAssignsOffsetsInLogCopy(t *testing.T) {
@@ -180,7 +181,7 @@ func TestTransactionsIndexAndLSO(t *testing.T) {
 	if got := p.LastStableOffset(); got != 2 {
 		t.Fatalf("LSO %d, want 2", got)
 	}
-	want := []psm.AbortedTxn{{ProducerID: 2, FirstOffset: 1, LastOffset: 4, LastStableOffset: 2}}
+	want := []storage.AbortedTxn{{ProducerID: 2, FirstOffset: 1, LastOffset: 4, LastStableOffset: 2}}
 	if got := p.AbortedTxns(nil, 0, 100); !equalAborted(got, want) {
 		t.Fatalf("txn index %+v, want %+v", got, want)
 	}
@@ -204,7 +205,7 @@ func TestTransactionsIndexAndLSO(t *testing.T) {
 	}
 }
 
-func equalAborted(a, b []psm.AbortedTxn) bool {
+func equalAborted(a, b []storage.AbortedTxn) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -373,8 +374,8 @@ func TestReadWholeBatches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(p.log.segs) < 3 {
-		t.Fatalf("%d segments: no roll", len(p.log.segs))
+	if p.log.Segments() < 3 {
+		t.Fatalf("%d segments: no roll", p.log.Segments())
 	}
 	got, err := p.Read(5, 1) // inside batch 2 (offsets 4-5): at least one batch
 	if err != nil || len(got) != sizes[2] || codec.Batch(got).BaseOffset() != 4 {

@@ -1,13 +1,14 @@
 // Package appendpath is the per-batch append path of one partition replica:
-// its log, its producer state and its mirror state (kafka-reference.md §4,
-// mirroring.md §3–5).
+// the pipeline from the caller's bytes to the log (UnifiedLog#append,
+// LogValidator), its producer state (package psm) and its mirror state
+// (docs/strategies.md). The log itself is package storage.
 //
 // # The path, in Kafka's order
 //
 //	AppendClient / AppendCoordinator / AppendMirrored / AppendReplica
 //	  1. frame every batch of the caller's bytes (codec.Next); per origin:
 //	     CLIENT      one batch, baseOffset 0, size, CRC, LogValidator batch
-//	                 rules (§1.8(f)), then LogValidator's record walk (below)
+//	                 rules (LogValidator#validateBatch), then its record walk (below)
 //	     COORDINATOR one batch, size, CRC, LogValidator's record walk
 //	     mirrored    CRC (no size limit, no LogValidator: REPLICATION)
 //	     replica     CRC
@@ -62,7 +63,7 @@
 // bytes are never committed, the log bytes already there are untouched, and
 // producer state is unchanged. A CLIENT exact duplicate (same producer,
 // epoch and sequence range as one of its last five batches) is answered with
-// the original offsets and writes nothing. Errors are psm.KafkaError values
+// the original offsets and writes nothing. Errors are kafkaerr values
 // named as Kafka names them (INVALID_RECORD, CORRUPT_MESSAGE,
 // OUT_OF_ORDER_SEQUENCE_NUMBER, …); multi-batch appends wrap them in a
 // *BatchError saying which batch.
@@ -74,43 +75,32 @@
 //
 // # The log
 //
-// Segments hold back-to-back batches exactly as Kafka stores them, named
-// <20-digit base offset>.log, with <base>.index and <base>.timeindex (the
-// sparse offset and time indexes, index.go), <base>.txnindex (34-byte
-// AbortedTxn entries) and <offset>.snapshot (psm's ProducerSnapshot v1 file)
-// beside them, so `mirrorpath dump` and Kafka's tools read them. A memory log
-// (Config.Dir == "") keeps segments in byte slices that retention recycles.
-// An append goes to one segment; a new segment is rolled first when the
-// active one would pass Config.SegmentBytes. The sparse indexes (one entry
-// per 4 KiB of batches) are kept in memory and, for a file log, written to
-// .index/.timeindex whenever the log syncs; open checks them against the
-// log it reads anyway and rewrites any that disagree (index.go).
-//
-// Durability: the fsync policy is never (the OS flushes), always (every
-// append is synced before it returns) or interval. A rolled segment is
-// always synced and a snapshot is taken at the new base, synced, so every
-// snapshot lies at or below the durable prefix (Kafka's recovery point).
-// SyncedOffset reports that prefix.
+// The on-disk log is package storage: segments named as Kafka names them,
+// with their .index, .timeindex and .txnindex files and the producer
+// snapshots beside them, so `mirrorpath dump` and Kafka's tools read them; a
+// memory log (Config.Dir == "") keeps segments in byte slices that retention
+// recycles. The partition rolls before an append that would take the active
+// segment past Config.SegmentBytes and then takes a producer snapshot at the
+// new base (synced, so every snapshot lies at or below the durable prefix,
+// Kafka's recovery point); SyncedOffset reports that prefix.
 //
 // # Recovery
 //
-// Open reads every segment, and at the first batch that is cut short, fails
-// its CRC or whose offsets go backwards it truncates the segment and deletes
-// every later one (Recovery says where and why). Producer state is then
-// rebuilt: the newest snapshot at or below the log end that decodes (corrupt
-// ones are deleted and the next older tried), then a replay of each later
-// batch with REPLICATION rules, one batch per producer-state append (as
-// LogSegment.recover does), barriers in exact order, regenerating the
-// .txnindex entries of the replayed range. A garbled baseOffset or
-// partitionLeaderEpoch lies outside the CRC and cannot be detected, in Kafka
-// either. The file layer is the FS interface; MemFS can simulate a power cut
-// that loses or garbles unsynced bytes (TestCrashRecoveryProperty).
+// Open lets storage cut a torn or corrupt tail and check the indexes
+// (storage.Recovery), then rebuilds producer state
+// (UnifiedLog#rebuildProducerState): the newest snapshot at or below the log
+// end that decodes (corrupt ones are deleted and the next older tried), then
+// a replay of each later batch with REPLICATION rules, one batch per
+// producer-state append (as LogSegment#recover does), barriers in exact
+// order, regenerating the .txnindex entries of the replayed range. Recovery
+// reports both. storage/vfs.MemFS can simulate a power cut that loses or
+// garbles unsynced bytes (TestCrashRecoveryProperty).
 //
 // # Mirror states
 //
 // Stopped (writable) ─StartMirroring→ Mirroring (CLIENT and COORDINATOR
 // appends refused with READ_ONLY_TOPIC; only mirrored batches) ─Stop→
-// Stopping → Stopped. Stop runs mirroring.md §5: close open transactions
+// Stopping → Stopped. Stop runs STOPPING (docs/strategies.md): close open transactions
 // (variant abort: bump the leader epoch past every epoch in the log and
 // append an ABORT marker per open transaction with that producer's PID,
 // epoch and coordinator epoch, COORDINATOR origin; variant truncate:
@@ -123,6 +113,6 @@
 // # Concurrency
 //
 // Every Partition method takes the partition's lock; partitions append in
-// parallel, also when they share one psm.Manager (Config.PSM) under
+// parallel, also when they share one *psm.Store (Config.PSM) under
 // different PartitionIDs.
 package appendpath

@@ -4,47 +4,48 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
-// Append errors, as Kafka names them on the wire. They are *psm.KafkaError
-// values, so the producer-state errors that Add returns (OUT_OF_ORDER_SEQUENCE_NUMBER,
-// INVALID_PRODUCER_EPOCH, …) come back unchanged beside them. Classify with
-// errors.Is.
+// Append errors, as Kafka names them on the wire: the kafkaerr values, so the
+// producer-state errors that psm's Add returns (OUT_OF_ORDER_SEQUENCE_NUMBER,
+// INVALID_PRODUCER_EPOCH, …) come back unchanged beside them, or Reason
+// sentinels that wrap one. Classify with errors.Is.
 var (
-	// ErrInvalidRecord: a CLIENT batch breaks a LogValidator rule (§1.8(f)):
-	// not exactly one batch, baseOffset ≠ 0, recordsCount ≠ lastOffsetDelta+1,
-	// recordsCount ≤ 0, a control batch, a PID without a sequence (all bare);
-	// or, as a *RecordError, a record rule (ErrRecordStructure, ErrNullKey,
-	// ErrBadCompression, ErrDecompressedTooLarge).
-	ErrInvalidRecord = psm.ErrInvalidRecord
+	// ErrInvalidRecord: a CLIENT batch breaks a LogValidator rule
+	// (LogValidator#validateBatch): not exactly one batch, baseOffset ≠ 0,
+	// recordsCount ≠ lastOffsetDelta+1, recordsCount ≤ 0, a control batch, a
+	// PID without a sequence (all bare); or, as a *RecordError, a record rule
+	// (ErrRecordStructure, ErrNullKey, ErrBadCompression,
+	// ErrDecompressedTooLarge).
+	ErrInvalidRecord = kafkaerr.InvalidRecord
 	// ErrInvalidTimestamp: a CLIENT record whose timestamp is outside the
 	// topic's window, or a batch the producer flagged LogAppendTime
 	// (LogValidator#validateTimestamp). Always a *RecordError.
-	ErrInvalidTimestamp = &psm.KafkaError{Code: 32, Name: "INVALID_TIMESTAMP"}
+	ErrInvalidTimestamp = kafkaerr.InvalidTimestamp
 	// ErrCorruptMessage: framing or CRC failure (CorruptRecordException).
-	ErrCorruptMessage = psm.ErrCorruptMessage
+	ErrCorruptMessage = kafkaerr.CorruptMessage
 	// ErrMessageTooLarge: a batch above Config.MaxMessageBytes (leader origins only).
-	ErrMessageTooLarge = &psm.KafkaError{Code: 10, Name: "MESSAGE_TOO_LARGE"}
+	ErrMessageTooLarge = kafkaerr.MessageTooLarge
 	// ErrOffsetOutOfRange: Read below the log start offset.
-	ErrOffsetOutOfRange = &psm.KafkaError{Code: 1, Name: "OFFSET_OUT_OF_RANGE"}
+	ErrOffsetOutOfRange = kafkaerr.OffsetOutOfRange
 	// ErrOffsetsOutOfOrder: a REPLICATION append whose offsets do not increase
 	// (Kafka's UnexpectedAppendOffsetException / OffsetsOutOfOrderException,
 	// which reach the wire as UNKNOWN_SERVER_ERROR).
-	ErrOffsetsOutOfOrder = &psm.KafkaError{Code: -1, Name: "UNKNOWN_SERVER_ERROR"}
+	ErrOffsetsOutOfOrder = kafkaerr.NewReason(kafkaerr.UnknownServerError, "appendpath: batch offsets do not increase")
 	// ErrReadOnlyTopic: a CLIENT or COORDINATOR append to a partition that is
-	// MIRRORING, STOPPING or FAILED (KIP-1279's ReadOnlyTopicException; the
-	// code is not assigned in the Kafka snapshot the spec follows).
-	ErrReadOnlyTopic = &psm.KafkaError{Code: 1001, Name: "READ_ONLY_TOPIC"}
+	// MIRRORING, STOPPING or FAILED (KIP-1279's ReadOnlyTopicException).
+	ErrReadOnlyTopic = kafkaerr.ReadOnlyTopic
 	// ErrNotMirroring: a mirrored append to a partition that is not MIRRORING
 	// (the fetcher was removed by STOPPING).
-	ErrNotMirroring = &psm.KafkaError{Code: 1002, Name: "NOT_MIRRORING"}
+	ErrNotMirroring = kafkaerr.NotMirroring
 	// ErrMirrorFailed: a mirrored append to a partition in FAILED.
-	ErrMirrorFailed = &psm.KafkaError{Code: 1003, Name: "MIRROR_PARTITION_FAILED"}
+	ErrMirrorFailed = kafkaerr.MirrorPartitionFailed
 	// ErrUnmappablePID: the strategy cannot map a source PID (bitfield with
 	// policy reject and PID ≥ 2^31). The chunk is not appended and the
-	// partition moves to FAILED.
-	ErrUnmappablePID = &psm.KafkaError{Code: 1004, Name: "UNMAPPABLE_PRODUCER_ID"}
+	// partition moves to FAILED. The append returns pid.ErrUnmappable, a
+	// Reason that wraps this code.
+	ErrUnmappablePID = kafkaerr.UnmappableProducerID
 )
 
 // Errors that are not append results.
@@ -61,7 +62,7 @@ var (
 )
 
 // The rules of LogValidator a CLIENT batch can break record by record
-// (kafka-reference.md §1.8(c),(f)): the Reason of a *RecordError. Each is
+// (LogValidator#validateRecord, #validateTimestamp): the Reason of a *RecordError. Each is
 // only a reason; the Kafka error on the wire is the RecordError's Err.
 var (
 	// ErrTimestampOutOfRange: CreateTime topic, a record timestamp t ≠ -1 with
@@ -101,13 +102,13 @@ const MaxRecordErrorIndexes = 8
 // records hold (Kafka's RecordValidationException). Err is the error on the
 // wire: ErrInvalidTimestamp when any record broke a timestamp rule, else
 // ErrInvalidRecord (LogValidator#processRecordErrors), or
-// psm.ErrUnknownServerError. Reason is the rule the first record at fault
+// kafkaerr.UnknownServerError. Reason is the rule the first record at fault
 // broke, Indexes the first MaxRecordErrorIndexes indexes (from 0, ascending)
 // of the records at fault, Count how many there were; Cause is codec's error
 // for a structure or compression defect. errors.Is matches Err, Reason and
 // Cause. A RecordError is allocated per rejected append (one allocation).
 type RecordError struct {
-	Err     *psm.KafkaError
+	Err     *kafkaerr.Error
 	Reason  error
 	Cause   error
 	Indexes []int32

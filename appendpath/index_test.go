@@ -4,19 +4,20 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"path"
 	"slices"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // refIndexes is the independent model of a segment's index files: a walk of
 // the .log with codec.Next that follows Kafka's LogSegment.append literally
 // (a bytesSinceLastIndexEntry counter checked before each batch is counted,
-// TimeIndex.maybeAppend's lastEntry starting at (NO_TIMESTAMP, base)), plus
+// storage.TimeIndex.maybeAppend's lastEntry starting at (NO_TIMESTAMP, base)), plus
 // the roll entry when sealed. It encodes with encoding/binary directly.
 func refIndexes(t testing.TB, log []byte, base int64, sealed bool) (idx, tidx []byte) {
 	t.Helper()
@@ -38,7 +39,7 @@ func refIndexes(t testing.TB, log []byte, base int64, sealed bool) (idx, tidx []
 		if b.MaxTimestamp() > maxTs {
 			maxTs, maxOff = b.MaxTimestamp(), b.LastOffset()
 		}
-		if since > indexIntervalBytes {
+		if since > storage.IndexIntervalBytes {
 			idx = binary.BigEndian.AppendUint32(idx, uint32(b.LastOffset()-base))
 			idx = binary.BigEndian.AppendUint32(idx, uint32(pos))
 			timeEntry(maxTs, maxOff)
@@ -61,21 +62,21 @@ type segFiles struct {
 	hasIdx, hasTidx bool
 }
 
-func readSegments(t testing.TB, fs *MemFS, dir string) []segFiles {
+func readSegments(t testing.TB, fs *vfs.MemFS, dir string) []segFiles {
 	t.Helper()
 	names, _ := fs.ReadDir(dir)
 	var out []segFiles
 	for _, n := range names {
-		base, ok := parseFileName(n, logSuffix)
+		base, ok := storage.ParseFileName(n, storage.LogSuffix)
 		if !ok {
 			continue
 		}
 		s := segFiles{base: base}
 		s.log, _ = fs.ReadFile(path.Join(dir, n))
 		var err error
-		s.idx, err = fs.ReadFile(fileName(dir, base, offsetIndexSuffix))
+		s.idx, err = fs.ReadFile(storage.FileName(dir, base, storage.IndexSuffix))
 		s.hasIdx = err == nil
-		s.tidx, err = fs.ReadFile(fileName(dir, base, timeIndexSuffix))
+		s.tidx, err = fs.ReadFile(storage.FileName(dir, base, storage.TimeIndexSuffix))
 		s.hasTidx = err == nil
 		out = append(out, s)
 	}
@@ -84,7 +85,7 @@ func readSegments(t testing.TB, fs *MemFS, dir string) []segFiles {
 
 // checkAgainstModel requires every segment's index files to be exactly the
 // model's (sealed for all but the last segment) and returns the entry count.
-func checkAgainstModel(t testing.TB, fs *MemFS, dir string) (entries int) {
+func checkAgainstModel(t testing.TB, fs *vfs.MemFS, dir string) (entries int) {
 	t.Helper()
 	segs := readSegments(t, fs, dir)
 	for i, s := range segs {
@@ -98,15 +99,15 @@ func checkAgainstModel(t testing.TB, fs *MemFS, dir string) (entries int) {
 		if !bytes.Equal(s.tidx, tidx) {
 			t.Fatalf("segment %d (%d bytes): .timeindex\n got %x\nwant %x", s.base, len(s.log), s.tidx, tidx)
 		}
-		x, err := ParseOffsetIndex(s.idx, s.base)
+		x, err := storage.ParseOffsetIndex(s.idx, s.base)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tx, err := ParseTimeIndex(s.tidx, s.base)
+		tx, err := storage.ParseTimeIndex(s.tidx, s.base)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := VerifyOffsetIndex(x, s.log, nil) + VerifyTimeIndex(tx, s.log, nil); n != 0 {
+		if n := storage.VerifyOffsetIndex(x, s.log, nil) + storage.VerifyTimeIndex(tx, s.log, nil); n != 0 {
 			t.Fatalf("segment %d: %d entries disagree with the log", s.base, n)
 		}
 		entries += x.Len()
@@ -145,9 +146,9 @@ func replicaWorkload(t testing.TB, p *Partition, rng *rand.Rand, n int) [][]byte
 func TestIndexEntriesMatchLogWalk(t *testing.T) {
 	for seed := range uint64(6) {
 		rng := rand.New(rand.NewPCG(seed, 11))
-		fs := NewMemFS()
+		fs := vfs.NewMemFS()
 		segBytes := int64(8<<10 + rng.IntN(40<<10))
-		p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: segBytes, Sync: SyncPolicy(seed % 3)})
+		p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: segBytes, Sync: storage.SyncPolicy(seed % 3)})
 		mem := mustOpen(t, Config{SegmentBytes: segBytes})
 		for _, b := range replicaWorkload(t, p, rng, 200) {
 			if _, err := mem.AppendReplica(b); err != nil {
@@ -158,15 +159,15 @@ func TestIndexEntriesMatchLogWalk(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := checkAgainstModel(t, fs, "/l")
-		if len(p.log.segs) < 3 || n < 2*len(p.log.segs) {
-			t.Fatalf("seed %d: %d segments, %d entries: the workload does not exercise the index", seed, len(p.log.segs), n)
+		if p.log.Segments() < 3 || n < 2*p.log.Segments() {
+			t.Fatalf("seed %d: %d segments, %d entries: the workload does not exercise the index", seed, p.log.Segments(), n)
 		}
-		if len(mem.log.segs) != len(p.log.segs) {
-			t.Fatalf("seed %d: memory log has %d segments, file log %d", seed, len(mem.log.segs), len(p.log.segs))
+		if mem.log.Segments() != p.log.Segments() {
+			t.Fatalf("seed %d: memory log has %d segments, file log %d", seed, mem.log.Segments(), p.log.Segments())
 		}
-		for i, s := range p.log.segs {
-			if !slices.Equal(s.index, mem.log.segs[i].index) {
-				t.Fatalf("seed %d segment %d: memory offset index differs", seed, s.base)
+		for i := range p.log.Segments() {
+			if !slices.Equal(p.log.OffsetIndex(i, nil), mem.log.OffsetIndex(i, nil)) {
+				t.Fatalf("seed %d segment %d: memory offset index differs", seed, i)
 			}
 		}
 		p.Close()
@@ -177,7 +178,7 @@ func TestIndexEntriesMatchLogWalk(t *testing.T) {
 // so every second batch passes the 4096-byte interval (the first never
 // does), with timestamps that go down as well as up.
 func TestIndexFileBytes(t *testing.T) {
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 6 * 2070})
 	for i, ts := range []int64{1000, 3000, 2000, 5000, 4000, 6000, 7000} {
 		b := mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, value: 2000, ts: ts})
@@ -213,18 +214,18 @@ func TestIndexFileBytes(t *testing.T) {
 	if len(segs[1].idx) != 0 || len(segs[1].tidx) != 0 {
 		t.Fatalf("active segment of one batch: %x %x", segs[1].idx, segs[1].tidx)
 	}
-	x, _ := ParseOffsetIndex(segs[0].idx, 0)
-	if got := x.Lookup(39); got != (OffsetPosition{20, 4140}) {
+	x, _ := storage.ParseOffsetIndex(segs[0].idx, 0)
+	if got := x.Lookup(39); got != (storage.OffsetPosition{Offset: 20, Position: 4140}) {
 		t.Fatalf("lookup 39: %+v", got)
 	}
-	if got := x.Lookup(19); got != (OffsetPosition{0, 0}) {
+	if got := x.Lookup(19); got != (storage.OffsetPosition{}) {
 		t.Fatalf("lookup 19: %+v", got)
 	}
 }
 
 func TestIndexCleanReopenLoads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	fs, ref := NewMemFS(), NewMemFS()
+	fs, ref := vfs.NewMemFS(), vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 30 << 10}
 	p := mustOpen(t, cfg)
 	r := mustOpen(t, Config{Dir: "/l", FS: ref, SegmentBytes: 30 << 10})
@@ -284,9 +285,9 @@ func TestIndexCrashRecovery(t *testing.T) {
 	rebuilds, clean := 0, 0
 	for seed := range uint64(seeds) {
 		rng := rand.New(rand.NewPCG(seed, 13))
-		fs := NewMemFS()
+		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/l", FS: fs, SegmentBytes: int64(4<<10 + rng.IntN(40<<10)),
-			Sync: SyncPolicy(rng.IntN(3)), SyncInterval: 1}
+			Sync: storage.SyncPolicy(rng.IntN(3)), SyncInterval: 1}
 		p := mustOpen(t, cfg)
 		var written [][]byte
 		for range 5 + rng.IntN(10) {
@@ -319,7 +320,7 @@ func TestIndexCrashRecovery(t *testing.T) {
 		// An uncrashed log fed the recovered batches has the same indexes
 		// (up to the roll seal: the crash may have kept a segment a roll
 		// had already sealed as the last one, or an empty one after it).
-		refFS := NewMemFS()
+		refFS := vfs.NewMemFS()
 		r := mustOpen(t, Config{Dir: "/l", FS: refFS, SegmentBytes: cfg.SegmentBytes})
 		for _, b := range got {
 			if _, err := r.AppendReplica(b); err != nil {
@@ -346,7 +347,7 @@ func TestIndexCrashRecovery(t *testing.T) {
 			if len(short) > len(long) {
 				short, long = long, short
 			}
-			if !bytes.HasPrefix(long, short) || len(long)-len(short) > TimeIndexEntrySize {
+			if !bytes.HasPrefix(long, short) || len(long)-len(short) > storage.TimeIndexEntrySize {
 				t.Fatalf("seed %d segment %d: .timeindex %x vs uncrashed %x", seed, s.base, s.tidx, w.tidx)
 			}
 		}
@@ -376,9 +377,9 @@ func TestIndexCrashRecovery(t *testing.T) {
 }
 
 // closedLog writes a closed file log of several segments on a MemFS.
-func closedLog(t *testing.T, seed uint64) (*MemFS, Config) {
+func closedLog(t *testing.T, seed uint64) (*vfs.MemFS, Config) {
 	t.Helper()
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 24 << 10}
 	p := mustOpen(t, cfg)
 	replicaWorkload(t, p, rand.New(rand.NewPCG(seed, 1)), 100)
@@ -391,62 +392,64 @@ func closedLog(t *testing.T, seed uint64) (*MemFS, Config) {
 // TestIndexDefectsRebuilt: each kind of damage to an index file is found on
 // open, reported, and repaired to the model.
 func TestIndexDefectsRebuilt(t *testing.T) {
-	name := func(base int64, suffix string) string { return fileName("/l", base, suffix) }
+	name := func(base int64, suffix string) string { return storage.FileName("/l", base, suffix) }
 	cases := []struct {
 		name   string
-		damage func(fs *MemFS, segs []segFiles) bool // false: not applicable to this log
-		want   error                                 // nil: loaded as is
+		damage func(fs *vfs.MemFS, segs []segFiles) bool // false: not applicable to this log
+		want   error                                     // nil: loaded as is
 	}{
-		{"missing .index", func(fs *MemFS, s []segFiles) bool { return fs.Remove(name(s[0].base, offsetIndexSuffix)) == nil }, ErrIndexMissing},
-		{"missing .timeindex", func(fs *MemFS, s []segFiles) bool { return fs.Remove(name(s[1].base, timeIndexSuffix)) == nil }, ErrIndexMissing},
-		{"size", func(fs *MemFS, s []segFiles) bool {
-			fs.WriteFile(name(s[0].base, offsetIndexSuffix), append(s[0].idx, 0), true)
+		{"missing .index", func(fs *vfs.MemFS, s []segFiles) bool { return fs.Remove(name(s[0].base, storage.IndexSuffix)) == nil }, storage.ErrIndexMissing},
+		{"missing .timeindex", func(fs *vfs.MemFS, s []segFiles) bool {
+			return fs.Remove(name(s[1].base, storage.TimeIndexSuffix)) == nil
+		}, storage.ErrIndexMissing},
+		{"size", func(fs *vfs.MemFS, s []segFiles) bool {
+			fs.WriteFile(name(s[0].base, storage.IndexSuffix), append(s[0].idx, 0), true)
 			return true
-		}, ErrIndexSize},
-		{"order", func(fs *MemFS, s []segFiles) bool {
+		}, storage.ErrIndexSize},
+		{"order", func(fs *vfs.MemFS, s []segFiles) bool {
 			d := bytes.Clone(s[0].idx)
 			copy(d[8:16], d[0:8])
-			fs.WriteFile(name(s[0].base, offsetIndexSuffix), d, true)
+			fs.WriteFile(name(s[0].base, storage.IndexSuffix), d, true)
 			return true
-		}, ErrIndexOrder},
-		{"below base", func(fs *MemFS, s []segFiles) bool {
+		}, storage.ErrIndexOrder},
+		{"below base", func(fs *vfs.MemFS, s []segFiles) bool {
 			d := bytes.Clone(s[1].tidx)
 			binary.BigEndian.PutUint32(d[8:], 0xffffffff)
-			fs.WriteFile(name(s[1].base, timeIndexSuffix), d, true)
+			fs.WriteFile(name(s[1].base, storage.TimeIndexSuffix), d, true)
 			return true
-		}, ErrIndexRange},
-		{"wrong position", func(fs *MemFS, s []segFiles) bool {
+		}, storage.ErrIndexRange},
+		{"wrong position", func(fs *vfs.MemFS, s []segFiles) bool {
 			d := bytes.Clone(s[0].idx)
 			binary.BigEndian.PutUint32(d[len(d)-4:], binary.BigEndian.Uint32(d[len(d)-4:])+1)
-			fs.WriteFile(name(s[0].base, offsetIndexSuffix), d, true)
+			fs.WriteFile(name(s[0].base, storage.IndexSuffix), d, true)
 			return true
-		}, ErrIndexMismatch},
-		{"entries lost", func(fs *MemFS, s []segFiles) bool {
-			fs.WriteFile(name(s[0].base, offsetIndexSuffix), s[0].idx[:8], true)
+		}, storage.ErrIndexMismatch},
+		{"entries lost", func(fs *vfs.MemFS, s []segFiles) bool {
+			fs.WriteFile(name(s[0].base, storage.IndexSuffix), s[0].idx[:8], true)
 			return true
-		}, ErrIndexMismatch},
-		{"inactive segment unsealed", func(fs *MemFS, s []segFiles) bool {
-			fs.WriteFile(name(s[0].base, timeIndexSuffix), s[0].tidx[:len(s[0].tidx)-TimeIndexEntrySize], true)
+		}, storage.ErrIndexMismatch},
+		{"inactive segment unsealed", func(fs *vfs.MemFS, s []segFiles) bool {
+			fs.WriteFile(name(s[0].base, storage.TimeIndexSuffix), s[0].tidx[:len(s[0].tidx)-storage.TimeIndexEntrySize], true)
 			return true
-		}, ErrIndexMismatch},
-		{"log cut under its index", func(fs *MemFS, s []segFiles) bool {
+		}, storage.ErrIndexMismatch},
+		{"log cut under its index", func(fs *vfs.MemFS, s []segFiles) bool {
 			last := s[len(s)-1]
-			fs.WriteFile(name(last.base, logSuffix), last.log[:len(last.log)/2], true)
+			fs.WriteFile(name(last.base, storage.LogSuffix), last.log[:len(last.log)/2], true)
 			return true
-		}, ErrIndexMismatch},
-		{"active segment sealed (Kafka's close)", func(fs *MemFS, s []segFiles) bool {
+		}, storage.ErrIndexMismatch},
+		{"active segment sealed (Kafka's close)", func(fs *vfs.MemFS, s []segFiles) bool {
 			last := s[len(s)-1]
 			_, sealed := refIndexes(t, last.log, last.base, true)
 			if len(sealed) == len(last.tidx) {
 				return false // no seal entry to add
 			}
-			fs.WriteFile(name(last.base, timeIndexSuffix), sealed, true)
+			fs.WriteFile(name(last.base, storage.TimeIndexSuffix), sealed, true)
 			return true
 		}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var fs *MemFS
+			var fs *vfs.MemFS
 			var cfg Config
 			for seed := uint64(3); ; seed++ {
 				if seed == 30 {
@@ -467,7 +470,7 @@ func TestIndexDefectsRebuilt(t *testing.T) {
 				if rec.IndexesRebuilt != 0 {
 					t.Fatalf("recovery %+v", rec)
 				}
-			} else if rec.IndexesRebuilt == 0 || !errors.Is(rec.IndexReason, tc.want) || !errors.Is(rec.IndexReason, ErrCorruptIndex) {
+			} else if rec.IndexesRebuilt == 0 || !errors.Is(rec.IndexReason, tc.want) || !errors.Is(rec.IndexReason, storage.ErrCorruptIndex) {
 				t.Fatalf("recovery %+v, want reason %v", rec, tc.want)
 			}
 			if err := p.Sync(); err != nil {
@@ -489,7 +492,7 @@ func TestIndexDefectsRebuilt(t *testing.T) {
 func TestIndexTruncate(t *testing.T) {
 	for seed := range uint64(8) {
 		rng := rand.New(rand.NewPCG(seed, 17))
-		fs := NewMemFS()
+		fs := vfs.NewMemFS()
 		p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: int64(10<<10 + rng.IntN(30<<10))})
 		replicaWorkload(t, p, rng, 150)
 		for range 6 {
@@ -508,9 +511,10 @@ func TestIndexTruncate(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkAgainstModel(t, fs, "/l")
-			for _, s := range p.log.segs {
-				if n := len(s.index); n > 0 && s.index[n-1].pos >= s.size {
-					t.Fatalf("seed %d: index entry at %d past segment end %d", seed, s.index[n-1].pos, s.size)
+			for i := range p.log.Segments() {
+				x, size := p.log.OffsetIndex(i, nil), p.log.SegmentSize(i)
+				if n := len(x); n > 0 && x[n-1].Position >= size {
+					t.Fatalf("seed %d: index entry at %d past segment end %d", seed, x[n-1].Position, size)
 				}
 			}
 			replicaWorkload(t, p, rng, rng.IntN(40))
@@ -518,12 +522,12 @@ func TestIndexTruncate(t *testing.T) {
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
-		fs.WriteFile(fileName("/l", 1<<40, offsetIndexSuffix), []byte{1, 2, 3}, true)
+		fs.WriteFile(storage.FileName("/l", 1<<40, storage.IndexSuffix), []byte{1, 2, 3}, true)
 		q := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1 << 20})
 		if r := q.Recovery(); r.IndexesRebuilt != 0 {
 			t.Fatalf("seed %d: reopen after truncations: %+v", seed, r)
 		}
-		if fs.Size(fileName("/l", 1<<40, offsetIndexSuffix)) >= 0 {
+		if fs.Size(storage.FileName("/l", 1<<40, storage.IndexSuffix)) >= 0 {
 			t.Fatal("stray index file kept")
 		}
 		q.Close()
@@ -534,7 +538,7 @@ func TestIndexTruncate(t *testing.T) {
 // offsets past the segment base gets no index entry (it cannot be written
 // in 4 bytes), and the log stays readable and reopens clean.
 func TestIndexSkipsUnrepresentableOffsets(t *testing.T) {
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs}
 	p := mustOpen(t, cfg)
 	next := int64(0)
@@ -552,7 +556,7 @@ func TestIndexSkipsUnrepresentableOffsets(t *testing.T) {
 		t.Fatal(err)
 	}
 	segs := readSegments(t, fs, "/l")
-	x, err := ParseOffsetIndex(segs[0].idx, 0)
+	x, err := storage.ParseOffsetIndex(segs[0].idx, 0)
 	if err != nil || x.Len() == 0 {
 		t.Fatalf("%d entries, %v", x.Len(), err)
 	}
@@ -568,110 +572,6 @@ func TestIndexSkipsUnrepresentableOffsets(t *testing.T) {
 	}
 }
 
-func TestParseIndexErrors(t *testing.T) {
-	cases := []struct {
-		name  string
-		time  bool
-		src   string
-		valid int // entries before the error
-		want  error
-	}{
-		{"offset ok", false, `00000001 00000000  00000005 00001000`, 2, nil},
-		{"offset size", false, `00000001 00000000  0000`, 1, ErrIndexSize},
-		{"offset negative relative", false, `ffffffff 00000000`, 0, ErrIndexRange},
-		{"offset negative position", false, `00000001 80000000`, 0, ErrIndexRange},
-		{"offset not increasing", false, `00000005 00000010  00000005 00000020`, 1, ErrIndexOrder},
-		{"position not increasing", false, `00000005 00000010  00000006 00000010`, 1, ErrIndexOrder},
-		{"time ok", true, `0000000000000000 00000001  0000000000000005 00000001`, 2, nil},
-		{"time size", true, `0000000000000001 00000001  00`, 1, ErrIndexSize},
-		{"time no timestamp", true, `ffffffffffffffff 00000001`, 0, ErrIndexOrder},
-		{"time not increasing", true, `0000000000000009 00000001  0000000000000009 00000002`, 1, ErrIndexOrder},
-		{"time offset back", true, `0000000000000009 00000003  000000000000000a 00000002`, 1, ErrIndexOrder},
-		{"time negative relative", true, `0000000000000009 80000000`, 0, ErrIndexRange},
-	}
-	for _, tc := range cases {
-		src := unhex(t, tc.src)
-		var n int
-		var err error
-		if tc.time {
-			var x TimeIndex
-			x, err = ParseTimeIndex(src, 100)
-			n = x.Len()
-		} else {
-			var x OffsetIndex
-			x, err = ParseOffsetIndex(src, 100)
-			n = x.Len()
-		}
-		if n != tc.valid || !errors.Is(err, tc.want) || (tc.want != nil && !errors.Is(err, ErrCorruptIndex)) {
-			t.Errorf("%s: %d entries, %v; want %d, %v", tc.name, n, err, tc.valid, tc.want)
-		}
-		var ie *IndexError
-		if tc.want != nil && (!errors.As(err, &ie) || ie.Entry != tc.valid) {
-			t.Errorf("%s: error %v does not say entry %d", tc.name, err, tc.valid)
-		}
-	}
-	x, _ := ParseTimeIndex(unhex(t, `0000000000000009 00000003`), 100)
-	if e := x.Entry(0); e != (TimestampOffset{9, 103}) {
-		t.Errorf("absolute entry %+v", e)
-	}
-}
-
-func TestVerifyIndexFindsMismatches(t *testing.T) {
-	var log []byte
-	for i := range 8 {
-		log = append(log, withOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 2, value: 1500, ts: int64(1000 - 100*(i%3))}), 50+int64(2*i), 0)...)
-	}
-	idx, tidx := refIndexes(t, log, 50, true)
-	x, _ := ParseOffsetIndex(idx, 50)
-	tx, _ := ParseTimeIndex(tidx, 50)
-	if x.Len() < 2 || tx.Len() < 1 {
-		t.Fatalf("%d and %d entries", x.Len(), tx.Len())
-	}
-	if n := VerifyOffsetIndex(x, log, nil) + VerifyTimeIndex(tx, log, nil); n != 0 {
-		t.Fatalf("%d mismatches on a good index", n)
-	}
-	bad := func(src []byte, off int, delta uint32, time bool) (entries []int) {
-		d := bytes.Clone(src)
-		binary.BigEndian.PutUint32(d[off:], binary.BigEndian.Uint32(d[off:])+delta)
-		report := func(i int, err error) {
-			if !errors.Is(err, ErrIndexMismatch) {
-				t.Fatalf("%v", err)
-			}
-			entries = append(entries, i)
-		}
-		if time {
-			tx, err := ParseTimeIndex(d, 50)
-			if err != nil {
-				t.Fatal(err)
-			}
-			VerifyTimeIndex(tx, log, report)
-		} else {
-			x, err := ParseOffsetIndex(d, 50)
-			if err != nil {
-				t.Fatal(err)
-			}
-			VerifyOffsetIndex(x, log, report)
-		}
-		return entries
-	}
-	last := x.Len() - 1
-	for _, tc := range []struct {
-		name  string
-		got   []int
-		wantN int
-	}{
-		{"offset off by one", bad(idx, 8*last, 1, false), last},
-		{"position inside a batch", bad(idx, 8*last+4, 7, false), last},
-		{"position past the log", bad(idx, 8*last+4, 1<<20, false), last},
-		{"timestamp off", bad(tidx, 4, 1, true), 0},
-		{"time offset past the log", bad(tidx, 12*(tx.Len()-1)+8, 1000, true), tx.Len() - 1},
-	} {
-		if !slices.Equal(tc.got, []int{tc.wantN}) {
-			t.Errorf("%s: bad entries %v, want [%d]", tc.name, tc.got, tc.wantN)
-		}
-	}
-}
-
 // TestIndexAppendAllocs: a file-backed log (MemFS) allocates nothing per
 // append once warm, whether index entries wait for a sync or are written by
 // one at every append.
@@ -679,41 +579,25 @@ func TestIndexAppendAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation counts need warm tables")
 	}
-	for _, pol := range []SyncPolicy{SyncNever, SyncAlways} {
+	for _, pol := range []storage.SyncPolicy{storage.SyncNever, storage.SyncAlways} {
 		t.Run("sync="+pol.String(), func(t *testing.T) {
 			in := benchBatch(t, 10, 88)
-			fs := NewMemFS()
+			fs := vfs.NewMemFS()
 			p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1 << 30, Sync: pol})
 			appendOne := clientAppender(t, p, in, 10)
 			for range 3000 {
 				appendOne()
 			}
-			entries := len(p.log.active().index)
+			entries := len(p.log.OffsetIndex(p.log.Segments()-1, nil))
 			if allocs := testing.AllocsPerRun(3000, appendOne); allocs != 0 {
 				t.Fatalf("%v allocs per append", allocs)
 			}
-			if len(p.log.active().index) <= entries {
+			if len(p.log.OffsetIndex(p.log.Segments()-1, nil)) <= entries {
 				t.Fatal("the measured appends made no index entry")
 			}
-			if pol == SyncAlways && fs.Size(fileName("/l", 0, offsetIndexSuffix)) != int64(8*len(p.log.active().index)) {
+			if pol == storage.SyncAlways && fs.Size(storage.FileName("/l", 0, storage.IndexSuffix)) != int64(8*len(p.log.OffsetIndex(p.log.Segments()-1, nil))) {
 				t.Fatal("sync=always left index entries unwritten")
 			}
 		})
 	}
-}
-
-// ExampleParseOffsetIndex reads a .index file's entries.
-func ExampleParseOffsetIndex() {
-	src := []byte{0, 0, 0, 20, 0, 0, 0x10, 0x2c, 0, 0, 0, 40, 0, 0, 0x20, 0x58}
-	x, err := ParseOffsetIndex(src, 1000) // 00000000000000001000.index
-	fmt.Println(x.Len(), err)
-	for i := range x.Len() {
-		fmt.Printf("%+v\n", x.Entry(i))
-	}
-	fmt.Printf("%+v\n", x.Lookup(1030))
-	// Output:
-	// 2 <nil>
-	// {Offset:1020 Position:4140}
-	// {Offset:1040 Position:8280}
-	// {Offset:1020 Position:4140}
 }

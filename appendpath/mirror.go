@@ -9,7 +9,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/pid"
 )
 
-// MirrorState is the mirror state of a partition (mirroring.md §5).
+// MirrorState is the mirror state of a partition (docs/strategies.md).
 type MirrorState uint8
 
 const (
@@ -154,7 +154,7 @@ func (p *Partition) Failback(divergence int64) error {
 	return nil
 }
 
-// Stop runs one STOPPING attempt (mirroring.md §5): the fetcher is removed
+// Stop runs one STOPPING attempt (docs/strategies.md): the fetcher is removed
 // (state STOPPING, mirrored appends refused), open transactions are closed
 // (opt.Variant), the mirror checkpoint is persisted, the barrier is appended
 // under strategy barrier, and the partition becomes STOPPED (writable). A
@@ -266,7 +266,7 @@ func (p *Partition) persistCheckpoint() error {
 
 // writeCheckpoint writes cp to the synced checkpoint file of a file log.
 func (p *Partition) writeCheckpoint(cp MirrorCheckpoint) error {
-	if p.log.memory() {
+	if p.log.Memory() {
 		return nil
 	}
 	line := fmt.Sprintf("%d %d %s\n", cp.Offset, cp.Epoch, pid.FormatClusterID(cp.Source))
@@ -279,14 +279,14 @@ func (p *Partition) writeCheckpoint(cp MirrorCheckpoint) error {
 // that a failback trusting it never starts past the data it has. A persisted
 // checkpoint is rewritten. O(1) when the checkpoint is already inside.
 func (p *Partition) clampCheckpoint() error {
-	if p.mirrored.Offset <= p.log.end {
+	if p.mirrored.Offset <= p.log.End() {
 		return nil
 	}
-	ep, err := p.log.lastEpoch()
+	ep, err := p.log.LastEpoch()
 	if err != nil {
 		return err
 	}
-	p.mirrored.Offset, p.mirrored.Epoch = p.log.end, ep
+	p.mirrored.Offset, p.mirrored.Epoch = p.log.End(), ep
 	if p.mirrored.Valid {
 		return p.writeCheckpoint(p.mirrored)
 	}

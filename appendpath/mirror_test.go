@@ -10,6 +10,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // mirrorWithOpenTxn is a mirror holding: p5 txn data (open), p7 data.
@@ -297,8 +298,8 @@ func TestStopAbortCarriesCoordinatorEpoch(t *testing.T) {
 }
 
 // TestStopTruncateCheckpoint: the checkpoint STOPPING persists after the
-// truncate variant lies inside the truncated log (mirroring.md §5: step 3
-// runs after step 2), in memory and in the file a reopened partition reads;
+// truncate variant lies inside the truncated log (persisting the checkpoint
+// runs after closing the transactions; docs/strategies.md), in memory and in the file a reopened partition reads;
 // its epoch is that of the last batch left (-1 when none is).
 func TestStopTruncateCheckpoint(t *testing.T) {
 	for _, tc := range []struct {
@@ -323,7 +324,7 @@ func TestStopTruncateCheckpoint(t *testing.T) {
 		}, 2, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := NewMemFS()
+			fs := vfs.NewMemFS()
 			cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne}
 			p := mustOpen(t, cfg)
 			if _, err := p.AppendMirrored(tc.in(t), srcA); err != nil {
@@ -355,8 +356,8 @@ func TestStopTruncateCheckpoint(t *testing.T) {
 // log bytes that a power cut then loses is brought back inside the
 // recovered log on Open, and rewritten.
 func TestCheckpointClampedOnRecovery(t *testing.T) {
-	fs := NewMemFS()
-	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne} // SyncNever
+	fs := vfs.NewMemFS()
+	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne} // storage.SyncNever
 	p := mustOpen(t, cfg)
 	in := chunk(
 		withOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4),

@@ -10,6 +10,8 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // MirrorOffsets says what a mirrored append does with the source's offsets.
@@ -31,8 +33,8 @@ const (
 type Config struct {
 	// Dir holds the segment files; "" keeps the log in memory.
 	Dir string
-	// FS is the file layer of a file-backed log; nil means OSFS.
-	FS FS
+	// FS is the file layer of a file-backed log; nil means vfs.OSFS.
+	FS vfs.FS
 	// SegmentBytes rolls a new segment when an append would take the active
 	// one past it (log.segment.bytes; default 1 GiB).
 	SegmentBytes int64
@@ -46,7 +48,7 @@ type Config struct {
 	// or the log start.
 	SkipRollSnapshots bool
 	// Sync and SyncInterval: the fsync policy of a file-backed log.
-	Sync         SyncPolicy
+	Sync         storage.SyncPolicy
 	SyncInterval time.Duration // default 1 s
 	// MaxMessageBytes bounds a batch on CLIENT and COORDINATOR appends
 	// (max.message.bytes; default 1048588).
@@ -69,9 +71,12 @@ type Config struct {
 	// the step (the scenario language's `fault DEST at=...`).
 	Fault func(step StopStep) error
 
-	// Producer state: a shared Manager and this partition's ID in it, or
-	// nil for a Store of its own built with PSMOptions.
-	PSM         psm.Manager
+	// Producer state: a shared Store and this partition's ID in it, or nil
+	// for a Store of its own built with PSMOptions. The append path calls
+	// the concrete *psm.Store (no dynamic dispatch per batch); psm.Manager,
+	// the interface it shares with the reference Model, is for psm's
+	// differential tests.
+	PSM         *psm.Store
 	PartitionID psm.PartitionID
 	PSMOptions  psm.Options
 
@@ -80,7 +85,7 @@ type Config struct {
 	Now func() time.Time
 
 	// LogValidator's topic settings, for CLIENT appends only
-	// (kafka-reference.md §1.8(f); see validate.go). Zero values are
+	// (LogValidator; see validate.go). Zero values are
 	// Kafka's defaults.
 	//
 	// TimestampType is message.timestamp.type (default CreateTime).
@@ -111,11 +116,10 @@ type Result struct {
 	// batches; nothing was written and the offsets are the original ones.
 	Duplicate bool
 	Batches   int
-	// Result keeps to four fields on purpose: with a fifth (Kafka's
-	// log_append_time_ms was tried) the compiler no longer keeps it in
-	// registers, which cost ~9 ns per 100 B append in an interleaved A/B
-	// (58 → 68 ns). On a LogAppendTime topic the stamp is the stored batch's
-	// maxTimestamp (Read).
+	// Result keeps to four fields on purpose: with a fifth (such as Kafka's
+	// log_append_time_ms) the compiler no longer returns it in registers,
+	// which costs the 100 B append several nanoseconds. On a LogAppendTime
+	// topic the stamp is the stored batch's maxTimestamp (Read).
 }
 
 // Partition is one replica of one partition: its log, its producer state and
@@ -125,9 +129,9 @@ type Result struct {
 type Partition struct {
 	mu     sync.Mutex
 	cfg    Config
-	log    *log
-	snaps  snapStore
-	psm    psm.Manager
+	log    *storage.Log
+	snaps  *storage.SnapshotDir
+	psm    *psm.Store
 	pb     psm.Batch // the one Batch handed to psm's Add, reused (a local would escape)
 	id     psm.PartitionID
 	mapper *pid.Mapper
@@ -157,7 +161,7 @@ type Partition struct {
 // snapshot plus a replay of the batches after it.
 func Open(cfg Config) (*Partition, error) {
 	if cfg.FS == nil {
-		cfg.FS = OSFS{}
+		cfg.FS = vfs.OSFS{}
 	}
 	if cfg.SegmentBytes <= 0 {
 		cfg.SegmentBytes = 1 << 30
@@ -185,24 +189,21 @@ func Open(cfg Config) (*Partition, error) {
 	if p.mapper == nil {
 		p.mapper = pid.NewMapper(pid.Config{Strategy: cfg.Strategy, Policy: cfg.Policy, Fold: cfg.Fold})
 	}
-	lc := logConfig{fs: cfg.FS, dir: cfg.Dir, segmentBytes: cfg.SegmentBytes, retain: cfg.RetainSegments,
-		sync: cfg.Sync, interval: cfg.SyncInterval, now: cfg.Now}
-	p.snaps = snapStore{fs: cfg.FS, dir: cfg.Dir}
-	if cfg.Dir == "" {
-		p.log = newMemLog(lc)
-		p.recovery = Recovery{TruncatedSegment: -1, TruncatedAt: -1, Snapshot: -1, Segments: 1}
-		p.hw = 0
-		return p, nil
-	}
-	l, rec, err := openFileLog(lc)
+	l, rec, err := storage.Open(storage.Config{FS: cfg.FS, Dir: cfg.Dir, SegmentBytes: cfg.SegmentBytes,
+		RetainSegments: cfg.RetainSegments, Sync: cfg.Sync, SyncInterval: cfg.SyncInterval, Now: cfg.Now})
 	if err != nil {
 		return nil, err
 	}
 	p.log = l
-	if err := p.snaps.load(); err != nil {
+	if p.snaps, err = storage.OpenSnapshotDir(cfg.FS, cfg.Dir); err != nil {
 		return nil, err
 	}
-	if err := p.snaps.removeAbove(l.end); err != nil {
+	p.recovery = Recovery{Recovery: rec, Snapshot: -1}
+	if cfg.Dir == "" {
+		p.hw = 0
+		return p, nil
+	}
+	if err := p.snaps.RemoveAbove(l.End()); err != nil {
 		return nil, err
 	}
 	if err := p.loadCheckpoint(); err != nil {
@@ -211,12 +212,22 @@ func Open(cfg Config) (*Partition, error) {
 	if err := p.clampCheckpoint(); err != nil { // a recovery cut the tail
 		return nil, err
 	}
-	p.recovery = rec
 	if err := p.rebuild(&p.recovery, true); err != nil {
 		return nil, err
 	}
-	p.hw = p.log.end
+	p.hw = p.log.End()
 	return p, nil
+}
+
+// Recovery is what Open found in a file-backed log: the log's own recovery
+// (storage.Recovery: torn tails cut, indexes rebuilt) and the rebuild of
+// producer state after it.
+type Recovery struct {
+	storage.Recovery
+	// Snapshot is the offset of the producer snapshot loaded, or -1.
+	Snapshot int64
+	// Replayed counts the batches replayed into producer state.
+	Replayed int
 }
 
 // Recovery reports what Open found in a file-backed log.
@@ -248,13 +259,13 @@ func (k kind) origin() psm.Origin {
 
 // AppendClient appends one producer batch as the leader (CLIENT origin):
 // exactly one batch, baseOffset 0, the size limit, the CRC, the LogValidator
-// batch and record rules of kafka-reference.md §1.8(f) (validate.go), then
+// batch and record rules of LogValidator (validate.go), then
 // producer state (sequence, epoch, duplicates). Offsets, the leader epoch and
 // LogValidator's maxTimestamp/LogAppendTime fix are applied in the log's
 // copy (a compressed batch with inner offsets other than 0..n-1 is rebuilt
 // and the rebuilt batch stored); batch is never modified. Refused with
 // ErrReadOnlyTopic unless the partition is writable (Stopped). Errors are
-// bare *psm.KafkaError sentinels, except record-rule rejections: a
+// bare *kafkaerr.Error sentinels, except record-rule rejections: a
 // *RecordError that matches its sentinel with errors.Is. O(len(batch)) for
 // the CRC, the record walk (plus decompression) and one copy; no allocation
 // unless rejected by a record rule or rebuilt.
@@ -352,7 +363,8 @@ func frameSize(buf []byte) int {
 const fuseMin = 1024
 
 // checkLeader runs the checks of a CLIENT or COORDINATOR batch that read
-// only the caller's bytes (§1.8(e),(f)), in Kafka's order; the last is
+// only the caller's bytes (UnifiedLog#analyzeAndValidateRecords, then
+// LogValidator#validateBatch), in Kafka's order; the last is
 // LogValidator's record walk (p.val.validate), which Kafka runs for every
 // leader append (origin other than REPLICATION and RAFT_LEADER): the
 // batch-level rules before it are CLIENT-only, the record rules and the
@@ -393,7 +405,7 @@ func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 	return p.val.validate(b, p.now, p.cfg.MaxMessageBytes)
 }
 
-// appendLocked is the append path, in Kafka's order (kafka-reference.md §4):
+// appendLocked is the append path, in Kafka's order (UnifiedLog#append):
 // frame and check every batch of src (CRC included); roll if needed; copy
 // src into the log's staging bytes (for replicated batches in the CRC's own
 // pass when no roll is due); per batch in the copy: map the PID,
@@ -414,8 +426,8 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	// unpublished.
 	leader := k == kindClient || k == kindCoordinator
 	var dst []byte // the staged copy, once made
-	if !leader && len(src) >= fuseMin && !p.log.needsRoll(len(src)) {
-		dst = p.log.stage(len(src))
+	if !leader && len(src) >= fuseMin && !p.log.NeedsRoll(len(src)) {
+		dst = p.log.Stage(len(src))
 	}
 	n, run := 0, 0 // with dst: src[run:] is not copied yet
 	for pos := 0; pos < len(src); n++ {
@@ -426,7 +438,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		b := codec.Batch(src[pos : pos+size])
 		if leader {
 			if n > 0 {
-				return Result{}, ErrInvalidRecord // one batch per partition (§1.8(d),(f))
+				return Result{}, ErrInvalidRecord // one batch per partition (LogValidator#validateOneBatchRecords)
 			}
 			if err := p.checkLeader(b, k); err != nil {
 				return Result{}, err
@@ -463,20 +475,20 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	}
 	if dst == nil {
 		// 2. Roll before the append if it does not fit the active segment.
-		if p.log.needsRoll(len(src)) {
+		if p.log.NeedsRoll(len(src)) {
 			if err := p.roll(); err != nil {
 				return Result{}, err
 			}
 		}
 		// 3. Copy into the log's staging bytes: from here on only the copy changes.
-		dst = p.log.stage(len(src))
+		dst = p.log.Stage(len(src))
 		copy(dst, src)
 	}
 	if leader && p.val.rebuilt {
 		p.val.trim(true) // the rebuilt batch is staged: free it if huge
 	}
-	app := p.psm.Begin(p.id, k.origin())
-	next := p.log.end
+	app := p.psm.BeginAppend(p.id, k.origin())
+	next := p.log.End()
 	res := Result{FirstOffset: -1, Batches: n}
 	maxEpoch, lastEpoch := p.maxEpoch, int32(0)
 	for pos, i := 0, 0; pos < len(dst); i++ {
@@ -487,8 +499,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 				if _, err := p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix); err != nil {
 					app.Abort()
 					if errors.Is(err, pid.ErrUnmappable) {
-						p.state = Failed
-						err = ErrUnmappablePID
+						p.state = Failed // the error is UNMAPPABLE_PRODUCER_ID on the wire
 					}
 					return Result{}, fail(k, i, pos, err)
 				}
@@ -540,9 +551,9 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	}
 	// 4. Write, then commit producer state.
 	if invariants {
-		checkStaged(dst, p.log.end, next)
+		checkStaged(dst, p.log.End(), next)
 	}
-	if err := p.log.commit(dst, next); err != nil {
+	if err := p.log.Commit(dst, next); err != nil {
 		app.Abort()
 		return Result{}, err
 	}
@@ -553,15 +564,15 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if err := p.committed(app.Commit()); err != nil {
 		return res, err
 	}
-	if p.log.memory() {
+	if p.log.Memory() {
 		return res, nil
 	}
-	return res, p.log.maybeSync()
+	return res, p.log.MaybeSync()
 }
 
 // addBatch runs one batch through app with psm.BatchOf into *pb (control
 // batches and CLIENT appends, which need the Outcome).
-func addBatch(app psm.Appender, b codec.Batch, pb *psm.Batch) (*psm.Outcome, error) {
+func addBatch(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) (*psm.Outcome, error) {
 	var err error
 	if *pb, err = psm.BatchOf(b); err != nil {
 		return nil, err
@@ -574,7 +585,7 @@ func addBatch(app psm.Appender, b codec.Batch, pb *psm.Batch) (*psm.Outcome, err
 // is written: pb is reused), the Outcome discarded (it matters only for
 // CLIENT duplicates). FuzzAddData holds *pb equal to BatchOf whatever pb
 // held before. b must hold a whole header.
-func addData(app psm.Appender, b codec.Batch, pb *psm.Batch) error {
+func addData(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) error {
 	_ = b[codec.HeaderSize-1]
 	pb.ProducerID, pb.ProducerEpoch, pb.BaseSequence = b.ProducerID(), b.ProducerEpoch(), b.BaseSequence()
 	pb.LastOffsetDelta, pb.BaseOffset, pb.MaxTimestamp = b.LastOffsetDelta(), b.BaseOffset(), b.MaxTimestamp()
@@ -588,12 +599,12 @@ func addData(app psm.Appender, b codec.Batch, pb *psm.Batch) error {
 // and the high watermark.
 func (p *Partition) committed(c *psm.Committed) error {
 	for _, t := range c.Aborted {
-		if err := p.log.appendAborted(t); err != nil {
+		if err := p.log.AppendAborted(t); err != nil {
 			return err
 		}
 	}
 	if !p.cfg.ManualHighWatermark {
-		p.hw = p.log.end
+		p.hw = p.log.End()
 		if len(c.Completed) > 0 {
 			p.psm.OnHighWatermark(p.id, p.hw)
 		}
@@ -605,31 +616,29 @@ func (p *Partition) committed(c *psm.Committed) error {
 // segment is synced first (Kafka flushes rolled segments), and a producer
 // snapshot is taken at the new base unless SkipRollSnapshots.
 func (p *Partition) roll() error {
-	if !p.log.memory() {
-		if err := p.log.sync(); err != nil {
+	if !p.log.Memory() {
+		if err := p.log.Sync(); err != nil {
 			return err
 		}
 	}
-	if err := p.log.roll(); err != nil {
+	if err := p.log.Roll(); err != nil {
 		return err
 	}
 	if !p.cfg.SkipRollSnapshots {
-		if err := p.takeSnapshot(p.log.end); err != nil {
+		if err := p.takeSnapshot(p.log.End()); err != nil {
 			return err
 		}
 	}
-	return p.snaps.removeBelow(p.log.start)
+	return p.snaps.RemoveBelow(p.log.Start())
 }
 
 // takeSnapshot writes producer state as of offset (the map end offset).
 func (p *Partition) takeSnapshot(offset int64) error {
-	if n := len(p.snaps.offsets); n > 0 && p.snaps.offsets[n-1] >= offset {
-		if p.snaps.offsets[n-1] == offset {
-			return nil // not moved (PSM#takeSnapshot)
-		}
+	if p.snaps.Newest() == offset {
+		return nil // not moved (ProducerStateManager#takeSnapshot)
 	}
 	p.snapBuf = p.psm.AppendSnapshot(p.snapBuf[:0], p.id)
-	return p.snaps.write(offset, p.snapBuf)
+	return p.snaps.Write(offset, p.snapBuf)
 }
 
 // Read returns a copy of whole batches starting with the one that holds
@@ -639,21 +648,21 @@ func (p *Partition) takeSnapshot(offset int64) error {
 func (p *Partition) Read(offset int64, maxBytes int) ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.read(offset, maxBytes)
+	return p.log.Read(offset, maxBytes)
 }
 
 // LogStartOffset is the first offset still in the log.
 func (p *Partition) LogStartOffset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.start
+	return p.log.Start()
 }
 
 // LogEndOffset is the offset the next batch gets.
 func (p *Partition) LogEndOffset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.end
+	return p.log.End()
 }
 
 // SyncedOffset is the durable log end: every offset below it survives a
@@ -661,7 +670,7 @@ func (p *Partition) LogEndOffset() int64 {
 func (p *Partition) SyncedOffset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.synced
+	return p.log.Synced()
 }
 
 // HighWatermark is the replicated offset (the log end offset unless
@@ -677,13 +686,14 @@ func (p *Partition) HighWatermark() int64 {
 func (p *Partition) SetHighWatermark(hw int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hw = min(max(hw, p.log.start), p.log.end)
+	p.hw = min(max(hw, p.log.Start()), p.log.End())
 	p.psm.OnHighWatermark(p.id, p.hw)
 }
 
 // LastStableOffset is the first offset of the earliest open or unreplicated
 // transaction when below the high watermark, else the high watermark;
-// never below the log start (kafka-reference.md §3.6).
+// never below the log start (ProducerStateManager#firstUndecidedOffset,
+// UnifiedLog#lastStableOffset).
 func (p *Partition) LastStableOffset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -691,7 +701,7 @@ func (p *Partition) LastStableOffset() int64 {
 }
 
 func (p *Partition) lso() int64 {
-	return max(p.psm.LastStableOffset(p.id, p.hw), p.log.start)
+	return max(p.psm.LastStableOffset(p.id, p.hw), p.log.Start())
 }
 
 // LeaderEpoch is the epoch stamped on CLIENT and COORDINATOR batches.
@@ -711,10 +721,10 @@ func (p *Partition) SetLeaderEpoch(e int32) {
 
 // AbortedTxns appends the .txnindex entries overlapping [from, to) to dst
 // (what a READ_COMMITTED fetch returns with its data).
-func (p *Partition) AbortedTxns(dst []psm.AbortedTxn, from, to int64) []psm.AbortedTxn {
+func (p *Partition) AbortedTxns(dst []storage.AbortedTxn, from, to int64) []storage.AbortedTxn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.abortedTxns(dst, from, to)
+	return p.log.AbortedTxns(dst, from, to)
 }
 
 // OpenTxns appends the open transactions, by first offset, to dst.
@@ -770,7 +780,7 @@ func (p *Partition) Batches(from int64) iter.Seq2[codec.Batch, error] {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		stop := errors.New("stop")
-		err := p.log.forEach(from, func(b codec.Batch) error {
+		err := p.log.ForEach(from, func(b codec.Batch) error {
 			if !yield(b, nil) {
 				return stop
 			}
@@ -786,7 +796,7 @@ func (p *Partition) Batches(from int64) iter.Seq2[codec.Batch, error] {
 func (p *Partition) Sync() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.log.sync()
+	return p.log.Sync()
 }
 
 // Close syncs a file-backed log, writes a snapshot at the log end offset and
@@ -798,14 +808,14 @@ func (p *Partition) Close() error {
 		return nil
 	}
 	p.closed = true
-	if p.log.memory() {
+	if p.log.Memory() {
 		return nil
 	}
-	err := p.log.sync()
+	err := p.log.Sync()
 	if err == nil {
-		err = p.takeSnapshot(p.log.end)
+		err = p.takeSnapshot(p.log.End())
 	}
-	if cerr := p.log.close(); err == nil {
+	if cerr := p.log.Close(); err == nil {
 		err = cerr
 	}
 	return err
@@ -822,21 +832,21 @@ func (p *Partition) Truncate(offset int64) error {
 }
 
 func (p *Partition) truncateLocked(offset int64) error {
-	if offset >= p.log.end {
+	if offset >= p.log.End() {
 		return nil
 	}
-	if err := p.log.truncate(offset); err != nil {
+	if err := p.log.Truncate(offset); err != nil {
 		return err
 	}
-	if err := p.snaps.removeAbove(p.log.end); err != nil {
+	if err := p.snaps.RemoveAbove(p.log.End()); err != nil {
 		return err
 	}
 	if err := p.rebuild(nil, false); err != nil {
 		return err
 	}
-	p.hw = min(p.hw, p.log.end)
+	p.hw = min(p.hw, p.log.End())
 	if !p.cfg.ManualHighWatermark {
-		p.hw = p.log.end
+		p.hw = p.log.End()
 	}
 	// Last: a failed checkpoint write leaves log and producer state agreeing.
 	return p.clampCheckpoint()
@@ -850,7 +860,7 @@ func (p *Partition) Rebuild() error {
 	return p.rebuild(nil, false)
 }
 
-// rebuild is rebuildProducerState (kafka-reference.md §3.9): clear, load the
+// rebuild is UnifiedLog#rebuildProducerState: clear, load the
 // newest snapshot at or below the log end (corrupt ones are deleted and the
 // next older tried), replay every later batch one by one with REPLICATION
 // rules (barriers in exact order), then snapshot at the log end. With
@@ -858,39 +868,27 @@ func (p *Partition) Rebuild() error {
 // replay (recovery after a crash, when they may be missing).
 func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 	p.psm.Clear(p.id)
-	from := p.log.start
+	from := p.log.Start()
 	nowMs := p.now().UnixMilli()
-	for i := len(p.snaps.offsets) - 1; i >= 0; i-- {
-		o := p.snaps.offsets[i]
-		if o > p.log.end || o < p.log.start {
-			continue
-		}
-		data, err := p.snaps.read(o)
-		if err == nil {
-			err = p.psm.LoadSnapshot(p.id, data, nowMs)
-		}
-		if err != nil {
-			if errors.Is(err, psm.ErrCorruptSnapshot) {
-				if err := p.snaps.remove(o); err != nil {
-					return err
-				}
-				continue
-			}
-			return err
-		}
+	o, err := p.snaps.LoadNewest(p.log.Start(), p.log.End(), func(data []byte) error {
+		return p.psm.LoadSnapshot(p.id, data, nowMs)
+	}, func(err error) bool { return errors.Is(err, psm.ErrCorruptSnapshot) })
+	if err != nil {
+		return err
+	}
+	if o >= 0 {
 		from = o
 		if rec != nil {
 			rec.Snapshot = o
 		}
-		break
 	}
 	if reindex {
-		if err := p.log.dropAbortedFrom(from); err != nil {
+		if err := p.log.DropAbortedFrom(from); err != nil {
 			return err
 		}
 	}
 	replayed := 0
-	err := p.log.forEach(from, func(b codec.Batch) error {
+	err = p.log.ForEach(from, func(b codec.Batch) error {
 		var err error
 		if p.pb, err = psm.BatchOf(b); err != nil {
 			return err
@@ -901,7 +899,7 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 		}
 		if reindex {
 			for _, t := range c.Aborted {
-				if err := p.log.appendAbortedAt(t); err != nil {
+				if err := p.log.AppendAbortedAt(t); err != nil {
 					return err
 				}
 			}
@@ -916,11 +914,11 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 	if rec != nil {
 		rec.Replayed = replayed
 	}
-	if !p.log.memory() {
-		if err := p.log.sync(); err != nil {
+	if !p.log.Memory() {
+		if err := p.log.Sync(); err != nil {
 			return err
 		}
 	}
-	p.psm.OnHighWatermark(p.id, p.log.end)
-	return p.takeSnapshot(p.log.end)
+	p.psm.OnHighWatermark(p.id, p.log.End())
+	return p.takeSnapshot(p.log.End())
 }

@@ -13,11 +13,13 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 func TestFileLogNamingRollReopen(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{Dir: dir, SegmentBytes: 500, Sync: SyncAlways}
+	cfg := Config{Dir: dir, SegmentBytes: 500, Sync: storage.SyncAlways}
 	p := mustOpen(t, cfg)
 	for i := range 12 {
 		if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: int32(i), txn: true})); err != nil {
@@ -38,7 +40,7 @@ func TestFileLogNamingRollReopen(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	names, _ := OSFS{}.ReadDir(dir)
+	names, _ := vfs.OSFS{}.ReadDir(dir)
 	var logs, idx, snaps int
 	for _, n := range names {
 		switch {
@@ -54,7 +56,7 @@ func TestFileLogNamingRollReopen(t *testing.T) {
 		t.Fatalf("files: %v", names)
 	}
 	// The segment files are plain concatenated batches.
-	data, _ := OSFS{}.ReadFile(filepath.Join(dir, "00000000000000000000.log"))
+	data, _ := vfs.OSFS{}.ReadFile(filepath.Join(dir, "00000000000000000000.log"))
 	if _, _, err := codec.Next(data); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func TestFileLogNamingRollReopen(t *testing.T) {
 }
 
 func TestCorruptSnapshotFallsBack(t *testing.T) {
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 300}
 	p := mustOpen(t, cfg)
 	for i := range 20 {
@@ -167,9 +169,9 @@ func TestCrashRecoveryProperty(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		clock := time.UnixMilli(1700000001000)
 		now := func() time.Time { clock = clock.Add(50 * time.Millisecond); return clock }
-		fs := NewMemFS()
+		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/log", FS: fs, SegmentBytes: int64(200 + rng.IntN(2000)),
-			Sync: SyncPolicy(rng.IntN(3)), SyncInterval: 500 * time.Millisecond, Now: now}
+			Sync: storage.SyncPolicy(rng.IntN(3)), SyncInterval: 500 * time.Millisecond, Now: now}
 		p := mustOpen(t, cfg)
 		var ops []op
 		var written [][]byte
@@ -263,7 +265,7 @@ func TestCrashRecoveryProperty(t *testing.T) {
 }
 
 func TestRecoveryReportsTornTail(t *testing.T) {
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs}
 	p := mustOpen(t, cfg)
 	for i := range 3 {
@@ -292,7 +294,7 @@ func TestRecoveryReportsTornTail(t *testing.T) {
 // TestTxnIndexFileBytes pins the on-disk .txnindex entry (AbortedTxn.java):
 // 34 bytes, big-endian.
 func TestTxnIndexFileBytes(t *testing.T) {
-	fs := NewMemFS()
+	fs := vfs.NewMemFS()
 	p := mustOpen(t, Config{Dir: "/l", FS: fs})
 	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: 0})); err != nil { // offset 0
 		t.Fatal(err)

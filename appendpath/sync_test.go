@@ -4,22 +4,25 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mirrorpath/mirrorpath/storage"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 func TestSyncPolicies(t *testing.T) {
 	clock := time.UnixMilli(1700000001000)
 	now := func() time.Time { return clock }
 	for _, c := range []struct {
-		policy SyncPolicy
+		policy storage.SyncPolicy
 		want   []int64 // SyncedOffset after each of 4 appends (1 s apart for interval)
 	}{
-		{SyncNever, []int64{0, 0, 0, 0}},
-		{SyncAlways, []int64{1, 2, 3, 4}},
-		{SyncInterval, []int64{0, 2, 2, 4}}, // interval 1.5 s: syncs at t=2 s and t=4 s
+		{storage.SyncNever, []int64{0, 0, 0, 0}},
+		{storage.SyncAlways, []int64{1, 2, 3, 4}},
+		{storage.SyncInterval, []int64{0, 2, 2, 4}}, // interval 1.5 s: syncs at t=2 s and t=4 s
 	} {
 		t.Run(c.policy.String(), func(t *testing.T) {
 			clock = time.UnixMilli(1700000001000)
-			fs := NewMemFS()
+			fs := vfs.NewMemFS()
 			p := mustOpen(t, Config{Dir: "/l", FS: fs, Sync: c.policy, SyncInterval: 1500 * time.Millisecond, Now: now})
 			for i, want := range c.want {
 				clock = clock.Add(time.Second)
@@ -35,11 +38,11 @@ func TestSyncPolicies(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseSyncPolicy("sometimes"); err == nil {
+	if _, err := storage.ParseSyncPolicy("sometimes"); err == nil {
 		t.Fatal("bad policy accepted")
 	}
-	for _, s := range []SyncPolicy{SyncNever, SyncAlways, SyncInterval} {
-		if got, err := ParseSyncPolicy(s.String()); err != nil || got != s {
+	for _, s := range []storage.SyncPolicy{storage.SyncNever, storage.SyncAlways, storage.SyncInterval} {
+		if got, err := storage.ParseSyncPolicy(s.String()); err != nil || got != s {
 			t.Fatalf("%s: %v %v", s, got, err)
 		}
 	}

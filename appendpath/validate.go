@@ -5,22 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/snappy"
-	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
-
 	"github.com/mirrorpath/mirrorpath/codec"
-	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // Design note: LogValidator's record checks for CLIENT appends
-// (kafka-reference.md §1.8(c),(f), §4 rows 4a-4c).
+// (LogValidator#validateMessagesAndAssignOffsets, #validateRecord,
+// #validateTimestamp, #processRecordErrors).
 //
 // After the batch rules of checkLeader, validate walks every record of the
 // caller's batch once, uncompressed in place or decompressed into the
@@ -57,11 +51,11 @@ import (
 //     with offset deltas 0..n-1, timestamps kept (baseTimestamp the first
 //     record's, deltas from it), record attributes 0, maxTimestamp as above,
 //     a fresh CRC. It is written instead of the caller's bytes and its size is
-//     checked against Config.MaxMessageBytes again (§4 row 5). The records
-//     are re-encoded one by one and compressed by compressRecords, a local
-//     copy of codec's framing (codec exports it only through AppendBatch,
-//     which wants a []codec.Record: ~15 times the bytes for tiny records). A
-//     rebuild allocates the compressor's state; the in-place paths nothing.
+//     checked against Config.MaxMessageBytes again (UnifiedLog#append's
+//     size check after validation). The records are re-encoded one by one
+//     and compressed by codec.Compress (never gathered as a []codec.Record,
+//     ~15 times the bytes for tiny records). A rebuild allocates the
+//     compressor's state; the in-place paths nothing.
 //   - which reader: an uncompressed batch is read with DefaultRecord.readFrom
 //     (codec.NewRecordIter), as assignOffsetsNonCompressed iterates it; a
 //     compressed one with Kafka's partial read (codec.NewPartialRecordIter),
@@ -208,7 +202,7 @@ func (e *recordErrs) err() error {
 
 // recordError is a one-reason RecordError (at record index i, or none when
 // i < 0).
-func recordError(code *psm.KafkaError, reason, cause error, i int32) error {
+func recordError(code *kafkaerr.Error, reason, cause error, i int32) error {
 	re := &RecordError{Err: code, Reason: reason, Cause: cause}
 	if i >= 0 {
 		re.idx[0], re.Count = i, 1
@@ -234,7 +228,7 @@ func (v *validator) check(b codec.Batch, now func() time.Time, maxMessageBytes i
 	data := []byte(b[codec.HeaderSize:])
 	if c != codec.CompressionNone {
 		if !c.Valid() {
-			return recordError(psm.ErrUnknownServerError, ErrUnsupportedCompression, nil, -1)
+			return recordError(kafkaerr.UnknownServerError, ErrUnsupportedCompression, nil, -1)
 		}
 		out, err := codec.Decompress(v.buf, b, v.maxDecompressed)
 		v.buf = out // buf's storage or its growth: kept for the next batch and for rebuild
@@ -339,7 +333,7 @@ func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordEr
 			continue
 		}
 		maxTs = max(maxTs, ts)
-		inPlace = inPlace && r.OffsetDelta == i // matters for compressed batches only (§1.8(f))
+		inPlace = inPlace && r.OffsetDelta == i // matters for compressed batches only (LogValidator#validateMessagesAndAssignOffsetsCompressed)
 	}
 	if errs != nil && errs.count > 0 {
 		return 0, false, errs.err()
@@ -392,7 +386,7 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 			ts = batchMax
 		}
 		if ts < 0 && ts != codec.NoTimestamp {
-			return recordError(psm.ErrUnknownServerError, ErrRebuildNegativeTimestamp, nil, i)
+			return recordError(kafkaerr.UnknownServerError, ErrRebuildNegativeTimestamp, nil, i)
 		}
 		if i == 0 {
 			first = ts
@@ -419,10 +413,10 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 	// compressed records; count, codec, length and CRC filled in after.
 	out, err := codec.AppendBatch(v.out[:0], h, nil, codec.CompressionNone)
 	if err == nil {
-		out, err = compressRecords(out, raw, b.Compression())
+		out, err = codec.Compress(out, raw, b.Compression())
 	}
 	if err != nil {
-		return recordError(psm.ErrUnknownServerError, ErrRecordStructure, err, -1)
+		return recordError(kafkaerr.UnknownServerError, ErrRecordStructure, err, -1)
 	}
 	v.out = out
 	be := binary.BigEndian
@@ -455,68 +449,3 @@ func (v *validator) trim(out bool) {
 		v.out = nil
 	}
 }
-
-// compressRecords appends raw compressed with c, framed as Kafka's producers
-// write it: codec's builder does the same, but codec exports it only through
-// AppendBatch, which wants the records as a []codec.Record. gzip: a gzip
-// member; snappy: xerial framing with 32 KiB chunks; lz4: an LZ4 frame with
-// 64 KiB blocks; zstd: one frame.
-func compressRecords(dst, raw []byte, c codec.Compression) ([]byte, error) {
-	w := &appendWriter{b: dst}
-	switch c {
-	case codec.CompressionGzip:
-		zw := gzip.NewWriter(w)
-		if _, err := zw.Write(raw); err != nil {
-			return dst, err
-		}
-		if err := zw.Close(); err != nil {
-			return dst, err
-		}
-		return w.b, nil
-	case codec.CompressionSnappy:
-		out := append(dst, 0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0, 0, 0, 0, 1, 0, 0, 0, 1)
-		for len(raw) > 0 {
-			chunk := raw[:min(len(raw), 32<<10)]
-			raw = raw[len(chunk):]
-			n := len(out)
-			out = binary.BigEndian.AppendUint32(out, 0)
-			out = slices.Grow(out, snappy.MaxEncodedLen(len(chunk)))
-			block := snappy.Encode(out[len(out):cap(out)], chunk)
-			binary.BigEndian.PutUint32(out[n:], uint32(len(block)))
-			out = out[:len(out)+len(block)]
-		}
-		return out, nil
-	case codec.CompressionLZ4:
-		zw := lz4.NewWriter(w)
-		if err := zw.Apply(lz4.BlockSizeOption(lz4.Block64Kb)); err != nil {
-			return dst, err
-		}
-		if _, err := zw.Write(raw); err != nil {
-			return dst, err
-		}
-		if err := zw.Close(); err != nil {
-			return dst, err
-		}
-		return w.b, nil
-	case codec.CompressionZstd:
-		return zstdEncoder().EncodeAll(raw, dst), nil
-	}
-	return dst, codec.ErrUnsupportedCodec
-}
-
-// appendWriter is an io.Writer appending to b.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-// zstdEncoder is shared: EncodeAll is safe for concurrent use.
-var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		panic(err) // constant options
-	}
-	return e
-})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/cputime"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
@@ -106,7 +107,7 @@ func encode(recs []codec.Record) []byte {
 // Kafka error code (errors.Is and errors.As, code and name) and reason, that
 // nothing was written, producer state is byte for byte what it was and in
 // is unchanged. It returns the *RecordError if the error is one.
-func mustReject(t *testing.T, p *Partition, in []byte, code *psm.KafkaError, reason error) *RecordError {
+func mustReject(t *testing.T, p *Partition, in []byte, code *kafkaerr.Error, reason error) *RecordError {
 	t.Helper()
 	orig := bytes.Clone(in)
 	leo, snap, n := p.LogEndOffset(), p.Snapshot(), len(readAll(t, p))
@@ -114,7 +115,7 @@ func mustReject(t *testing.T, p *Partition, in []byte, code *psm.KafkaError, rea
 	if !errors.Is(err, code) || (reason != nil && !errors.Is(err, reason)) {
 		t.Fatalf("got %v, want %v / %v", err, code, reason)
 	}
-	var ke *psm.KafkaError
+	var ke *kafkaerr.Error
 	if !errors.As(err, &ke) || ke.Code != code.Code || ke.Name != code.Name {
 		t.Fatalf("Kafka error %+v, want %+v", ke, code)
 	}

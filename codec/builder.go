@@ -91,7 +91,7 @@ func AppendBatch(dst []byte, h BatchHeader, recs []Record, c Compression) ([]byt
 			raw = AppendRecord(raw, recs[i])
 		}
 		var err error
-		if dst, err = compress(dst, raw, c); err != nil {
+		if dst, err = Compress(dst, raw, c); err != nil {
 			return dst[:start], err
 		}
 	}

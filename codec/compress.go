@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -186,55 +187,71 @@ func snappyBlock(dst, block []byte, limit int) ([]byte, error) {
 	return dst[:len(dst)+n], nil
 }
 
-// compress appends raw compressed with c to dst (the builder's side).
-func compress(dst, raw []byte, c Compression) ([]byte, error) {
+// Compress appends raw, a records section, compressed with c and framed as
+// Kafka's producers write it: gzip a gzip member; snappy the xerial framing
+// with 32 KiB chunks; lz4 an LZ4 frame with 64 KiB blocks; zstd one frame.
+// It is the builder's (AppendBatch) and LogValidator's rebuild's compressor.
+// Errors: ErrUnsupportedCodec for CompressionNone or an unknown codec, or
+// the compressor's. Safe for concurrent use; allocates the gzip and lz4
+// writers' state per call and grows dst.
+func Compress(dst, raw []byte, c Compression) ([]byte, error) {
+	w := &appendWriter{b: dst}
 	switch c {
 	case CompressionGzip:
-		var buf bytes.Buffer
-		w := gzip.NewWriter(&buf)
-		if _, err := w.Write(raw); err != nil {
+		zw := gzip.NewWriter(w)
+		if _, err := zw.Write(raw); err != nil {
 			return dst, err
 		}
-		if err := w.Close(); err != nil {
+		if err := zw.Close(); err != nil {
 			return dst, err
 		}
-		return append(dst, buf.Bytes()...), nil
+		return w.b, nil
 	case CompressionSnappy:
-		// xerial framing as Kafka's Java producer writes it: 32 KiB chunks.
-		dst = append(dst, xerialMagic...)
-		dst = be.AppendUint32(dst, 1)
-		dst = be.AppendUint32(dst, 1)
+		out := append(dst, xerialMagic...)
+		out = be.AppendUint32(out, 1) // version
+		out = be.AppendUint32(out, 1) // minimum compatible version
 		for len(raw) > 0 {
 			chunk := raw[:min(len(raw), 32<<10)]
 			raw = raw[len(chunk):]
-			block := snappy.Encode(nil, chunk)
-			dst = be.AppendUint32(dst, uint32(len(block)))
-			dst = append(dst, block...)
+			n := len(out)
+			out = be.AppendUint32(out, 0)
+			out = slices.Grow(out, snappy.MaxEncodedLen(len(chunk)))
+			block := snappy.Encode(out[len(out):cap(out)], chunk)
+			be.PutUint32(out[n:], uint32(len(block)))
+			out = out[:len(out)+len(block)]
 		}
-		return dst, nil
+		return out, nil
 	case CompressionLZ4:
-		var buf bytes.Buffer
-		w := lz4.NewWriter(&buf)
-		if err := w.Apply(lz4.BlockSizeOption(lz4.Block64Kb)); err != nil {
+		zw := lz4.NewWriter(w)
+		if err := zw.Apply(lz4.BlockSizeOption(lz4.Block64Kb)); err != nil {
 			return dst, err
 		}
-		if _, err := w.Write(raw); err != nil {
+		if _, err := zw.Write(raw); err != nil {
 			return dst, err
 		}
-		if err := w.Close(); err != nil {
+		if err := zw.Close(); err != nil {
 			return dst, err
 		}
-		return append(dst, buf.Bytes()...), nil
+		return w.b, nil
 	case CompressionZstd:
 		return zstdEncoder().EncodeAll(raw, dst), nil
 	}
 	return dst, ErrUnsupportedCodec
 }
 
+// appendWriter is an io.Writer appending to b.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// zstdEncoder is shared: EncodeAll is safe for concurrent use.
 var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
 	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
 	if err != nil {
-		panic(err)
+		panic(err) // constant options
 	}
 	return e
 })

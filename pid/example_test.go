@@ -20,7 +20,7 @@ func ExampleMapBitfield() {
 	// Output:
 	// -9223371946660462587 region=42 low=5
 	// -9223371824253894651 region=99 low=5
-	// pid: producer ID does not fit the bit-field layout (>= 2^31)
+	// pid: producer ID does not fit the bit-field layout (>= 2^31): UNMAPPABLE_PRODUCER_ID (1004)
 }
 
 func ExampleMapNegate() {

@@ -3,6 +3,8 @@ package pid
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // Sentinel errors of the mapping functions and the Mapper. The hot paths
@@ -10,8 +12,9 @@ import (
 var (
 	// ErrUnmappable: bitfield under policy Reject met a source PID >= 2^31,
 	// which the 31-bit low field cannot hold. The batch must not be appended
-	// and the mirror partition moves to FAILED.
-	ErrUnmappable = errors.New("pid: producer ID does not fit the bit-field layout (>= 2^31)")
+	// and the mirror partition moves to FAILED. On the wire it is
+	// UNMAPPABLE_PRODUCER_ID (errors.Is matches kafkaerr.UnmappableProducerID).
+	ErrUnmappable = kafkaerr.NewReason(kafkaerr.UnmappableProducerID, "pid: producer ID does not fit the bit-field layout (>= 2^31)")
 	// ErrReserved: the bit-field arithmetic gave -1 (region 0xFFFFFFFF, low
 	// PID 2^31-1), which means "no producer". A Mapper resolves it as a
 	// collision with a salt; the pure functions report it.

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The checklist of kafka-reference.md §9, "Producer state", one test per item,
+// The producer-state rules of docs/producer-state.md, one test per rule,
 // each run on the Model and on the Store.
 
 func TestUnknownPIDAcceptsAnyEpochAndSequence(t *testing.T) {

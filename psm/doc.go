@@ -1,6 +1,6 @@
 // Package psm is the producer-state manager: Kafka's ProducerStateManager,
-// ProducerAppendInfo and ProducerStateEntry (kafka-reference.md §3), plus the
-// MIRROR_PID_RESET barrier of cluster mirroring (mirroring.md §5).
+// ProducerAppendInfo and ProducerStateEntry (docs/producer-state.md), plus the
+// MIRROR_PID_RESET barrier of cluster mirroring (docs/strategies.md).
 //
 // # Two implementations, one behaviour
 //
@@ -19,12 +19,12 @@
 //
 // Add validates each batch against the committed state plus the earlier
 // batches of the same append, exactly as UnifiedLog.analyzeAndValidateProducerState
-// with one ProducerAppendInfo per PID. A rejected batch returns a *KafkaError
+// with one ProducerAppendInfo per PID. A rejected batch returns a *kafkaerr.Error
 // sentinel (ErrOutOfOrderSequence, ErrInvalidProducerEpoch, ErrInvalidTxnState,
 // ErrTransactionCoordinatorFenced, …) and changes nothing. A CLIENT batch that
 // exactly repeats one of its producer's last five committed batches is
 // reported in Outcome.Duplicate and not applied. Commit runs the post-write
-// steps of §3.6 in Kafka's order: entries, started transactions, then per
+// steps in Kafka's order (ProducerStateManager#update, #completeTxn): entries, started transactions, then per
 // completed transaction its LSO, its AbortedTxn entry (if aborted) and
 // completeTxn.
 //
@@ -34,7 +34,7 @@
 // state from the log with it. It gives the same answers and state as the
 // three calls; on the Store its fast case is one lookup and one write.
 //
-// Origins (§3.2): CLIENT checks epoch, sequence, coordinator epoch and looks
+// Origins (ProducerAppendInfo#maybeValidateDataBatch): CLIENT checks epoch, sequence, coordinator epoch and looks
 // for duplicates; COORDINATOR checks epochs only; REPLICATION (followers,
 // mirror fetches, recovery) accepts epoch and coordinator-epoch regressions.
 // Non-transactional data while a transaction is open is INVALID_TXN_STATE on
@@ -99,8 +99,9 @@
 // AppendSnapshot and LoadSnapshot speak Kafka's ProducerSnapshot v1 file
 // (snapshot.go draws it: version 1, CRC-32C over [6, EOF), 46-byte entries,
 // sorted by PID here). A defect is an error matching ErrCorruptSnapshot and
-// leaves the partition unchanged; LoadLatestSnapshot walks a directory of
-// <20-digit offset>.snapshot files from the newest, deleting corrupt ones.
+// leaves the partition unchanged. The <20-digit offset>.snapshot files are
+// package storage's (SnapshotDir, whose LoadNewest walks them from the
+// newest and deletes the corrupt ones).
 // Expired entries are dropped on load.
 //
 // # Deviations from Kafka, on purpose
@@ -110,7 +111,7 @@
 //   - A control batch of a type other than COMMIT, ABORT and MIRROR_PID_RESET
 //     from a tracked PID is ErrUnknownServerError (Kafka throws
 //     IllegalArgumentException, which reaches the wire as UNKNOWN_SERVER_ERROR).
-//   - The verification guard (§3.5) is off unless Options.VerifyTransactions.
-//   - The LogValidator checks of §1.8(f) (record count, CLIENT control
+//   - The verification guard (KIP-890) is off unless Options.VerifyTransactions.
+//   - The LogValidator checks (record count, CLIENT control
 //     batches, negative sequences) belong to the append path, not here.
 package psm

@@ -2,39 +2,32 @@ package psm
 
 import (
 	"errors"
-	"strconv"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
-// KafkaError is an append error as Kafka puts it on the wire: the code and
-// name of org.apache.kafka.common.protocol.Errors. The sentinels below are
-// the only values; classify with errors.Is (pointer identity), never by text.
-type KafkaError struct {
-	Code int16
-	Name string
-}
-
-func (e *KafkaError) Error() string {
-	return "psm: " + e.Name + " (" + strconv.Itoa(int(e.Code)) + ")"
-}
-
-// Append errors. Add returns the bare sentinel so that the error path does not
-// allocate.
+// Append errors: the Kafka wire codes (package kafkaerr) that Add returns,
+// bare, so that the error path does not allocate. They are the kafkaerr
+// values themselves; classify with errors.Is.
 var (
-	ErrUnknownServerError = &KafkaError{-1, "UNKNOWN_SERVER_ERROR"} // control type other than COMMIT/ABORT (IllegalArgumentException)
-	ErrCorruptMessage     = &KafkaError{2, "CORRUPT_MESSAGE"}
+	// ErrUnknownServerError: a control type other than COMMIT/ABORT
+	// (IllegalArgumentException).
+	ErrUnknownServerError = kafkaerr.UnknownServerError
+	// ErrCorruptMessage: a batch that does not frame.
+	ErrCorruptMessage = kafkaerr.CorruptMessage
 	// ErrOutOfOrderSequence: sequence gap, wrong first sequence after an epoch
 	// bump, partial or old duplicate, or a sequence above the verification
 	// entry's lowest sequence.
-	ErrOutOfOrderSequence = &KafkaError{45, "OUT_OF_ORDER_SEQUENCE_NUMBER"}
+	ErrOutOfOrderSequence = kafkaerr.OutOfOrderSequenceNumber
 	// ErrInvalidProducerEpoch: epoch below the stored one (CLIENT, COORDINATOR).
-	ErrInvalidProducerEpoch = &KafkaError{47, "INVALID_PRODUCER_EPOCH"}
+	ErrInvalidProducerEpoch = kafkaerr.InvalidProducerEpoch
 	// ErrInvalidTxnState: non-transactional data while a transaction is open,
 	// or a transactional batch that misses its verification.
-	ErrInvalidTxnState = &KafkaError{48, "INVALID_TXN_STATE"}
+	ErrInvalidTxnState = kafkaerr.InvalidTxnState
 	// ErrTransactionCoordinatorFenced: marker coordinator epoch below the stored one.
-	ErrTransactionCoordinatorFenced = &KafkaError{52, "TRANSACTION_COORDINATOR_FENCED"}
+	ErrTransactionCoordinatorFenced = kafkaerr.TransactionCoordinatorFenced
 	// ErrInvalidRecord: an undecodable control record (BatchOf).
-	ErrInvalidRecord = &KafkaError{87, "INVALID_RECORD"}
+	ErrInvalidRecord = kafkaerr.InvalidRecord
 )
 
 // ErrCorruptSnapshot is the marker every snapshot defect matches
@@ -48,12 +41,6 @@ var (
 	ErrSnapshotVersion   = corruptSnapshot("psm: snapshot version is not 1")
 	ErrSnapshotCRC       = corruptSnapshot("psm: snapshot CRC mismatch")
 	ErrSnapshotCount     = corruptSnapshot("psm: snapshot entry count out of range")
-)
-
-// Transaction-index entry defects (ParseAbortedTxn).
-var (
-	ErrTxnIndexTruncated = errors.New("psm: txn index entry truncated")
-	ErrTxnIndexVersion   = errors.New("psm: txn index entry version is not 0")
 )
 
 type snapshotError struct{ msg string }

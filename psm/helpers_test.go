@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // forEachImpl runs fn against the reference Model and the Store, each in its
@@ -165,4 +166,9 @@ func dumpState(m Manager, p PartitionID) state {
 func equalState(a, b state) bool {
 	return slices.Equal(a.producers, b.producers) && slices.Equal(a.open, b.open) &&
 		slices.Equal(a.unrepl, b.unrepl) && slices.Equal(a.snapshot, b.snapshot)
+}
+
+// abortedTxn is the .txnindex entry of producer pid's aborted transaction.
+func abortedTxn(pid, first, last, lso int64) storage.AbortedTxn {
+	return storage.AbortedTxn{ProducerID: pid, FirstOffset: first, LastOffset: last, LastStableOffset: lso}
 }

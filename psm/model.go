@@ -6,10 +6,11 @@ import (
 	"slices"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // Model is the reference producer-state manager: Go maps, pointers and the
-// rules of kafka-reference.md §3 written as read, one Kafka method per Go
+// rules of docs/producer-state.md written as read, one Kafka method per Go
 // function, for clarity and not for speed. Store must behave exactly like it;
 // FuzzStoreMatchesModel checks that. Its Reset is O(producers).
 //
@@ -272,7 +273,7 @@ type modelAppend struct {
 	resetAtCommit  bool
 	barriers       int
 	kept           int
-	aborted        []AbortedTxn
+	aborted        []storage.AbortedTxn
 	out            Outcome
 	com            Committed
 }
@@ -414,7 +415,7 @@ func (a *modelAppend) Commit() *Committed {
 			}
 		}
 		if ct.Aborted {
-			a.aborted = append(a.aborted, AbortedTxn{ct.ProducerID, ct.FirstOffset, ct.LastOffset, lso})
+			a.aborted = append(a.aborted, storage.AbortedTxn{ProducerID: ct.ProducerID, FirstOffset: ct.FirstOffset, LastOffset: ct.LastOffset, LastStableOffset: lso})
 		}
 		if t, ok := part.ongoing[ct.FirstOffset]; ok { // completeTxn
 			delete(part.ongoing, ct.FirstOffset)

@@ -46,7 +46,7 @@ var benchSizes = []int{1000, 100000, 1000000}
 
 // visitOrder is a scattered order of n producers: a random permutation
 // (fixed seed), computed before the clock starts. A fixed stride through
-// the PIDs (the order used until session 3) becomes a fixed stride through
+// the PIDs becomes a fixed stride through
 // the slots under a multiplicative hash, which the hardware prefetchers and
 // the cache sets react to; updates in production come in no such order.
 func visitOrder(n int) []int32 {

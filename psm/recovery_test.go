@@ -5,14 +5,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
-// kafka-reference.md §9, "Expiration, snapshots and recovery".
+// Expiration, snapshots and recovery (ProducerStateManager#removeExpiredProducers,
+// #loadFromSnapshot, #truncateAndReload; docs/producer-state.md).
 
 func TestExpiration(t *testing.T) {
 	forEachImpl(t, Options{ExpirationMs: 100}, func(t *testing.T, h *harness) {
@@ -48,21 +49,23 @@ func TestExpiration(t *testing.T) {
 
 func TestSegmentDeletionKeepsProducers(t *testing.T) {
 	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
-		dir := t.TempDir()
+		dir, err := storage.OpenSnapshotDir(nil, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
 		h.ok(Client, data(1, 0, 0, 10))
-		if _, err := TakeSnapshot(h.m, h.p, dir, 10); err != nil {
+		if err := dir.Write(10, h.m.AppendSnapshot(nil, h.p)); err != nil {
 			t.Fatal(err)
 		}
 		h.ok(Client, data(2, 0, 0, 10))
-		if _, err := TakeSnapshot(h.m, h.p, dir, 20); err != nil {
+		if err := dir.Write(20, h.m.AppendSnapshot(nil, h.p)); err != nil {
 			t.Fatal(err)
 		}
 		// The segment [0, 20) is deleted: its snapshot files go, the producers stay.
-		if err := RemoveSnapshots(dir, func(o int64) bool { return o > 10 }); err != nil {
+		if err := dir.RemoveBelow(20); err != nil {
 			t.Fatal(err)
 		}
-		offs, _ := ListSnapshots(dir)
-		if !slices.Equal(offs, []int64{20}) {
+		if offs := dir.Offsets(); !slices.Equal(offs, []int64{20}) {
 			t.Fatalf("snapshots left %v", offs)
 		}
 		if h.m.ProducerCount(h.p) != 2 {
@@ -141,7 +144,7 @@ func TestCorruptSnapshotFallsBack(t *testing.T) {
 		snapshotState(h)
 		good := h.m.AppendSnapshot(nil, h.p)
 		write := func(o int64, b []byte) {
-			if err := os.WriteFile(filepath.Join(dir, SnapshotFileName(o)), b, 0o644); err != nil {
+			if err := os.WriteFile(storage.FileName(dir, o, storage.SnapshotSuffix), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -173,21 +176,26 @@ func TestCorruptSnapshotFallsBack(t *testing.T) {
 			t.Fatal("a corrupt snapshot changed the state")
 		}
 
+		// The newest snapshot that loads wins; the corrupt ones above it go.
 		into := NewStore(Options{})
 		into.Begin(0, Client).Commit()
-		off, found, err := LoadLatestSnapshot(into, 0, dir, 0)
-		if err != nil || !found || off != 10 {
-			t.Fatalf("LoadLatestSnapshot = %d %v %v", off, found, err)
+		snaps, err := storage.OpenSnapshotDir(nil, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		load := func(b []byte) error { return into.LoadSnapshot(0, b, 0) }
+		corrupt := func(err error) bool { return errors.Is(err, ErrCorruptSnapshot) }
+		if off, err := snaps.LoadNewest(0, 100, load, corrupt); err != nil || off != 10 {
+			t.Fatalf("LoadNewest = %d %v", off, err)
 		}
 		if !bytes.Equal(into.AppendSnapshot(nil, 0), good) {
 			t.Fatal("loaded the wrong state")
 		}
-		if offs, _ := ListSnapshots(dir); !slices.Equal(offs, []int64{10}) {
+		if offs := snaps.Offsets(); !slices.Equal(offs, []int64{10}) {
 			t.Fatalf("corrupt files not deleted: %v", offs)
 		}
-		os.Remove(filepath.Join(dir, SnapshotFileName(10)))
-		if _, found, err := LoadLatestSnapshot(into, 0, dir, 0); found || err != nil || into.ProducerCount(0) != 0 {
-			t.Fatalf("no snapshot: found=%v err=%v producers=%d", found, err, into.ProducerCount(0))
+		if again, _ := storage.OpenSnapshotDir(nil, dir); !slices.Equal(again.Offsets(), []int64{10}) {
+			t.Fatalf("corrupt files left on disk: %v", again.Offsets())
 		}
 	})
 }
@@ -210,27 +218,6 @@ func TestReloadDedupOnlyLastBatch(t *testing.T) {
 	})
 }
 
-func TestTakeSnapshotOnlyWhenOffsetMoved(t *testing.T) {
-	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
-		dir := t.TempDir()
-		h.ok(Client, data(1, 0, 0, 4))
-		for _, c := range []struct {
-			at   int64
-			want bool
-		}{{4, true}, {4, false}, {3, false}, {9, true}} {
-			if got, err := TakeSnapshot(h.m, h.p, dir, c.at); err != nil || got != c.want {
-				t.Fatalf("TakeSnapshot(%d) = %v %v, want %v", c.at, got, err, c.want)
-			}
-		}
-		if offs, _ := ListSnapshots(dir); !slices.Equal(offs, []int64{4, 9}) {
-			t.Fatalf("snapshots %v", offs)
-		}
-		if name := SnapshotFileName(4); name != "00000000000000000004.snapshot" {
-			t.Fatalf("file name %q", name)
-		}
-	})
-}
-
 // TestRebuildReplicationToleratesRegressions replays a log the way
 // loadProducersFromRecords does: one REPLICATION append over the whole chunk.
 // Epoch and coordinator-epoch regressions are accepted (KAFKA-9144).
@@ -248,7 +235,7 @@ func TestRebuildReplicationToleratesRegressions(t *testing.T) {
 		if in := h.producer(1); in.Epoch != 2 || in.CoordinatorEpoch != 8 || in.NumBatches != 1 || in.LastSeq() != 50 {
 			t.Fatalf("rebuilt entry %+v", in)
 		}
-		if len(r.c.Completed) != 2 || !slices.Equal(r.c.Aborted, []AbortedTxn{{1, 3, 4, 5}}) {
+		if len(r.c.Completed) != 2 || !slices.Equal(r.c.Aborted, []storage.AbortedTxn{abortedTxn(1, 3, 4, 5)}) {
 			t.Fatalf("rebuild completions %+v", r.c)
 		}
 		// The same log through CLIENT/COORDINATOR is refused at the regressions.
@@ -260,7 +247,7 @@ func TestRebuildReplicationToleratesRegressions(t *testing.T) {
 	})
 }
 
-// The barrier (mirroring.md §5).
+// The MIRROR_PID_RESET barrier (docs/producer-state.md, docs/strategies.md).
 
 func TestBarrierClearsProducersKeepsOpenTxns(t *testing.T) {
 	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // Store is the fast producer-state manager. Each partition owns its producer
@@ -64,7 +65,7 @@ type storePart struct {
 	ongoing []TxnInfo // open transactions by first offset
 	unrepl  []TxnInfo // completed, marker not yet below the HW, by first offset
 	verif   []storeVerif
-	app     storeAppend
+	app     StoreAppender
 	refs    []snapRef // AppendSnapshot scratch
 	refTmp  []snapRef // AppendSnapshot scratch: the radix sort's other buffer
 	enc     []byte    // AppendSnapshot scratch: entries in table order
@@ -490,8 +491,11 @@ type pendingEntry struct {
 
 const linearPending = 8 // pending entries searched linearly before the index is used
 
-// storeAppend is the reusable append of one partition.
-type storeAppend struct {
+// StoreAppender is the Appender of a Store: the reusable append of one
+// partition, which Begin and BeginAppend reset. Its methods are Appender's;
+// a caller that holds a *Store calls them directly, without the interface's
+// dynamic dispatch (appendpath's hot path).
+type StoreAppender struct {
 	s      *Store
 	part   *storePart
 	seed   uint64 // part.seed, one load closer (seedOf)
@@ -507,7 +511,7 @@ type storeAppend struct {
 	stamp     uint32   // entries of other stamps are empty
 	started   []TxnInfo
 	completed []CompletedTxn
-	aborted   []AbortedTxn
+	aborted   []storage.AbortedTxn
 	done      CompletedTxn // apply's completed transaction, kept out of its results
 	fast      fastAppend
 	fastSet   bool         // fast holds the append's first batch; pend is empty
@@ -524,7 +528,10 @@ type storeAppend struct {
 }
 
 // Begin returns p's Appender, reset for a new append. O(1), no allocation.
-func (s *Store) Begin(p PartitionID, origin Origin) Appender {
+func (s *Store) Begin(p PartitionID, origin Origin) Appender { return s.BeginAppend(p, origin) }
+
+// BeginAppend is Begin with the concrete *StoreAppender.
+func (s *Store) BeginAppend(p PartitionID, origin Origin) *StoreAppender {
 	a := &s.part(p).app
 	a.origin, a.guard = origin, 0
 	a.fastSet = false // and more is empty: see Add
@@ -535,7 +542,7 @@ func (s *Store) Begin(p PartitionID, origin Origin) Appender {
 }
 
 // resetGeneral clears what the general path left in a, for Begin.
-func (a *storeAppend) resetGeneral() {
+func (a *StoreAppender) resetGeneral() {
 	a.general = false
 	a.committedEmpty, a.resetAtCommit = false, false
 	a.barriers, a.kept = 0, 0
@@ -545,7 +552,7 @@ func (a *storeAppend) resetGeneral() {
 	a.aborted = a.aborted[:0]
 }
 
-func (a *storeAppend) clearPending() {
+func (a *StoreAppender) clearPending() {
 	a.pend = a.pend[:0]
 	a.stamp++
 	if a.stamp == 0 {
@@ -554,9 +561,9 @@ func (a *storeAppend) clearPending() {
 	}
 }
 
-func (a *storeAppend) SetGuard(g Guard) { a.guard = g }
+func (a *StoreAppender) SetGuard(g Guard) { a.guard = g }
 
-func (a *storeAppend) findPending(pid int64, h uint64) int {
+func (a *StoreAppender) findPending(pid int64, h uint64) int {
 	if len(a.pend) <= linearPending {
 		for i := range a.pend {
 			if a.pend[i].pid == pid {
@@ -578,7 +585,7 @@ func (a *storeAppend) findPending(pid int64, h uint64) int {
 }
 
 // indexPending records pend[j] in the index once the linear range is passed.
-func (a *storeAppend) indexPending(j int) {
+func (a *StoreAppender) indexPending(j int) {
 	n := len(a.pend)
 	if n <= linearPending {
 		return
@@ -608,11 +615,11 @@ func (a *storeAppend) indexPending(j int) {
 
 // indexHome is the first probe slot of hash h in the pending index: its top
 // bits, like the table's (hashPID).
-func (a *storeAppend) indexHome(h uint64) uint64 {
+func (a *StoreAppender) indexHome(h uint64) uint64 {
 	return h >> bits.LeadingZeros64(uint64(len(a.index)-1))
 }
 
-func (a *storeAppend) indexPut(j int) {
+func (a *StoreAppender) indexPut(j int) {
 	mask := uint64(len(a.index) - 1)
 	i := a.indexHome(a.pend[j].h)
 	for uint32(a.index[i]>>32) == a.stamp {
@@ -635,7 +642,7 @@ func (a *storeAppend) indexPut(j int) {
 // one, pending on the fast path, cannot have changed it (none opens or
 // closes a transaction), so the committed slot still answers it, whether
 // they came from this producer or not.
-func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
+func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 	// Until an append leaves the fast path (general), it has no pending
 	// entry and met no barrier. Its first batch may take the fast path; so
 	// may the ones after it under REPLICATION, which checks a data batch
@@ -683,7 +690,7 @@ func (a *storeAppend) Add(b *Batch) (*Outcome, error) {
 // walk, barriers, markers and transactions.
 //
 //go:noinline
-func (a *storeAppend) addGeneral(b *Batch) (*Outcome, error) {
+func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 	if a.fastSet {
 		a.promote()
 	}
@@ -988,7 +995,7 @@ func update(app Appender, b *Batch) (*Outcome, *Committed, error) {
 // firstKeepsEpoch reports that the append's first batch, pending on the
 // fast path, carries its producer's committed epoch (its slot is unchanged
 // until Commit).
-func (a *storeAppend) firstKeepsEpoch() bool {
+func (a *StoreAppender) firstKeepsEpoch() bool {
 	f := &a.fast
 	return a.part.shards[f.shard].slots[f.slot].epoch == f.epoch
 }
@@ -999,7 +1006,7 @@ func (a *storeAppend) firstKeepsEpoch() bool {
 // slot Add's fast path validated against, unchanged since: only this append writes
 // the partition's table until Commit. Should a rehash have moved it, it is
 // found again.
-func (a *storeAppend) promote() {
+func (a *StoreAppender) promote() {
 	a.fastSet = false
 	a.general = true
 	a.promoteOne(&a.fast)
@@ -1012,7 +1019,7 @@ func (a *storeAppend) promote() {
 // promoteOne is apply's update for one fast batch (REPLICATION's, or the
 // one CLIENT batch): into the producer's pending entry if an earlier batch
 // of the append made one, else into a new one.
-func (a *storeAppend) promoteOne(f *fastAppend) {
+func (a *StoreAppender) promoteOne(f *fastAppend) {
 	if len(a.pend) > 0 {
 		if pi := a.findPending(f.pid, f.h); pi >= 0 {
 			u := &a.pend[pi].upd
@@ -1042,7 +1049,7 @@ func (a *storeAppend) promoteOne(f *fastAppend) {
 	a.indexPending(len(a.pend) - 1)
 }
 
-func (a *storeAppend) barrier() {
+func (a *StoreAppender) barrier() {
 	a.barriers++
 	a.resetAtCommit = true
 	a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
@@ -1055,7 +1062,7 @@ func (a *storeAppend) barrier() {
 // apply validates b against w and, when every check passes, updates w; a
 // completed transaction is left in a.done. All checks run before the first
 // write, so a rejected batch leaves w unchanged.
-func (a *storeAppend) apply(w *pendingEntry, b *Batch) (done, started bool, err error) {
+func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, err error) {
 	u := &w.upd
 	epochFenced := b.ProducerEpoch < u.epoch && a.origin != Replication
 	if b.Control {
@@ -1130,8 +1137,9 @@ func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
 }
 
 // Commit applies the append: producer entries, started transactions, then
-// each completed transaction in batch order with its LSO (§3.6 step 2).
-func (a *storeAppend) Commit() *Committed {
+// each completed transaction in batch order with its LSO
+// (ProducerStateManager#update, #completeTxn).
+func (a *StoreAppender) Commit() *Committed {
 	if a.fastSet {
 		sp := a.part
 		f := &a.fast
@@ -1155,7 +1163,7 @@ func (a *storeAppend) Commit() *Committed {
 // time, which for batches of one producer gives what merge of their
 // pending entry gives), unless a rehash moved a slot (false, nothing
 // written).
-func (a *storeAppend) commitRun() bool {
+func (a *StoreAppender) commitRun() bool {
 	sp := a.part
 	if sp.shards[a.fast.shard].version != a.fast.version {
 		return false
@@ -1196,7 +1204,7 @@ func (sh *shard) write(sp *storePart, i int, epoch int16, m *BatchMetadata) {
 // that the fast path runs in a small frame.
 //
 //go:noinline
-func (a *storeAppend) commitGeneral() *Committed {
+func (a *StoreAppender) commitGeneral() *Committed {
 	sp := a.part
 	if a.resetAtCommit {
 		sp.resetProducers()
@@ -1235,7 +1243,7 @@ func (a *storeAppend) commitGeneral() *Committed {
 			}
 		}
 		if ct.Aborted {
-			a.aborted = append(a.aborted, AbortedTxn{ct.ProducerID, ct.FirstOffset, ct.LastOffset, lso})
+			a.aborted = append(a.aborted, storage.AbortedTxn{ProducerID: ct.ProducerID, FirstOffset: ct.FirstOffset, LastOffset: ct.LastOffset, LastStableOffset: lso})
 		}
 		if j, found := txnIndex(sp.ongoing, ct.FirstOffset); found {
 			t := sp.ongoing[j]
@@ -1254,7 +1262,7 @@ func (a *storeAppend) commitGeneral() *Committed {
 	return c
 }
 
-func (a *storeAppend) Abort() {
+func (a *StoreAppender) Abort() {
 	a.fastSet = false
 	a.more = a.more[:0]
 	a.clearPending()

@@ -1,13 +1,13 @@
 package psm
 
 import (
-	"bytes"
-	"encoding/hex"
 	"slices"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
-// kafka-reference.md §9, "Transactions and LSO".
+// Transactions and the LSO (docs/producer-state.md).
 
 func TestLastStableOffset(t *testing.T) {
 	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
@@ -50,16 +50,16 @@ func TestAbortWritesTxnIndexEntry(t *testing.T) {
 		h.ok(Client, txnData(1, 0, 0, 3))             // 0-2 txn of 1
 		h.ok(Client, txnData(2, 0, 0, 2))             // 3-4 txn of 2
 		r := h.ok(Coordinator, marker(1, 0, true, 0)) // 5
-		want := AbortedTxn{ProducerID: 1, FirstOffset: 0, LastOffset: 5, LastStableOffset: 3}
-		if !slices.Equal(r.c.Aborted, []AbortedTxn{want}) {
+		want := storage.AbortedTxn{ProducerID: 1, FirstOffset: 0, LastOffset: 5, LastStableOffset: 3}
+		if !slices.Equal(r.c.Aborted, []storage.AbortedTxn{want}) {
 			t.Fatalf("aborted %+v, want %+v (LSO = other producer's open txn)", r.c.Aborted, want)
 		}
 		if !r.outs[0].TxnCompleted || r.outs[0].Completed != (CompletedTxn{1, 0, 5, true}) {
 			t.Fatalf("outcome %+v", r.outs[0])
 		}
 		r2 := h.ok(Coordinator, marker(2, 0, true, 0)) // 6: no other open txn -> marker+1
-		want2 := AbortedTxn{ProducerID: 2, FirstOffset: 3, LastOffset: 6, LastStableOffset: 7}
-		if !slices.Equal(r2.c.Aborted, []AbortedTxn{want2}) {
+		want2 := storage.AbortedTxn{ProducerID: 2, FirstOffset: 3, LastOffset: 6, LastStableOffset: 7}
+		if !slices.Equal(r2.c.Aborted, []storage.AbortedTxn{want2}) {
 			t.Fatalf("aborted %+v, want %+v", r2.c.Aborted, want2)
 		}
 		h.ok(Client, txnData(1, 0, 3, 1))
@@ -71,45 +71,17 @@ func TestAbortWritesTxnIndexEntry(t *testing.T) {
 		h.ok(Client, txnData(3, 0, 0, 1), txnData(4, 0, 0, 1), txnData(5, 0, 0, 1)) // 9, 10, 11
 		r3 := h.ok(Coordinator, marker(3, 0, true, 0), marker(4, 0, true, 0), marker(5, 0, true, 0))
 		got := r3.c.Aborted
-		wantAll := []AbortedTxn{{3, 9, 12, 10}, {4, 10, 13, 11}, {5, 11, 14, 15}}
+		wantAll := []storage.AbortedTxn{abortedTxn(3, 9, 12, 10), abortedTxn(4, 10, 13, 11), abortedTxn(5, 11, 14, 15)}
 		if !slices.Equal(got, wantAll) {
 			t.Fatalf("aborted %+v, want %+v", got, wantAll)
 		}
-		// The 34-byte entry: version 0, pid, first, last, lso, big-endian.
-		var idx []byte
-		for _, e := range append([]AbortedTxn{want, want2}, wantAll...) {
-			idx = e.AppendTo(idx)
-		}
-		if len(idx) != 5*AbortedTxnSize {
-			t.Fatalf("index size %d", len(idx))
-		}
-		golden, _ := hex.DecodeString("" +
-			"0000" + // 0-1   version 0
-			"0000000000000001" + // 2-9   producerId 1
-			"0000000000000000" + // 10-17 firstOffset 0
-			"0000000000000005" + // 18-25 lastOffset 5
-			"0000000000000003") // 26-33 lastStableOffset 3
-		if !bytes.Equal(idx[:AbortedTxnSize], golden) {
-			t.Fatalf("entry bytes %x", idx[:AbortedTxnSize])
-		}
+		// Each completion's marker is past the one before (the .txnindex order).
 		prev := int64(-1)
-		for off := 0; off < len(idx); off += AbortedTxnSize {
-			e, err := ParseAbortedTxn(idx[off:])
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, e := range append([]storage.AbortedTxn{want, want2}, wantAll...) {
 			if e.LastOffset <= prev {
-				t.Fatalf("index lastOffsets not increasing at %d", off)
+				t.Fatalf("index lastOffsets not increasing at %+v", e)
 			}
 			prev = e.LastOffset
-		}
-		if _, err := ParseAbortedTxn(idx[:33]); err != ErrTxnIndexTruncated {
-			t.Fatalf("short entry: %v", err)
-		}
-		bad := slices.Clone(golden)
-		bad[1] = 1
-		if _, err := ParseAbortedTxn(bad); err != ErrTxnIndexVersion {
-			t.Fatalf("version 1 entry: %v", err)
 		}
 	})
 }
@@ -125,7 +97,7 @@ func TestReadCommittedSkipsAborted(t *testing.T) {
 			aborted bool // ground truth: a transactional batch of an aborted txn
 		}
 		var log []logged
-		var index []AbortedTxn
+		var index []storage.AbortedTxn
 		add := func(origin Origin, b Batch, aborted bool) {
 			r := h.ok(origin, b)
 			b.BaseOffset = r.at[0]

@@ -1,10 +1,10 @@
 package psm
 
 import (
-	"encoding/binary"
 	"iter"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // PartitionID names one partition inside a Manager. It is a small dense index
@@ -17,7 +17,7 @@ type PartitionID uint32
 const MaxPartitions = 1 << 20
 
 // Origin is who appends a batch (org.apache.kafka.storage.internals.log.AppendOrigin).
-// It decides which checks run (kafka-reference.md §3.2).
+// It decides which checks run (ProducerAppendInfo#maybeValidateDataBatch).
 type Origin uint8
 
 const (
@@ -60,7 +60,8 @@ type BarrierApply uint8
 const (
 	// Exact (default): the state after the append equals applying its batches
 	// one by one. Entries built by batches before the barrier are removed;
-	// batches after it start from an empty producer table (mirroring.md §5).
+	// batches after it start from an empty producer table
+	// (docs/producer-state.md).
 	Exact BarrierApply = iota
 	// Prototype reproduces the hazard of the prototype: the partition is
 	// cleared at commit and then every update of the append is applied, which
@@ -83,7 +84,7 @@ type Options struct {
 	// default (Kafka's minimum is 1).
 	ExpirationMs int64
 	// VerifyTransactions turns on the KIP-890 verification guard
-	// (transaction.partition.verification.enable, §3.5): a transactional data
+	// (transaction.partition.verification.enable): a transactional data
 	// batch from CLIENT or COORDINATOR with no open transaction needs the guard
 	// returned by StartVerification. Off by default here because the append
 	// path has no transaction coordinator to ask; Kafka's default is on.
@@ -177,7 +178,8 @@ func (e *ProducerInfo) Window() []BatchMetadata { return e.Batches[:e.NumBatches
 
 // Duplicate answers a CLIENT batch that exactly repeats one of the producer's
 // last five batches (same epoch, same first and last sequence): the caller
-// writes nothing and acknowledges with the original offsets (§3.4).
+// writes nothing and acknowledges with the original offsets
+// (ProducerStateEntry#findDuplicateBatch).
 type Duplicate struct {
 	Found       bool
 	FirstOffset int64
@@ -202,45 +204,6 @@ type TxnInfo struct {
 	LastOffset  int64
 }
 
-// AbortedTxnSize is the size of one .txnindex entry.
-const AbortedTxnSize = 34
-
-// AbortedTxn is one transaction-index entry (AbortedTxn.java): written for
-// every aborted transaction, with the LSO computed when it completed (§3.6).
-type AbortedTxn struct {
-	ProducerID       int64
-	FirstOffset      int64
-	LastOffset       int64
-	LastStableOffset int64
-}
-
-// AppendTo appends the 34-byte big-endian index entry (version int16 = 0,
-// producerId, firstOffset, lastOffset, lastStableOffset) to dst.
-func (t AbortedTxn) AppendTo(dst []byte) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, 0)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(t.ProducerID))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(t.FirstOffset))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(t.LastOffset))
-	return binary.BigEndian.AppendUint64(dst, uint64(t.LastStableOffset))
-}
-
-// ParseAbortedTxn decodes one index entry from the first AbortedTxnSize bytes
-// of src. Version is read as an int16 and must be 0.
-func ParseAbortedTxn(src []byte) (AbortedTxn, error) {
-	if len(src) < AbortedTxnSize {
-		return AbortedTxn{}, ErrTxnIndexTruncated
-	}
-	if binary.BigEndian.Uint16(src) != 0 {
-		return AbortedTxn{}, ErrTxnIndexVersion
-	}
-	return AbortedTxn{
-		ProducerID:       int64(binary.BigEndian.Uint64(src[2:])),
-		FirstOffset:      int64(binary.BigEndian.Uint64(src[10:])),
-		LastOffset:       int64(binary.BigEndian.Uint64(src[18:])),
-		LastStableOffset: int64(binary.BigEndian.Uint64(src[26:])),
-	}, nil
-}
-
 // Outcome is what Add reports about one accepted batch. Add returns it by
 // pointer, owned by the Appender and valid until the next call on it; it is
 // read-only (a plain acceptance may share one zero Outcome).
@@ -262,8 +225,8 @@ type Committed struct {
 	// Completed lists the transactions closed by this append, in batch order.
 	Completed []CompletedTxn
 	// Aborted lists the .txnindex entries to write, in batch order, each with
-	// the LSO of §3.6 step 2.1.
-	Aborted []AbortedTxn
+	// the LSO at its completion (ProducerStateManager#lastStableOffset).
+	Aborted []storage.AbortedTxn
 	// Barriers counts the MIRROR_PID_RESET batches applied.
 	Barriers int
 	// KeptOpenTxns is the number of open transactions a barrier of this append
@@ -284,7 +247,7 @@ type Guard uint64
 type Appender interface {
 	// SetGuard sets the request's verification guard (see Options.VerifyTransactions).
 	SetGuard(g Guard)
-	// Add validates one batch. On error (a *KafkaError sentinel) the batch is
+	// Add validates one batch. On error (a *kafkaerr.Error sentinel) the batch is
 	// not applied and the append is unchanged, so the caller may Abort or go
 	// on; the Outcome is then nil. Otherwise it is never nil. Add reads *b
 	// during the call only and never keeps it; but through this interface
@@ -321,7 +284,7 @@ type Manager interface {
 	Reset(p PartitionID) (keptOpenTxns int)
 	// Clear forgets everything about p (truncation before a rebuild).
 	Clear(p PartitionID)
-	// StartVerification is maybeStartTransactionVerification (§3.5): the
+	// StartVerification is maybeStartTransactionVerification: the
 	// sentinel when the producer has an open transaction at this epoch, else
 	// the guard of its (new or updated) verification entry.
 	StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard
@@ -348,7 +311,8 @@ type Manager interface {
 	// timestamp is at least ExpirationMs before nowMs, and verification
 	// entries as old. It returns the number of producers removed.
 	ExpireProducers(p PartitionID, nowMs int64) int
-	// AppendSnapshot appends p's snapshot file (§3.8), entries sorted by PID.
+	// AppendSnapshot appends p's snapshot file (ProducerStateManager#writeSnapshot),
+	// entries sorted by PID.
 	AppendSnapshot(dst []byte, p PartitionID) []byte
 	// LoadSnapshot replaces p's state with the snapshot in src, dropping
 	// entries expired at nowMs. A corrupt src is an error matching

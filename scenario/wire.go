@@ -7,9 +7,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
 	"github.com/mirrorpath/mirrorpath/appendpath"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // This file binds the replica interface to appendpath.Partition, the
@@ -81,7 +84,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 	}
 	a := &apReplica{newMapper: newMapper, cfg: appendpath.Config{
 		Dir:                 "log",
-		FS:                  appendpath.NewMemFS(),
+		FS:                  vfs.NewMemFS(),
 		LeaderEpoch:         cfg.LeaderEpoch,
 		ManualHighWatermark: true,
 		Strategy:            st,
@@ -233,10 +236,10 @@ func (a *apReplica) AbortedTxns(from, to int64) []abortedTxn {
 	return out
 }
 
-// errorName is the Kafka name of an append error (a *psm.KafkaError), else
+// errorName is the Kafka name of an append error (a *kafkaerr.Error), else
 // the error text.
 func errorName(err error) string {
-	var ke *psm.KafkaError
+	var ke *kafkaerr.Error
 	if errors.As(err, &ke) {
 		return ke.Name
 	}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mirrorpath/mirrorpath/appendpath"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // Index file suffixes (LogFileUtils); dump picks the decoder by suffix.
@@ -93,24 +93,24 @@ func (d *dumper) indexFile(name string, data, log []byte) (invalid bool) {
 		bad[i] = e.Error()
 	}
 	if time {
-		var x appendpath.TimeIndex
-		x, err = appendpath.ParseTimeIndex(data, base)
+		var x storage.TimeIndex
+		x, err = storage.ParseTimeIndex(data, base)
 		n, entry = x.Len(), func(i int) indexInfo {
 			e := x.Entry(i)
 			return indexInfo{Timestamp: ptr(e.Timestamp), Offset: ptr(e.Offset)}
 		}
 		if log != nil {
-			appendpath.VerifyTimeIndex(x, log, report)
+			storage.VerifyTimeIndex(x, log, report)
 		}
 	} else {
-		var x appendpath.OffsetIndex
-		x, err = appendpath.ParseOffsetIndex(data, base)
+		var x storage.OffsetIndex
+		x, err = storage.ParseOffsetIndex(data, base)
 		n, entry = x.Len(), func(i int) indexInfo {
 			e := x.Entry(i)
 			return indexInfo{Offset: ptr(e.Offset), Position: ptr(e.Position)}
 		}
 		if log != nil {
-			appendpath.VerifyOffsetIndex(x, log, report)
+			storage.VerifyOffsetIndex(x, log, report)
 		}
 	}
 	for i := range n {

@@ -97,7 +97,7 @@ func TestDumpIndexFindings(t *testing.T) {
 		t.Fatalf("without --check: exit %d", code)
 	}
 	code, out, _ := runDumpArgs(t, dir, "--check", idx)
-	if code != 1 || !strings.Contains(out, `offset: 40 position: 8281 error: "appendpath: corrupt index: entry disagrees with the log at entry 1: no batch starts at position 8281"`) ||
+	if code != 1 || !strings.Contains(out, `offset: 40 position: 8281 error: "storage: corrupt index: entry disagrees with the log at entry 1: no batch starts at position 8281"`) ||
 		!strings.Contains(out, "check: 1 of 2 entries disagree with DIR/00000000000000000000.log") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
@@ -112,7 +112,7 @@ func TestDumpIndexFindings(t *testing.T) {
 	// whole entries before it are still printed.
 	write(idx, good[:len(good)-3])
 	code, out, _ = runDumpArgs(t, dir, idx)
-	if code != 1 || !strings.Contains(out, "offset: 20 position: 4140\nerror: \"appendpath: corrupt index: size not a multiple of the entry size at entry 1: 13 bytes\"") {
+	if code != 1 || !strings.Contains(out, "offset: 20 position: 4140\nerror: \"storage: corrupt index: size not a multiple of the entry size at entry 1: 13 bytes\"") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	// No .log beside it: a note, not a finding.

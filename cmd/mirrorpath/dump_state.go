@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // The producer-state files beside a segment (LogFileUtils): dump picks the
@@ -51,14 +52,14 @@ func (d *dumper) txnIndexFile(name string, data []byte) (invalid bool) {
 		fmt.Fprintf(d.out, "Dumping %s\n", name)
 	}
 	for i := 0; len(data) > 0; i++ {
-		t, err := psm.ParseAbortedTxn(data)
+		t, err := storage.ParseAbortedTxn(data)
 		if err != nil {
 			d.emitState(&stateInfo{File: name, Entry: ptr(i), Error: fmt.Sprintf("entry %d: %v", i, err)})
 			return true
 		}
 		d.emitState(&stateInfo{File: name, Entry: ptr(i), Version: ptr(0), ProducerID: ptr(t.ProducerID),
 			FirstOffset: ptr(t.FirstOffset), LastOffset: ptr(t.LastOffset), LastStableOffset: ptr(t.LastStableOffset)})
-		data = data[psm.AbortedTxnSize:]
+		data = data[storage.AbortedTxnSize:]
 	}
 	return false
 }

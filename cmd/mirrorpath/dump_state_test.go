@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // stateFiles writes a .txnindex of two entries and a snapshot of two
@@ -17,8 +18,8 @@ func stateFiles(t *testing.T) (dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	var idx []byte
-	idx = psm.AbortedTxn{ProducerID: 7, FirstOffset: 3, LastOffset: 9, LastStableOffset: 3}.AppendTo(idx)
-	idx = psm.AbortedTxn{ProducerID: 8, FirstOffset: 10, LastOffset: 12, LastStableOffset: 13}.AppendTo(idx)
+	idx = storage.AbortedTxn{ProducerID: 7, FirstOffset: 3, LastOffset: 9, LastStableOffset: 3}.AppendTo(idx)
+	idx = storage.AbortedTxn{ProducerID: 8, FirstOffset: 10, LastOffset: 12, LastStableOffset: 13}.AppendTo(idx)
 	if err := os.WriteFile(filepath.Join(dir, "00000000000000000000.txnindex"), idx, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestDumpCorruptStateFiles(t *testing.T) {
 	os.WriteFile(cut, idx[:len(idx)-1], 0o644)
 	badVersion := filepath.Join(dir, "00000000000000000002.txnindex")
 	v := bytes.Clone(idx)
-	v[psm.AbortedTxnSize+1] = 1 // the second entry's version
+	v[storage.AbortedTxnSize+1] = 1 // the second entry's version
 	os.WriteFile(badVersion, v, 0o644)
 	flipped := filepath.Join(dir, "00000000000000000003.snapshot")
 	f := bytes.Clone(snap)
@@ -97,8 +98,8 @@ func TestDumpCorruptStateFiles(t *testing.T) {
 	for _, c := range []struct {
 		file, want string
 	}{
-		{cut, "entry 1: " + psm.ErrTxnIndexTruncated.Error()},
-		{badVersion, "entry 1: " + psm.ErrTxnIndexVersion.Error()},
+		{cut, "entry 1: " + storage.ErrTxnIndexTruncated.Error()},
+		{badVersion, "entry 1: " + storage.ErrTxnIndexVersion.Error()},
 		{flipped, "CRC"},
 	} {
 		code, out, _ := runDumpArgs(t, dir, c.file)
@@ -114,7 +115,7 @@ func TestDumpCorruptStateFiles(t *testing.T) {
 // FuzzDumpState: the .txnindex and .snapshot dumps never panic, and a file is
 // reported invalid exactly when the output carries an error.
 func FuzzDumpState(f *testing.F) {
-	idx := psm.AbortedTxn{ProducerID: 7, FirstOffset: 3, LastOffset: 9, LastStableOffset: 3}.AppendTo(nil)
+	idx := storage.AbortedTxn{ProducerID: 7, FirstOffset: 3, LastOffset: 9, LastStableOffset: 3}.AppendTo(nil)
 	f.Add(idx, false)
 	f.Add(idx[:20], false)
 	s := psm.NewStore(psm.Options{})

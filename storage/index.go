@@ -1,4 +1,4 @@
-package appendpath
+package storage
 
 // # Offset and time index files
 //
@@ -76,8 +76,8 @@ const (
 
 // File name suffixes of the indexes, as LogFileUtils spells them.
 const (
-	offsetIndexSuffix = ".index"
-	timeIndexSuffix   = ".timeindex"
+	IndexSuffix     = ".index"
+	TimeIndexSuffix = ".timeindex"
 )
 
 // indexNoTimestamp is RecordBatch.NO_TIMESTAMP: the time index appends only
@@ -90,7 +90,7 @@ const indexNoTimestamp = -1
 var (
 	// ErrCorruptIndex: an index file that cannot be used (Kafka's
 	// CorruptIndexException).
-	ErrCorruptIndex = errors.New("appendpath: corrupt index")
+	ErrCorruptIndex = errors.New("storage: corrupt index")
 	// ErrIndexSize: the file size is not a multiple of the entry size.
 	ErrIndexSize = fmt.Errorf("%w: size not a multiple of the entry size", ErrCorruptIndex)
 	// ErrIndexOrder: an entry does not increase on the one before it
@@ -398,7 +398,7 @@ func (s *segment) indexBatch(last, maxTs, pos int64) {
 	if maxTs > s.maxTs {
 		s.maxTs, s.maxTsOffset = maxTs, last
 	}
-	if pos-s.lastIndexed <= indexIntervalBytes || !fitsIndex(s.base, last, pos) {
+	if pos-s.lastIndexed <= IndexIntervalBytes || !fitsIndex(s.base, last, pos) {
 		return
 	}
 	s.index = append(s.index, indexEntry{last, pos})
@@ -447,7 +447,7 @@ func (s *segment) appendTimeBytes(dst []byte, from int) []byte {
 
 // writeIndex appends the entries of s that are not in its index files yet,
 // one Write per file. A failed write is cut back to the last whole entry.
-func (l *log) writeIndex(s *segment) error {
+func (l *Log) writeIndex(s *segment) error {
 	if n := len(s.index); n > s.idxFlushed {
 		l.idxBuf = s.appendIndexBytes(l.idxBuf[:0], s.idxFlushed)
 		if _, err := s.idx.Write(l.idxBuf); err != nil {
@@ -527,7 +527,7 @@ func (s *segment) truncateIndex(pos int64) error {
 // are kept, others rewritten at the next sync. Every segment but the active
 // one is sealed. present lists the index file names found on open. A sealed
 // time index of the active segment loses its seal entry instead.
-func (l *log) loadIndex(s *segment, active bool, present map[string]bool, rec *Recovery) error {
+func (l *Log) loadIndex(s *segment, active bool, present map[string]bool, rec *Recovery) error {
 	if !active {
 		s.seal()
 	}
@@ -538,7 +538,7 @@ func (l *log) loadIndex(s *segment, active bool, present map[string]bool, rec *R
 		}
 	}
 	// Offset index.
-	name := fileName(l.cfg.dir, s.base, offsetIndexSuffix)
+	name := FileName(l.cfg.Dir, s.base, IndexSuffix)
 	got, err := l.readIndex(name, present)
 	if err != nil {
 		return err
@@ -556,7 +556,7 @@ func (l *log) loadIndex(s *segment, active bool, present map[string]bool, rec *R
 		s.idxFlushed = 0
 	}
 	// Time index.
-	name = fileName(l.cfg.dir, s.base, timeIndexSuffix)
+	name = FileName(l.cfg.Dir, s.base, TimeIndexSuffix)
 	if got, err = l.readIndex(name, present); err != nil {
 		return err
 	}
@@ -585,11 +585,11 @@ func (l *log) loadIndex(s *segment, active bool, present map[string]bool, rec *R
 }
 
 // readIndex reads an index file that present says exists, or returns nil.
-func (l *log) readIndex(name string, present map[string]bool) ([]byte, error) {
+func (l *Log) readIndex(name string, present map[string]bool) ([]byte, error) {
 	if !present[filepath.Base(name)] {
 		return nil, nil
 	}
-	return l.cfg.fs.ReadFile(name)
+	return l.cfg.FS.ReadFile(name)
 }
 
 // indexVerdict is nil when the file's bytes got equal want, and otherwise

@@ -1,4 +1,9 @@
-package appendpath
+// Package vfs is the file layer of the on-disk log (package storage), in the
+// manner of pebble's vfs: FS is the interface the log writes through, OSFS the
+// operating system's file system and MemFS an in-memory one that can simulate
+// a power cut losing or garbling whatever was not synced, so recovery can be
+// tested at every byte.
+package vfs
 
 import (
 	"errors"
@@ -246,7 +251,7 @@ func (f *memFile) Truncate(size int64) error {
 	f.fs.mu.Lock()
 	defer f.fs.mu.Unlock()
 	if size < 0 || size > int64(len(f.d.data)) {
-		return errors.New("appendpath: memfs: truncate out of range")
+		return errors.New("vfs: memfs: truncate out of range")
 	}
 	f.d.data = f.d.data[:size]
 	f.d.synced = min(f.d.synced, int(size))

@@ -1,4 +1,4 @@
-package appendpath
+package storage
 
 import (
 	"bytes"

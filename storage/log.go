@@ -1,4 +1,4 @@
-package appendpath
+package storage
 
 import (
 	"errors"
@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
-	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // SyncPolicy says when a file-backed log calls fsync.
@@ -45,23 +46,23 @@ func ParseSyncPolicy(s string) (SyncPolicy, error) {
 			return SyncPolicy(i), nil
 		}
 	}
-	return 0, fmt.Errorf("appendpath: unknown fsync policy %q (want never|always|interval)", s)
+	return 0, fmt.Errorf("storage: unknown fsync policy %q (want never|always|interval)", s)
 }
 
 // File name suffixes, as Kafka's LogFileUtils spells them.
 const (
-	logSuffix      = ".log"
-	txnIndexSuffix = ".txnindex"
-	snapshotSuffix = ".snapshot"
+	LogSuffix      = ".log"
+	TxnIndexSuffix = ".txnindex"
+	SnapshotSuffix = ".snapshot"
 )
 
-// fileName is Kafka's <20-digit zero-padded offset><suffix>.
-func fileName(dir string, offset int64, suffix string) string {
+// FileName is Kafka's <20-digit zero-padded offset><suffix>.
+func FileName(dir string, offset int64, suffix string) string {
 	return filepath.Join(dir, fmt.Sprintf("%020d%s", offset, suffix))
 }
 
-// parseFileName returns the offset of a name like 00000000000000000042.log.
-func parseFileName(name, suffix string) (int64, bool) {
+// ParseFileName returns the offset of a name like 00000000000000000042.log.
+func ParseFileName(name, suffix string) (int64, bool) {
 	s, ok := strings.CutSuffix(name, suffix)
 	if !ok || len(s) != 20 {
 		return 0, false
@@ -70,10 +71,10 @@ func parseFileName(name, suffix string) (int64, bool) {
 	return o, err == nil && o >= 0
 }
 
-// indexIntervalBytes is Kafka's index.interval.bytes: a batch gets a sparse
+// IndexIntervalBytes is Kafka's index.interval.bytes: a batch gets a sparse
 // index entry when more than this many bytes lie between it and the last
 // entry (index.go).
-const indexIntervalBytes = 4096
+const IndexIntervalBytes = 4096
 
 // segment is one file of the log (or its in-memory stand-in).
 type segment struct {
@@ -84,10 +85,10 @@ type segment struct {
 	mem         []byte       // memory log: the bytes, len == size
 	index       []indexEntry // sparse offset index, by position (both logs)
 	lastIndexed int64        // position of the last index entry, 0 when none
-	file        File         // file log
-	txn         File
-	idx, tidx   File // file log: .index and .timeindex
-	aborted     []psm.AbortedTxn
+	file        vfs.File     // file log
+	txn         vfs.File
+	idx, tidx   vfs.File // file log: .index and .timeindex
+	aborted     []AbortedTxn
 	times       []timeEntry // time index (file log)
 	// maxTs is the largest batch maxTimestamp so far (NO_TIMESTAMP when
 	// none) and maxTsOffset the last offset of the first batch that had it
@@ -180,22 +181,32 @@ func (s *segment) readAt(dst []byte, pos int64) error {
 	return err
 }
 
-// logConfig is what the log takes from Config.
-type logConfig struct {
-	fs           FS
-	dir          string // "" = in memory
-	segmentBytes int64
-	retain       int
-	sync         SyncPolicy
-	interval     time.Duration
-	now          func() time.Time
+// Config says where a log keeps its segments and when it rolls and syncs.
+type Config struct {
+	// FS is the file layer of a file log.
+	FS vfs.FS
+	// Dir holds the segment files; "" keeps the log in memory.
+	Dir string
+	// SegmentBytes rolls a new segment when an append would take the active
+	// one past it (log.segment.bytes; default 1 GiB).
+	SegmentBytes int64
+	// RetainSegments deletes the oldest segments beyond this many on each
+	// roll (0 keeps every segment).
+	RetainSegments int
+	// Sync is the fsync policy of a file log, SyncInterval its interval
+	// (default 1 s).
+	Sync         SyncPolicy
+	SyncInterval time.Duration
+	// Now is the clock of SyncInterval (default time.Now).
+	Now func() time.Time
 }
 
-// log is the segmented byte log of one partition. It knows batches only by
-// their framing; producer state, offsets and validation live in Partition.
-// Not safe for concurrent use (Partition holds its lock).
-type log struct {
-	cfg      logConfig
+// Log is the segmented byte log of one partition. It knows batches only by
+// their framing; producer state, offset assignment and validation are the
+// caller's (appendpath.Partition). Not safe for concurrent use: the caller
+// serializes every call.
+type Log struct {
+	cfg      Config
 	segs     []*segment
 	start    int64 // log start offset
 	end      int64 // log end offset
@@ -206,11 +217,60 @@ type log struct {
 	free     []*segment // memory log: recycled segments
 }
 
-func (l *log) memory() bool     { return l.cfg.dir == "" }
-func (l *log) active() *segment { return l.segs[len(l.segs)-1] }
+// Memory reports whether the log is kept in memory (Config.Dir == "").
+func (l *Log) Memory() bool     { return l.cfg.Dir == "" }
+func (l *Log) active() *segment { return l.segs[len(l.segs)-1] }
 
-func newMemLog(cfg logConfig) *log {
-	l := &log{cfg: cfg}
+// Start is the log start offset: the base of the oldest segment kept.
+func (l *Log) Start() int64 { return l.start }
+
+// End is the log end offset: the offset the next batch gets.
+func (l *Log) End() int64 { return l.end }
+
+// Synced is the durable prefix: every offset below it is on stable storage
+// (the log end offset for a memory log).
+func (l *Log) Synced() int64 { return l.synced }
+
+// Segments is the number of segments of the log (at least one).
+func (l *Log) Segments() int { return len(l.segs) }
+
+// SegmentSize is the size in bytes of segment i (0 is the oldest).
+func (l *Log) SegmentSize(i int) int64 { return l.segs[i].size }
+
+// OffsetIndex appends to dst the sparse offset index of segment i (0 is the
+// oldest) as Read looks it up: for a file log what .index holds once synced.
+func (l *Log) OffsetIndex(i int, dst []OffsetPosition) []OffsetPosition {
+	for _, e := range l.segs[i].index {
+		dst = append(dst, OffsetPosition{Offset: e.offset, Position: e.pos})
+	}
+	return dst
+}
+
+// Open opens the log cfg describes: an empty memory log when cfg.Dir is "",
+// else the file log in cfg.Dir, created when absent and recovered when not:
+// a torn or corrupt tail is cut and the indexes are checked against the
+// segments (Recovery says what was found). cfg.FS nil means vfs.OSFS.
+func Open(cfg Config) (*Log, Recovery, error) {
+	if cfg.FS == nil {
+		cfg.FS = vfs.OSFS{}
+	}
+	if cfg.SegmentBytes <= 0 {
+		cfg.SegmentBytes = 1 << 30
+	}
+	if cfg.SyncInterval <= 0 {
+		cfg.SyncInterval = time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Dir == "" {
+		return newMemLog(cfg), Recovery{Segments: 1, TruncatedSegment: -1, TruncatedAt: -1}, nil
+	}
+	return openFileLog(cfg)
+}
+
+func newMemLog(cfg Config) *Log {
+	l := &Log{cfg: cfg}
 	s := &segment{}
 	s.reset(0)
 	l.segs = []*segment{s}
@@ -219,7 +279,7 @@ func newMemLog(cfg logConfig) *log {
 
 // newSegment makes an empty segment at base (files created for a file log).
 // When recovering, existing index files are kept for openFileLog to check.
-func (l *log) newSegment(base int64, recovering bool) (*segment, error) {
+func (l *Log) newSegment(base int64, recovering bool) (*segment, error) {
 	var s *segment
 	if n := len(l.free); n > 0 {
 		s, l.free = l.free[n-1], l.free[:n-1]
@@ -227,25 +287,25 @@ func (l *log) newSegment(base int64, recovering bool) (*segment, error) {
 		s = &segment{}
 	}
 	s.reset(base)
-	if l.memory() {
+	if l.Memory() {
 		return s, nil
 	}
-	f, _, err := l.cfg.fs.OpenAppend(fileName(l.cfg.dir, base, logSuffix))
+	f, _, err := l.cfg.FS.OpenAppend(FileName(l.cfg.Dir, base, LogSuffix))
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := l.cfg.fs.OpenAppend(fileName(l.cfg.dir, base, txnIndexSuffix))
+	t, _, err := l.cfg.FS.OpenAppend(FileName(l.cfg.Dir, base, TxnIndexSuffix))
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	x, xn, err := l.cfg.fs.OpenAppend(fileName(l.cfg.dir, base, offsetIndexSuffix))
+	x, xn, err := l.cfg.FS.OpenAppend(FileName(l.cfg.Dir, base, IndexSuffix))
 	if err != nil {
 		f.Close()
 		t.Close()
 		return nil, err
 	}
-	ti, tn, err := l.cfg.fs.OpenAppend(fileName(l.cfg.dir, base, timeIndexSuffix))
+	ti, tn, err := l.cfg.FS.OpenAppend(FileName(l.cfg.Dir, base, TimeIndexSuffix))
 	if err != nil {
 		f.Close()
 		t.Close()
@@ -266,24 +326,24 @@ func (l *log) newSegment(base int64, recovering bool) (*segment, error) {
 	return s, nil
 }
 
-func truncateStale(f File, size int64) error {
+func truncateStale(f vfs.File, size int64) error {
 	if size == 0 {
 		return nil
 	}
 	return f.Truncate(0)
 }
 
-// needsRoll reports whether an append of n bytes must go to a new segment.
-func (l *log) needsRoll(n int) bool {
+// NeedsRoll reports whether an append of n bytes must go to a new segment.
+func (l *Log) NeedsRoll(n int) bool {
 	a := l.active()
-	return a.size > 0 && a.size+int64(n) > l.cfg.segmentBytes
+	return a.size > 0 && a.size+int64(n) > l.cfg.SegmentBytes
 }
 
-// roll starts a new active segment at the log end offset and applies
+// Roll starts a new active segment at the log end offset and applies
 // retention (Config.RetainSegments), which advances the log start offset.
 // A file log seals the old segment's time index and syncs it first.
-func (l *log) roll() error {
-	if !l.memory() {
+func (l *Log) Roll() error {
+	if !l.Memory() {
 		l.active().seal()
 	}
 	if err := l.maybeSyncOnRoll(); err != nil {
@@ -294,7 +354,7 @@ func (l *log) roll() error {
 		return err
 	}
 	l.segs = append(l.segs, s)
-	for l.cfg.retain > 0 && len(l.segs) > l.cfg.retain {
+	for l.cfg.RetainSegments > 0 && len(l.segs) > l.cfg.RetainSegments {
 		if err := l.deleteSegment(l.segs[0]); err != nil {
 			return err
 		}
@@ -308,22 +368,22 @@ func (l *log) roll() error {
 
 // maybeSyncOnRoll syncs a file log before a roll, whatever the policy:
 // Kafka flushes a rolled segment, and its sealed time index with it.
-func (l *log) maybeSyncOnRoll() error {
-	if l.memory() {
+func (l *Log) maybeSyncOnRoll() error {
+	if l.Memory() {
 		return nil
 	}
-	return l.sync()
+	return l.Sync()
 }
 
 // deleteSegment removes s's files, or recycles its memory.
-func (l *log) deleteSegment(s *segment) error {
-	if l.memory() {
+func (l *Log) deleteSegment(s *segment) error {
+	if l.Memory() {
 		l.free = append(l.free, s)
 		return nil
 	}
 	s.closeFiles()
 	for _, suffix := range segmentSuffixes {
-		if err := l.cfg.fs.Remove(fileName(l.cfg.dir, s.base, suffix)); err != nil {
+		if err := l.cfg.FS.Remove(FileName(l.cfg.Dir, s.base, suffix)); err != nil {
 			return err
 		}
 	}
@@ -331,7 +391,7 @@ func (l *log) deleteSegment(s *segment) error {
 }
 
 // segmentSuffixes are the files of one segment.
-var segmentSuffixes = [...]string{logSuffix, txnIndexSuffix, offsetIndexSuffix, timeIndexSuffix}
+var segmentSuffixes = [...]string{LogSuffix, TxnIndexSuffix, IndexSuffix, TimeIndexSuffix}
 
 func (s *segment) closeFiles() {
 	s.file.Close()
@@ -340,11 +400,11 @@ func (s *segment) closeFiles() {
 	s.tidx.Close()
 }
 
-// stage returns n writable bytes where the next append is built: the free
+// Stage returns n writable bytes where the next append is built: the free
 // tail of the active segment's buffer (memory log) or the staging buffer
-// (file log). Nothing is part of the log until commit.
-func (l *log) stage(n int) []byte {
-	if l.memory() {
+// (file log). Nothing is part of the log until Commit.
+func (l *Log) Stage(n int) []byte {
+	if l.Memory() {
 		if a := l.active(); cap(a.mem)-len(a.mem) >= n {
 			return a.mem[len(a.mem) : len(a.mem)+n]
 		}
@@ -354,8 +414,8 @@ func (l *log) stage(n int) []byte {
 
 // stageSlow is stage when the memory segment's buffer must grow, and for a
 // file log.
-func (l *log) stageSlow(n int) []byte {
-	if l.memory() {
+func (l *Log) stageSlow(n int) []byte {
+	if l.Memory() {
 		a := l.active()
 		grown := make([]byte, len(a.mem), max(2*cap(a.mem), len(a.mem)+n, 64<<10))
 		copy(grown, a.mem)
@@ -368,16 +428,16 @@ func (l *log) stageSlow(n int) []byte {
 	return l.scratch[:n]
 }
 
-// commit makes the staged bytes data (whole batches with their final
+// Commit makes the staged bytes data (whole batches with their final
 // offsets) part of the active segment and sets the log end offset to next.
-func (l *log) commit(data []byte, next int64) error {
+func (l *Log) Commit(data []byte, next int64) error {
 	a := l.active()
 	pos := a.size
-	if l.memory() {
+	if l.Memory() {
 		a.mem = a.mem[:len(a.mem)+len(data)]
 		for off := 0; off < len(data); {
 			b := codec.Batch(data[off:])
-			if at := pos + int64(off); at-a.lastIndexed > indexIntervalBytes {
+			if at := pos + int64(off); at-a.lastIndexed > IndexIntervalBytes {
 				a.index = append(a.index, indexEntry{b.LastOffset(), at})
 				a.lastIndexed = at
 			}
@@ -405,14 +465,14 @@ func (l *log) commit(data []byte, next int64) error {
 	return nil
 }
 
-// appendAborted adds one transaction-index entry to the active segment.
-func (l *log) appendAborted(t psm.AbortedTxn) error {
+// AppendAborted adds one transaction-index entry to the active segment.
+func (l *Log) AppendAborted(t AbortedTxn) error {
 	a := l.active()
 	a.aborted = append(a.aborted, t)
-	if l.memory() {
+	if l.Memory() {
 		return nil
 	}
-	var buf [psm.AbortedTxnSize]byte
+	var buf [AbortedTxnSize]byte
 	if _, err := a.txn.Write(t.AppendTo(buf[:0])); err != nil {
 		return err
 	}
@@ -420,27 +480,27 @@ func (l *log) appendAborted(t psm.AbortedTxn) error {
 	return nil
 }
 
-// maybeSync applies the fsync policy after an append.
-func (l *log) maybeSync() error {
-	if l.memory() {
+// MaybeSync applies the fsync policy after an append.
+func (l *Log) MaybeSync() error {
+	if l.Memory() {
 		return nil
 	}
-	switch l.cfg.sync {
+	switch l.cfg.Sync {
 	case SyncAlways:
-		return l.sync()
+		return l.Sync()
 	case SyncInterval:
-		if l.cfg.now().Sub(l.lastSync) >= l.cfg.interval {
-			return l.sync()
+		if l.cfg.Now().Sub(l.lastSync) >= l.cfg.SyncInterval {
+			return l.Sync()
 		}
 	}
 	return nil
 }
 
-// sync flushes every segment with unsynced bytes, writing its pending index
+// Sync flushes every segment with unsynced bytes, writing its pending index
 // entries first; afterwards every offset below the log end offset is
 // durable, and so are the indexes of every batch below it.
-func (l *log) sync() error {
-	if l.memory() {
+func (l *Log) Sync() error {
+	if l.Memory() {
 		return nil
 	}
 	for _, s := range l.segs {
@@ -467,24 +527,24 @@ func (l *log) sync() error {
 		}
 	}
 	l.synced = l.end
-	if l.cfg.now != nil {
-		l.lastSync = l.cfg.now()
+	if l.cfg.Now != nil {
+		l.lastSync = l.cfg.Now()
 	}
 	return nil
 }
 
 // segmentFor returns the index of the segment holding offset: the last one
 // whose base is at most offset.
-func (l *log) segmentFor(offset int64) int {
+func (l *Log) segmentFor(offset int64) int {
 	i := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > offset }) - 1
 	return max(i, 0)
 }
 
-// read copies whole batches starting with the one that holds offset, up to
+// Read copies whole batches starting with the one that holds offset, up to
 // maxBytes (at least one batch). Past the end it returns nil.
-func (l *log) read(offset int64, maxBytes int) ([]byte, error) {
+func (l *Log) Read(offset int64, maxBytes int) ([]byte, error) {
 	if offset < l.start {
-		return nil, ErrOffsetOutOfRange
+		return nil, kafkaerr.OffsetOutOfRange
 	}
 	var out []byte
 	for i := l.segmentFor(offset); i < len(l.segs) && offset < l.end; i++ {
@@ -530,10 +590,10 @@ func (l *log) read(offset int64, maxBytes int) ([]byte, error) {
 	return out, nil
 }
 
-// forEach calls fn with every batch whose base offset is at least from, in
+// ForEach calls fn with every batch whose base offset is at least from, in
 // log order. Batches alias the log (memory) or a per-segment buffer (file)
 // and are valid only during the call.
-func (l *log) forEach(from int64, fn func(b codec.Batch) error) error {
+func (l *Log) ForEach(from int64, fn func(b codec.Batch) error) error {
 	for i := l.segmentFor(from); i < len(l.segs); i++ {
 		s := l.segs[i]
 		if from >= s.next && s.size > 0 {
@@ -544,7 +604,7 @@ func (l *log) forEach(from int64, fn func(b codec.Batch) error) error {
 			return err
 		}
 		var data []byte
-		if l.memory() {
+		if l.Memory() {
 			data = s.mem[pos:s.size]
 		} else {
 			data = make([]byte, s.size-pos)
@@ -568,10 +628,10 @@ func (l *log) forEach(from int64, fn func(b codec.Batch) error) error {
 	return nil
 }
 
-// truncate removes every batch whose last offset is at least offset (so a
+// Truncate removes every batch whose last offset is at least offset (so a
 // batch that holds offset goes as a whole) and sets the log end offset to
 // offset. Transaction-index entries of removed markers go too.
-func (l *log) truncate(offset int64) error {
+func (l *Log) Truncate(offset int64) error {
 	if offset >= l.end {
 		return nil
 	}
@@ -622,7 +682,7 @@ func (l *log) truncate(offset int64) error {
 	if keep < len(s.aborted) {
 		s.aborted = s.aborted[:keep]
 		if s.txn != nil {
-			if err := s.txn.Truncate(int64(keep) * psm.AbortedTxnSize); err != nil {
+			if err := s.txn.Truncate(int64(keep) * AbortedTxnSize); err != nil {
 				return err
 			}
 		}
@@ -632,10 +692,10 @@ func (l *log) truncate(offset int64) error {
 	return nil
 }
 
-// lastEpoch is the partition leader epoch of the last batch of the log, or
+// LastEpoch is the partition leader epoch of the last batch of the log, or
 // -1 (RecordBatch.NO_PARTITION_LEADER_EPOCH) when the log holds none.
 // O(index interval) header reads in the last non-empty segment.
-func (l *log) lastEpoch() (int32, error) {
+func (l *Log) LastEpoch() (int32, error) {
 	for i := len(l.segs) - 1; i >= 0; i-- {
 		s := l.segs[i]
 		if s.size == 0 {
@@ -657,9 +717,9 @@ func (l *log) lastEpoch() (int32, error) {
 	return -1, nil
 }
 
-// abortedTxns appends the transaction-index entries that overlap
+// AbortedTxns appends the transaction-index entries that overlap
 // [from, to): last ≥ from and first < to (TransactionIndex.collectAbortedTxns).
-func (l *log) abortedTxns(dst []psm.AbortedTxn, from, to int64) []psm.AbortedTxn {
+func (l *Log) AbortedTxns(dst []AbortedTxn, from, to int64) []AbortedTxn {
 	for _, s := range l.segs {
 		for _, t := range s.aborted {
 			if t.LastOffset >= from && t.FirstOffset < to {
@@ -670,11 +730,11 @@ func (l *log) abortedTxns(dst []psm.AbortedTxn, from, to int64) []psm.AbortedTxn
 	return dst
 }
 
-func (l *log) close() error {
-	if l.memory() {
+func (l *Log) Close() error {
+	if l.Memory() {
 		return nil
 	}
-	err := l.sync()
+	err := l.Sync()
 	for _, s := range l.segs {
 		s.closeFiles()
 	}
@@ -699,25 +759,23 @@ type Recovery struct {
 	// ErrIndexOrder, ErrIndexRange, ErrIndexMismatch), nil when none.
 	IndexesRebuilt int
 	IndexReason    error
-	// Snapshot is the offset of the producer snapshot loaded, or -1.
-	Snapshot int64
-	// Replayed counts the batches replayed into producer state.
-	Replayed int
 }
 
-// errOffsetRegression marks a batch whose offsets go backwards in a segment.
-var errOffsetRegression = errors.New("appendpath: batch offsets go backwards")
+// ErrOffsetRegression is the Recovery.Reason of a batch whose offsets go
+// backwards in a segment, or of a segment that does not start where the one
+// before it ends.
+var ErrOffsetRegression = errors.New("storage: batch offsets go backwards")
 
-// openFileLog opens (creating when empty) the log in cfg.dir, cutting a torn
+// openFileLog opens (creating when empty) the log in cfg.Dir, cutting a torn
 // tail: every segment is read, and at the first batch that is partial,
 // fails its CRC or goes backwards in offsets the segment is truncated and
 // every later segment deleted.
-func openFileLog(cfg logConfig) (*log, Recovery, error) {
-	rec := Recovery{TruncatedSegment: -1, TruncatedAt: -1, Snapshot: -1}
-	if err := cfg.fs.MkdirAll(cfg.dir); err != nil {
+func openFileLog(cfg Config) (*Log, Recovery, error) {
+	rec := Recovery{TruncatedSegment: -1, TruncatedAt: -1}
+	if err := cfg.FS.MkdirAll(cfg.Dir); err != nil {
 		return nil, rec, err
 	}
-	names, err := cfg.fs.ReadDir(cfg.dir)
+	names, err := cfg.FS.ReadDir(cfg.Dir)
 	if err != nil {
 		return nil, rec, err
 	}
@@ -725,34 +783,34 @@ func openFileLog(cfg logConfig) (*log, Recovery, error) {
 	txnFiles := map[int64]bool{} // bases with index files of any kind
 	indexes := map[string]bool{} // .index and .timeindex names present
 	for _, n := range names {
-		if o, ok := parseFileName(n, logSuffix); ok {
+		if o, ok := ParseFileName(n, LogSuffix); ok {
 			bases = append(bases, o)
-		} else if o, ok := parseFileName(n, txnIndexSuffix); ok {
+		} else if o, ok := ParseFileName(n, TxnIndexSuffix); ok {
 			txnFiles[o] = true
-		} else if o, ok := parseFileName(n, offsetIndexSuffix); ok {
+		} else if o, ok := ParseFileName(n, IndexSuffix); ok {
 			txnFiles[o], indexes[n] = true, true
-		} else if o, ok := parseFileName(n, timeIndexSuffix); ok {
+		} else if o, ok := ParseFileName(n, TimeIndexSuffix); ok {
 			txnFiles[o], indexes[n] = true, true
 		}
 	}
 	slices.Sort(bases)
-	l := &log{cfg: cfg}
+	l := &Log{cfg: cfg}
 	cut := false
 	for _, base := range bases {
-		name := fileName(cfg.dir, base, logSuffix)
+		name := FileName(cfg.Dir, base, LogSuffix)
 		delete(txnFiles, base)
 		if cut || (len(l.segs) > 0 && base != l.end) {
 			if !cut {
-				cut, rec.Reason = true, errOffsetRegression
+				cut, rec.Reason = true, ErrOffsetRegression
 				rec.TruncatedSegment, rec.TruncatedAt = base, 0
 			}
-			data, err := cfg.fs.ReadFile(name)
+			data, err := cfg.FS.ReadFile(name)
 			if err != nil {
 				return nil, rec, err
 			}
 			rec.TruncatedBytes += int64(len(data))
 			for _, suffix := range segmentSuffixes {
-				if err := cfg.fs.Remove(fileName(cfg.dir, base, suffix)); err != nil {
+				if err := cfg.FS.Remove(FileName(cfg.Dir, base, suffix)); err != nil {
 					return nil, rec, err
 				}
 			}
@@ -771,7 +829,7 @@ func openFileLog(cfg logConfig) (*log, Recovery, error) {
 	}
 	for base := range txnFiles { // indexes without their segment
 		for _, suffix := range segmentSuffixes[1:] {
-			if err := cfg.fs.Remove(fileName(cfg.dir, base, suffix)); err != nil {
+			if err := cfg.FS.Remove(FileName(cfg.Dir, base, suffix)); err != nil {
 				return nil, rec, err
 			}
 		}
@@ -790,16 +848,16 @@ func openFileLog(cfg logConfig) (*log, Recovery, error) {
 	}
 	rec.Segments = len(l.segs)
 	l.synced = l.end
-	if cfg.now != nil {
-		l.lastSync = cfg.now()
+	if cfg.Now != nil {
+		l.lastSync = cfg.Now()
 	}
-	return l, rec, l.sync()
+	return l, rec, l.Sync()
 }
 
 // recoverSegment opens the segment at base, cuts it at the first bad batch
 // (recording where in rec) and reloads its transaction index.
-func (l *log) recoverSegment(base int64, rec *Recovery) (*segment, error) {
-	data, err := l.cfg.fs.ReadFile(fileName(l.cfg.dir, base, logSuffix))
+func (l *Log) recoverSegment(base int64, rec *Recovery) (*segment, error) {
+	data, err := l.cfg.FS.ReadFile(FileName(l.cfg.Dir, base, LogSuffix))
 	if err != nil {
 		return nil, err
 	}
@@ -816,7 +874,7 @@ func (l *log) recoverSegment(base int64, rec *Recovery) (*segment, error) {
 			case b.VerifyCRC() != nil:
 				err = codec.ErrCRC
 			case b.BaseOffset() < next || b.LastOffsetDelta() < 0:
-				err = errOffsetRegression
+				err = ErrOffsetRegression
 			}
 		}
 		if err != nil {
@@ -833,30 +891,30 @@ func (l *log) recoverSegment(base int64, rec *Recovery) (*segment, error) {
 	}
 	s.size, s.next = int64(pos), next
 	// Transaction index: keep the whole, increasing entries of surviving markers.
-	idx, err := l.cfg.fs.ReadFile(fileName(l.cfg.dir, base, txnIndexSuffix))
+	idx, err := l.cfg.FS.ReadFile(FileName(l.cfg.Dir, base, TxnIndexSuffix))
 	if err != nil {
 		return nil, err
 	}
 	keep := 0
-	for ; (keep+1)*psm.AbortedTxnSize <= len(idx); keep++ {
-		t, err := psm.ParseAbortedTxn(idx[keep*psm.AbortedTxnSize:])
+	for ; (keep+1)*AbortedTxnSize <= len(idx); keep++ {
+		t, err := ParseAbortedTxn(idx[keep*AbortedTxnSize:])
 		if err != nil || t.LastOffset >= next ||
 			(len(s.aborted) > 0 && t.LastOffset <= s.aborted[len(s.aborted)-1].LastOffset) {
 			break
 		}
 		s.aborted = append(s.aborted, t)
 	}
-	if keep*psm.AbortedTxnSize != len(idx) {
-		if err := s.txn.Truncate(int64(keep) * psm.AbortedTxnSize); err != nil {
+	if keep*AbortedTxnSize != len(idx) {
+		if err := s.txn.Truncate(int64(keep) * AbortedTxnSize); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
 }
 
-// dropAbortedFrom removes the transaction-index entries whose marker is at
+// DropAbortedFrom removes the transaction-index entries whose marker is at
 // or above offset, in every segment (they are rewritten by a replay).
-func (l *log) dropAbortedFrom(offset int64) error {
+func (l *Log) DropAbortedFrom(offset int64) error {
 	for _, s := range l.segs {
 		keep := len(s.aborted)
 		for keep > 0 && s.aborted[keep-1].LastOffset >= offset {
@@ -867,7 +925,7 @@ func (l *log) dropAbortedFrom(offset int64) error {
 		}
 		s.aborted = s.aborted[:keep]
 		if s.txn != nil {
-			if err := s.txn.Truncate(int64(keep) * psm.AbortedTxnSize); err != nil {
+			if err := s.txn.Truncate(int64(keep) * AbortedTxnSize); err != nil {
 				return err
 			}
 			s.dirty = true
@@ -876,14 +934,14 @@ func (l *log) dropAbortedFrom(offset int64) error {
 	return nil
 }
 
-// appendAbortedAt adds an entry to the segment that holds its marker.
-func (l *log) appendAbortedAt(t psm.AbortedTxn) error {
+// AppendAbortedAt adds an entry to the segment that holds its marker.
+func (l *Log) AppendAbortedAt(t AbortedTxn) error {
 	s := l.segs[l.segmentFor(t.LastOffset)]
 	s.aborted = append(s.aborted, t)
 	if s.txn == nil {
 		return nil
 	}
-	var buf [psm.AbortedTxnSize]byte
+	var buf [AbortedTxnSize]byte
 	if _, err := s.txn.Write(t.AppendTo(buf[:0])); err != nil {
 		return err
 	}

@@ -1,0 +1,37 @@
+package appendpath
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
+	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
+)
+
+// Every error that reaches the wire as UNKNOWN_SERVER_ERROR matches the one
+// kafkaerr value, and no reason matches another.
+func TestErrorsMatchTheirWireCode(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code *kafkaerr.Error
+	}{
+		{ErrOffsetsOutOfOrder, kafkaerr.UnknownServerError},
+		{psm.ErrUnknownServerError, kafkaerr.UnknownServerError},
+		{&RecordError{Err: kafkaerr.UnknownServerError, Reason: ErrUnsupportedCompression}, kafkaerr.UnknownServerError},
+		{&BatchError{Index: 1, Err: ErrOffsetsOutOfOrder}, kafkaerr.UnknownServerError},
+		{pid.ErrUnmappable, kafkaerr.UnmappableProducerID},
+		{&BatchError{Err: pid.ErrUnmappable}, ErrUnmappablePID},
+		{ErrReadOnlyTopic, kafkaerr.ReadOnlyTopic},
+	} {
+		if !errors.Is(c.err, c.code) {
+			t.Errorf("%v does not match %v", c.err, c.code)
+		}
+	}
+	if errors.Is(ErrOffsetsOutOfOrder, pid.ErrUnmappable) || errors.Is(psm.ErrUnknownServerError, ErrOffsetsOutOfOrder) {
+		t.Error("a reason matches another reason")
+	}
+	if got, want := (&BatchError{Index: 2, Pos: 61, Err: ErrReadOnlyTopic}).Error(), "READ_ONLY_TOPIC (1001) at batch 2 (byte 61)"; got != want {
+		t.Errorf("BatchError text %q, want %q", got, want)
+	}
+}

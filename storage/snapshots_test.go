@@ -1,0 +1,93 @@
+package storage
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
+)
+
+func TestSnapshotFileNames(t *testing.T) {
+	if got := FileName("/d", 4, SnapshotSuffix); got != "/d/00000000000000000004.snapshot" {
+		t.Fatalf("FileName = %q", got)
+	}
+	for _, c := range []struct {
+		name string
+		off  int64
+		ok   bool
+	}{
+		{"00000000000000000042.snapshot", 42, true},
+		{"00000000000000000042.snapshot.tmp", 0, false},
+		{"42.snapshot", 0, false},
+		{"0000000000000000004x.snapshot", 0, false},
+		{"00000000000000000042.log", 0, false},
+	} {
+		if o, ok := ParseFileName(c.name, SnapshotSuffix); o != c.off || ok != c.ok {
+			t.Errorf("ParseFileName(%q) = %d %v", c.name, o, ok)
+		}
+	}
+}
+
+// LoadNewest takes the newest snapshot in range that loads, deletes the
+// corrupt ones it meets on the way, and stops at any other error; memory
+// and file directories behave alike.
+func TestSnapshotDirLoadNewest(t *testing.T) {
+	errCorrupt := errors.New("corrupt")
+	errIO := errors.New("io")
+	for _, dir := range []string{"", "/s"} {
+		fs := vfs.NewMemFS()
+		d, err := OpenSnapshotDir(fs, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []int64{30, 10, 20, 40, 50} {
+			if err := d.Write(o, []byte{byte(o)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(d.Offsets(), []int64{10, 20, 30, 40, 50}) || d.Newest() != 50 {
+			t.Fatalf("dir %q: offsets %v", dir, d.Offsets())
+		}
+		corrupt := func(err error) bool { return err == errCorrupt }
+		// 50 is out of range, 40 and 30 are corrupt, 20 loads.
+		var seen []byte
+		off, err := d.LoadNewest(0, 45, func(b []byte) error {
+			seen = append(seen, b[0])
+			if b[0] >= 30 {
+				return errCorrupt
+			}
+			return nil
+		}, corrupt)
+		if err != nil || off != 20 || !slices.Equal(seen, []byte{40, 30, 20}) {
+			t.Fatalf("dir %q: LoadNewest = %d %v after %v", dir, off, err, seen)
+		}
+		if !slices.Equal(d.Offsets(), []int64{10, 20, 50}) {
+			t.Fatalf("dir %q: corrupt snapshots not deleted: %v", dir, d.Offsets())
+		}
+		if dir != "" {
+			again, _ := OpenSnapshotDir(fs, dir)
+			if !slices.Equal(again.Offsets(), []int64{10, 20, 50}) {
+				t.Fatalf("files left: %v", again.Offsets())
+			}
+		}
+		if off, err := d.LoadNewest(0, 100, func([]byte) error { return errIO }, corrupt); err != errIO || off != -1 {
+			t.Fatalf("dir %q: an I/O error gave %d %v", dir, off, err)
+		}
+		if len(d.Offsets()) != 3 {
+			t.Fatal("a non-corruption error deleted a snapshot")
+		}
+		if err := d.RemoveAbove(15); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.RemoveBelow(11); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Offsets()) != 0 || d.Newest() != -1 {
+			t.Fatalf("dir %q: left %v", dir, d.Offsets())
+		}
+		if off, err := d.LoadNewest(0, 100, func([]byte) error { return nil }, corrupt); off != -1 || err != nil {
+			t.Fatalf("empty dir: %d %v", off, err)
+		}
+	}
+}
