@@ -94,7 +94,7 @@ func FuzzBatchOf(f *testing.F) {
 			t.Fatalf("header fields differ: %+v", got)
 		}
 		if err != nil && err != ErrInvalidRecord {
-			t.Fatalf("error %v is not a KafkaError sentinel", err)
+			t.Fatalf("error %v is not a kafkaerr sentinel", err)
 		}
 		if err != nil {
 			return
