@@ -42,8 +42,9 @@ var (
 	// ErrMirrorFailed: a mirrored append to a partition in FAILED.
 	ErrMirrorFailed = &psm.KafkaError{Code: 1003, Name: "MIRROR_PARTITION_FAILED"}
 	// ErrUnmappablePID: the strategy cannot map a source PID (bitfield with
-	// policy reject and PID ≥ 2^31). The chunk is not appended and the
-	// partition moves to FAILED.
+	// policy reject and PID ≥ 2^31; the -1 slot with salts off; no free
+	// region). The chunk is not appended and the partition moves to FAILED;
+	// the pid package's error, when it is not pid.ErrUnmappable, is wrapped.
 	ErrUnmappablePID = &psm.KafkaError{Code: 1004, Name: "UNMAPPABLE_PRODUCER_ID"}
 )
 

@@ -3,6 +3,7 @@ package appendpath
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"iter"
 	"sync"
 	"time"
@@ -485,10 +486,16 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		case kindMirror:
 			if p.rewrites {
 				if _, err := p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix); err != nil {
+					// A batch the strategy cannot map (a PID >= 2^31 under
+					// policy reject, the -1 slot without salts, no free
+					// region, a salt that cannot be recorded) is refused and
+					// the partition moves to FAILED, whatever the cause.
 					app.Abort()
+					p.state = Failed
 					if errors.Is(err, pid.ErrUnmappable) {
-						p.state = Failed
 						err = ErrUnmappablePID
+					} else {
+						err = fmt.Errorf("%w: %w", ErrUnmappablePID, err)
 					}
 					return Result{}, fail(k, i, pos, err)
 				}

@@ -197,12 +197,14 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 	}
 	res, err := p.lead().AppendMirrored(data, p.source.id)
 	if err != nil {
-		if st := p.lead().State(); st == stateFailed {
-			p.state = stateFailed
-			w.or.report("FAIL", p, fmt.Sprintf("mirror partition FAILED: %s", errorName(err)))
-			return false, nil
-		}
-		return false, fmt.Errorf("mirrored append %s %s: %w", p.c.name, p.key, err)
+		// No error of a mirrored append ends the run: the broker refused
+		// the chunk. A refusal that left the partition MIRRORING is not
+		// retriable either (the same bytes would be refused again), so the
+		// mirror fetcher gives the partition up: FAILED, as the broker does
+		// itself for a batch it cannot map.
+		p.state = stateFailed
+		w.or.report("FAIL", p, fmt.Sprintf("mirror partition FAILED at source offset %d: %s", from, errorName(err)))
+		return false, nil
 	}
 	eachBatch(data, func(b codec.Batch) { p.srcPos = b.NextOffset() })
 	w.or.mirrored(p, data, res.FirstOffset)
