@@ -38,12 +38,13 @@ func (w *world) mirror(dest, src *cluster, topic string) error {
 			div := sp.stopSrcPos
 			p.srcPos = sp.mirroredEnd
 			if div < p.lead().LogEndOffset() {
-				w.or.truncated(p, div)
+				before := tailOf(p.lead(), div)
 				for _, r := range p.reps {
 					if err := r.Truncate(div); err != nil {
 						return fmt.Errorf("truncate %s %s: %w", dest.name, p.key, err)
 					}
 				}
+				w.or.ackedLost(p, p.lead(), before, "failback truncation to the divergence point")
 				w.or.rescan(p)
 			}
 		}
@@ -89,6 +90,7 @@ func (w *world) sync(dest *cluster) error {
 		}
 		if !moved {
 			w.or.checkReplicasAgree()
+			w.or.checkMirrorsCaughtUp()
 			return nil
 		}
 	}
@@ -237,7 +239,9 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 			}
 		}
 		lso := p.lead().LastStableOffset()
+		before := tailOf(p.lead(), lso)
 		err := p.lead().Stop(req)
+		w.or.ackedLost(p, p.lead(), before, "STOPPING ("+variant+" variant)")
 		p.state = p.lead().State()
 		if variant == "truncate" && lso < p.mirroredEnd {
 			// The truncate variant cut the mirrored prefix back to the LSO:
@@ -281,7 +285,11 @@ func (w *world) restart(cl *cluster) error {
 // replicated) runs STOPPING again, since it must never be writable without
 // its barrier; its log cannot hold local writes yet, as they come after.
 func (w *world) elect(p *partition) error {
+	old := p.lead()
 	p.leader = (p.leader + 1) % len(p.reps)
+	// What the old leader held beyond the new leader's log is lost when
+	// it truncates to the divergence point (RPO when acknowledged).
+	before := tailOf(old, divergence(p.lead(), old))
 	p.leaderEpoch++
 	lead := p.lead()
 	rerun := p.state == stateStopped && lead.LogEndOffset() < p.stopEnd
@@ -302,6 +310,7 @@ func (w *world) elect(p *partition) error {
 	if err := w.reconcileFollowers(p); err != nil {
 		return err
 	}
+	w.or.ackedLost(p, p.lead(), before, "leader election")
 	p.advanceHW()
 	w.or.rescan(p)
 	return nil

@@ -139,29 +139,66 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 	o.report("M4", p, fmt.Sprintf("%s acked at offset %d below LEO %d with no batch there", pr.name, res.FirstOffset, leo))
 }
 
-// truncated reports RPO when a failback truncation drops data batches.
-func (o *oracle) truncated(p *partition, at int64) {
-	data, n := 0, 0
-	for off := at; off < p.lead().LogEndOffset(); {
-		chunk, err := p.lead().Read(off, 1<<20)
-		if err != nil || len(chunk) == 0 {
-			break
-		}
-		next := off
-		eachBatch(chunk, func(b codec.Batch) {
-			if !b.IsControl() {
-				data++
-				n += int(b.RecordsCount())
-			}
-			next = b.NextOffset()
-		})
-		if next <= off {
-			break
-		}
-		off = next
+// tailOf copies every batch of r's log from offset on, so that what a
+// truncation removes can be told after it (ackedLost).
+func tailOf(r replica, from int64) []codec.Batch {
+	bs := batchesFrom(r, max(from, 0))
+	for i, b := range bs {
+		bs[i] = append(codec.Batch(nil), b...)
 	}
-	if data > 0 {
-		o.report("RPO", p, fmt.Sprintf("failback truncates %d records in %d batches at offsets >= %d", n, data, at))
+	return bs
+}
+
+// acked says what losing b loses of what clients were told: the records of
+// a data batch outside transactions (acknowledged to its producer), or a
+// COMMIT marker the coordinator wrote (the client was told "committed"; its
+// transaction's data goes with the marker, which lies after it). The data
+// of a transaction is no loss by itself: its fate is its marker's, and an
+// open or aborted transaction was never delivered. STOPPING's own ABORT
+// markers and barriers are no client's writes.
+func (o *oracle) acked(b codec.Batch) (records int, commit bool) {
+	if b.IsControl() {
+		t := readTruth(b)
+		if t.control != codec.ControlCommit {
+			return 0, false
+		}
+		mk, known := o.w.markers[t.ts]
+		return 0, known && !mk.abort
+	}
+	if b.IsTransactional() {
+		return 0, false
+	}
+	return int(b.RecordsCount()), false
+}
+
+// ackedLost is RPO (scenarios' rule: any acknowledged write a truncation
+// removes, whichever step truncates): before is the tail of p's log taken
+// before a step that may truncate (tailOf); every batch of it that r no
+// longer holds byte for byte at its offset is removed.
+func (o *oracle) ackedLost(p *partition, r replica, before []codec.Batch, why string) {
+	records, batches, commits := 0, 0, 0
+	first := int64(-1)
+	for _, b := range before {
+		if now, ok := batchAt(r, b.BaseOffset()); ok && string(now) == string(b) {
+			continue
+		}
+		n, commit := o.acked(b)
+		if n == 0 && !commit {
+			continue
+		}
+		if first < 0 {
+			first = b.BaseOffset()
+		}
+		if commit {
+			commits++
+		} else {
+			records += n
+			batches++
+		}
+	}
+	if first >= 0 {
+		o.report("RPO", p, fmt.Sprintf("%s removes %d acknowledged records in %d batches and %d COMMIT markers at offsets >= %d",
+			why, records, batches, commits, first))
 	}
 }
 
@@ -480,6 +517,51 @@ func (o *oracle) checkPartition(p *partition) {
 				meet[0], m.pid, m.cluster))
 		}
 	}
+}
+
+// checkMirrorsCaughtUp is I3 on MIRRORING partitions, run when a sync
+// converges: a partition whose mirror has caught up (it has fetched its
+// source up to the source's high watermark, and its own replicas agree on
+// the high watermark) has an LSO below its high watermark only while some
+// coordinator up its mirror chain (its own cluster's, its source's, the
+// source's source's…) holds a transaction open on that partition. Else the
+// mirrored end marker did not close what it should have (a rewritten PID, a
+// barrier skipped): M6. It is not checked at every step, since a marker not
+// fetched yet is no hang.
+func (o *oracle) checkMirrorsCaughtUp() {
+	for _, cl := range o.w.clusters {
+		if cl.failed {
+			continue
+		}
+		for _, p := range cl.parts {
+			if p.state != stateMirroring || p.source == nil || p.source.failed {
+				continue
+			}
+			lead, src := p.lead(), p.source.part(p.key).lead()
+			if p.srcPos < src.HighWatermark() || lead.HighWatermark() != lead.LogEndOffset() {
+				continue
+			}
+			if lso, hw := lead.LastStableOffset(), lead.HighWatermark(); lso < hw && !o.w.txnOpenUpstream(p) {
+				o.report("M6", p, fmt.Sprintf("LSO %d pinned below the high watermark %d of a caught-up mirror with no transaction open on %s or upstream",
+					lso, hw, p.source.name))
+			}
+		}
+	}
+}
+
+// txnOpenUpstream reports whether a coordinator of p's cluster or of any
+// cluster up p's mirror chain holds a transaction open on p's key.
+func (w *world) txnOpenUpstream(p *partition) bool {
+	for x, hops := p, 0; x != nil && hops <= len(w.clusters); hops++ {
+		if w.localTxnOpen(x) {
+			return true
+		}
+		if x.source == nil || (x.state != stateMirroring && x.state != stateStopping) {
+			break
+		}
+		x = x.source.part(p.key)
+	}
+	return false
 }
 
 // localTxnOpen reports whether a transaction of p's cluster's coordinator
