@@ -269,6 +269,9 @@ func (w *world) send(c *Command) error {
 	}
 	leo := p.lead().LogEndOffset()
 	p.localPIDs[d.pid] = true // I6 is about the PIDs that meet, appended or not
+	if d.pid != codec.NoProducerID {
+		p.origins[d.pid] = pidOrigin{p.c.name, d.pid}
+	}
 	res, err := p.lead().AppendClient(b)
 	if err != nil {
 		w.or.clientError(pr.name, pr.c, p, errorName(err))

@@ -228,8 +228,11 @@ func rewriting(strategy string) bool {
 
 // mirrored records the PID mapping of one mirrored chunk (I5) and checks
 // that mirrored and local PIDs never meet (I6), under rewriting strategies.
+// I5 keys on the true origin of each PID, not on the cluster it was fetched
+// from: A's PID arriving through B (A⇒B⇒C) and straight from A is one
+// producer.
 func (o *oracle) mirrored(p *partition, src []byte, first int64) {
-	from := p.source.name
+	from, srcPart := p.source.name, p.source.part(p.key)
 	var dst []codec.Batch
 	for off := first; off < p.lead().LogEndOffset(); {
 		b, ok := batchAt(p.lead(), off)
@@ -249,18 +252,29 @@ func (o *oracle) mirrored(p *partition, src []byte, first int64) {
 		if !b.IsControl() {
 			p.pairs[db.BaseOffset()] = b.BaseOffset()
 		}
-		if !rewriting(o.w.strategy) || b.IsControl() || b.ProducerID() == codec.NoProducerID {
+		if b.IsControl() || b.ProducerID() == codec.NoProducerID {
 			return
 		}
+		// The true origin of the batch: the cluster and PID it was first
+		// written with, followed back through the source's own origins
+		// (a PID the source itself mirrored keeps its producer's origin).
 		sp, dp := b.ProducerID(), db.ProducerID()
+		origin, ok := srcPart.origins[sp]
+		if !ok {
+			origin = pidOrigin{from, sp}
+		}
+		p.origins[dp] = origin
+		if !rewriting(o.w.strategy) {
+			return
+		}
 		if dp == codec.NoProducerID {
 			o.report("I5", p, fmt.Sprintf("PID %d of %s maps to -1", sp, from))
 		}
-		if prev, ok := p.mirroredPIDs[dp]; ok && prev != (pidOrigin{from, sp}) {
+		if prev, ok := p.mirroredPIDs[dp]; ok && prev != origin {
 			o.report("I5", p, fmt.Sprintf("PID %d of %s and PID %d of %s both map to %d%s", prev.pid, prev.cluster,
-				sp, from, dp, describePID(o.w.strategy, dp)))
+				origin.pid, origin.cluster, dp, describePID(o.w.strategy, dp)))
 		}
-		p.mirroredPIDs[dp] = pidOrigin{from, sp}
+		p.mirroredPIDs[dp] = origin
 	})
 }
 

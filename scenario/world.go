@@ -67,7 +67,11 @@ type partition struct {
 	stopSrcPos   int64
 	stopEnd      int64 // log end right after the successful STOPPING
 	stoppedFrom  *cluster
-	mirroredPIDs map[int64]pidOrigin // destination PID → origin, for I5/I6
+	mirroredPIDs map[int64]pidOrigin // destination PID → true origin, for I5/I6
+	// origins maps each PID stored in the log to its true origin: the
+	// cluster and PID its producer wrote it with (local sends, and mirrored
+	// batches followed back through their source's origins).
+	origins map[int64]pidOrigin
 	// pairs maps the offset of each data batch mirrored in the current
 	// MIRRORING session to its offset in the source partition, until the
 	// oracle has compared their read_committed visibility (I3).
@@ -270,7 +274,7 @@ func (w *world) addCluster(c *Command) error {
 func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 	for n := 0; n < t.partitions; n++ {
 		p := &partition{c: cl, topic: t.name, n: n, key: t.name + "/" + strconv.Itoa(n),
-			mirroredPIDs: map[int64]pidOrigin{}, localPIDs: map[int64]bool{}}
+			mirroredPIDs: map[int64]pidOrigin{}, localPIDs: map[int64]bool{}, origins: map[int64]pidOrigin{}}
 		for i := 0; i < cl.replicas; i++ {
 			r, err := openReplica(replicaConfig{Strategy: w.strategy, Options: w.opts, ClusterID: cl.id,
 				Topic: t.name, Partition: int32(n), registries: w.regs})
