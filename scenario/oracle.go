@@ -590,7 +590,9 @@ func (w *world) localTxnOpen(p *partition) bool {
 }
 
 // checkReplicasAgree is I2: after sync every replica holds the same
-// producer state as its leader.
+// producer state as its leader: every entry whole (epoch, coordinator epoch,
+// last timestamp, open transaction, the duplicate window batch by batch) and
+// the same set of open transactions.
 func (o *oracle) checkReplicasAgree() {
 	for _, cl := range o.w.clusters {
 		if cl.failed {
@@ -598,12 +600,16 @@ func (o *oracle) checkReplicasAgree() {
 		}
 		for _, p := range cl.parts {
 			want := summarize(p.lead().Producers())
+			wantTxns := fmt.Sprint(p.lead().OpenTxns())
 			for i, r := range p.reps {
 				if i == p.leader {
 					continue
 				}
 				if got := summarize(r.Producers()); got != want {
 					o.report("I2", p, fmt.Sprintf("replica %d producer state %s differs from the leader's %s", i, got, want))
+				}
+				if got := fmt.Sprint(r.OpenTxns()); got != wantTxns {
+					o.report("I2", p, fmt.Sprintf("replica %d open transactions %s differ from the leader's %s", i, got, wantTxns))
 				}
 			}
 		}
@@ -625,7 +631,8 @@ func summarize(es []producerEntry) string {
 		if i > 0 {
 			s += " "
 		}
-		s += fmt.Sprintf("%d/e%d/s%d/t%d", e.PID, e.Epoch, e.LastSeq, e.TxnFirstOffset)
+		s += fmt.Sprintf("%d/e%d/s%d/t%d/c%d/ts%d/w%v", e.PID, e.Epoch, e.LastSeq, e.TxnFirstOffset,
+			e.CoordinatorEpoch, e.LastTimestamp, e.Window)
 	}
 	return s + "]"
 }

@@ -22,11 +22,29 @@ type appendResult struct {
 
 // producerEntry is what the oracle reads of one producer-state entry.
 type producerEntry struct {
-	PID            int64
-	Epoch          int16
-	LastSeq        int32
-	TxnFirstOffset int64   // -1 when no transaction is open
-	BatchOffsets   []int64 // last offset of each cached batch, oldest first
+	PID              int64
+	Epoch            int16
+	LastSeq          int32
+	TxnFirstOffset   int64   // -1 when no transaction is open
+	BatchOffsets     []int64 // last offset of each cached batch, oldest first
+	CoordinatorEpoch int32
+	LastTimestamp    int64
+	Window           []cachedBatch // the duplicate window, oldest first
+}
+
+// cachedBatch is one batch of an entry's duplicate window (psm.BatchMetadata).
+type cachedBatch struct {
+	LastOffset  int64
+	Timestamp   int64
+	LastSeq     int32
+	OffsetDelta int32
+}
+
+// openTxn is one open (or completed, not yet below the high watermark)
+// transaction of a replica's producer state.
+type openTxn struct {
+	PID                     int64
+	FirstOffset, LastOffset int64
 }
 
 // replicaConfig is what the world chooses for one replica.
@@ -74,6 +92,8 @@ type replica interface {
 	// Restart rebuilds producer state from the log (recovery).
 	Restart() error
 	Producers() []producerEntry
+	// OpenTxns lists the open transactions by first offset.
+	OpenTxns() []openTxn
 	// AbortedTxns lists the transaction-index entries overlapping
 	// [from, to): what a read_committed fetch gets with its data.
 	AbortedTxns(from, to int64) []abortedTxn

@@ -216,11 +216,22 @@ func (a *apReplica) Producers() []producerEntry {
 	out := make([]producerEntry, 0, len(es))
 	for i := range es {
 		e := &es[i]
-		pe := producerEntry{PID: e.ProducerID, Epoch: e.Epoch, LastSeq: e.LastSeq(), TxnFirstOffset: e.TxnFirstOffset}
+		pe := producerEntry{PID: e.ProducerID, Epoch: e.Epoch, LastSeq: e.LastSeq(), TxnFirstOffset: e.TxnFirstOffset,
+			CoordinatorEpoch: e.CoordinatorEpoch, LastTimestamp: e.LastTimestamp}
 		for _, b := range e.Window() {
 			pe.BatchOffsets = append(pe.BatchOffsets, b.LastOffset)
+			pe.Window = append(pe.Window, cachedBatch{LastOffset: b.LastOffset, Timestamp: b.Timestamp,
+				LastSeq: b.LastSeq, OffsetDelta: b.OffsetDelta})
 		}
 		out = append(out, pe)
+	}
+	return out
+}
+
+func (a *apReplica) OpenTxns() []openTxn {
+	var out []openTxn
+	for _, t := range a.p.OpenTxns(nil) {
+		out = append(out, openTxn{PID: t.ProducerID, FirstOffset: t.FirstOffset, LastOffset: t.LastOffset})
 	}
 	return out
 }
