@@ -44,7 +44,6 @@ type oracle struct {
 type shadow struct {
 	scanned     int64 // next offset to read
 	owners      map[int64]owner
-	cleared     map[int64]owner // removed by a barrier during the current scan
 	lastBarrier int64           // offset of the last barrier, -1 none
 	open        map[int64][]txnRef
 	unseen      map[int64]int64 // PID → offset of a data batch whose entry must exist after the scan
@@ -66,7 +65,7 @@ func newOracle(w *world) *oracle {
 }
 
 func newShadow() *shadow {
-	return &shadow{owners: map[int64]owner{}, cleared: map[int64]owner{}, lastBarrier: -1,
+	return &shadow{owners: map[int64]owner{}, lastBarrier: -1,
 		open: map[int64][]txnRef{}, unseen: map[int64]int64{}}
 }
 
@@ -396,14 +395,9 @@ func (o *oracle) scan(p *partition, r replica) {
 			delete(s.owners, pid)
 		}
 	}
-	for pid, ow := range s.cleared { // an entry the barrier should have removed is still there
-		if _, ok := has[pid]; ok {
-			if _, now := s.owners[pid]; !now {
-				s.owners[pid] = ow
-			}
-		}
+	for _, e := range entries {
+		o.checkEntry(p, r, s, e)
 	}
-	clear(s.cleared)
 	if o.w.strategy == "barrier" && s.lastBarrier >= 0 {
 		for _, e := range entries {
 			for _, off := range e.BatchOffsets {
@@ -428,6 +422,61 @@ func (o *oracle) scan(p *partition, r replica) {
 	clear(s.unseen)
 }
 
+// conflation reports what one entry accepting batch b of producer t after
+// the batches of owner ow means (docs/scenarios.md): an epoch regression is
+// M2, a sequence regression (not continuing the entry's last sequence, at
+// the same or a lower epoch) is M1; one batch can be both. Neither is LAT.
+func (o *oracle) conflation(p *partition, pid int64, ow owner, t truth, b codec.Batch) {
+	epoch := b.ProducerEpoch()
+	detail := fmt.Sprintf("PID %d: %s epoch %d seq %d..%d (offset %d) after %s epoch %d last seq %d",
+		pid, t.producer, epoch, b.BaseSequence(), b.LastSequence(), b.BaseOffset(), ow.producer, ow.epoch,
+		ow.lastSeq)
+	m2 := epoch < ow.epoch
+	m1 := epoch <= ow.epoch && !inSeq(ow.lastSeq, b.BaseSequence())
+	if m2 {
+		o.report("M2", p, detail)
+	}
+	if m1 {
+		o.report("M1", p, detail)
+	}
+	if !m1 && !m2 {
+		o.report("LAT", p, detail)
+	}
+}
+
+// checkEntry derives conflation from what entry e of r actually holds, not
+// from a model of how the broker applies a barrier: the batches of its
+// duplicate window are read back from r's log, and two neighbours written by
+// different true producers are M1, M2 or LAT by the rule of conflation. The
+// newest of them becomes the shadow's owner of the PID, so the next batch
+// is compared with what the entry really holds. This is what shows the
+// barrier-apply=prototype hazard as conflation: a barrier inside one append
+// that leaves pre-barrier batches in an entry the post-barrier batches of
+// another producer continue. An epoch change inside one append resets the
+// window (ProducerStateEntry#maybeUpdateProducerEpoch clears
+// the cached batches): the entry then holds one producer's batches and no
+// evidence of the other; that is not reported, since what was wiped is what
+// the barrier was to remove, and the entry equals what the exact order
+// leaves.
+func (o *oracle) checkEntry(p *partition, r replica, s *shadow, e producerEntry) {
+	var prev owner
+	for _, off := range e.BatchOffsets {
+		b, ok := batchAt(r, off)
+		if !ok || b.IsControl() || b.ProducerID() != e.PID {
+			prev = owner{}
+			continue
+		}
+		t := readTruth(b)
+		if prev.producer != "" && t.producer != "" && prev.producer != t.producer {
+			o.conflation(p, e.PID, prev, t, b)
+		}
+		prev = owner{producer: t.producer, epoch: b.ProducerEpoch(), lastSeq: b.LastSequence()}
+	}
+	if prev.producer != "" {
+		s.owners[e.PID] = owner{producer: prev.producer, epoch: e.Epoch, lastSeq: e.LastSeq}
+	}
+}
+
 // inSeq is Kafka's sequence continuity (kafka-reference.md §3.3).
 func inSeq(last, next int32) bool {
 	return int64(next) == int64(last)+1 || (next == 0 && last == math.MaxInt32)
@@ -439,9 +488,8 @@ func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
 	if b.IsControl() {
 		switch t.control {
 		case codec.ControlMirrorPidReset:
-			for k, v := range s.owners {
-				s.cleared[k] = v
-			}
+			// The exact order; checkEntry corrects the owners from what
+			// the entries hold once the scan is done.
 			clear(s.owners)
 			clear(s.unseen)
 			s.lastBarrier = b.BaseOffset()
@@ -472,23 +520,7 @@ func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
 	}
 	s.unseen[pid] = b.BaseOffset()
 	if ow, ok := s.owners[pid]; ok && ow.producer != t.producer && ow.producer != "" && t.producer != "" {
-		// scenarios.md §3: an epoch regression is M2, a sequence regression
-		// (not continuing the entry's last sequence, at the same or a lower
-		// epoch) is M1; one batch can be both. Neither is LAT.
-		detail := fmt.Sprintf("PID %d: %s epoch %d seq %d..%d (offset %d) after %s epoch %d last seq %d",
-			pid, t.producer, epoch, b.BaseSequence(), b.LastSequence(), b.BaseOffset(), ow.producer, ow.epoch,
-			ow.lastSeq)
-		m2 := epoch < ow.epoch
-		m1 := epoch <= ow.epoch && !inSeq(ow.lastSeq, b.BaseSequence())
-		if m2 {
-			o.report("M2", p, detail)
-		}
-		if m1 {
-			o.report("M1", p, detail)
-		}
-		if !m1 && !m2 {
-			o.report("LAT", p, detail)
-		}
+		o.conflation(p, pid, ow, t, b)
 	}
 	s.owners[pid] = owner{producer: t.producer, epoch: epoch, lastSeq: b.LastSequence()}
 	if b.IsTransactional() {
