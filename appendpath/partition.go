@@ -849,6 +849,66 @@ func (p *Partition) truncateLocked(offset int64) error {
 	return p.clampCheckpoint()
 }
 
+// reindexed writes the .txnindex entries of one replayed commit when the
+// rebuild reindexes.
+func (p *Partition) reindexed(c *psm.Committed, reindex bool) error {
+	if !reindex {
+		return nil
+	}
+	for _, t := range c.Aborted {
+		if err := p.log.appendAbortedAt(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaySegments is the replay of psm.Prototype, the prototype's
+// LogLoader#loadProducersFromRecords: every batch of one segment goes
+// through one Appender (one map of per-producer updates for the segment,
+// flushed after the loop), so a barrier inside a segment resurrects the
+// entries its batches before it built, as on the append paths. It returns
+// the number of batches replayed.
+func (p *Partition) replaySegments(from int64, reindex bool) (int, error) {
+	var app psm.Appender
+	seg, replayed := -1, 0
+	flush := func() error {
+		if app == nil {
+			return nil
+		}
+		c := app.Commit()
+		app = nil
+		return p.reindexed(c, reindex)
+	}
+	err := p.log.forEach(from, func(b codec.Batch) error {
+		if s := p.log.segmentFor(b.BaseOffset()); app == nil || s != seg {
+			if err := flush(); err != nil {
+				return err
+			}
+			app, seg = p.psm.Begin(p.id, psm.Replication), s
+		}
+		var err error
+		if p.pb, err = psm.BatchOf(b); err == nil {
+			_, err = app.Add(&p.pb)
+		}
+		if err != nil {
+			app.Abort()
+			app = nil
+			return err
+		}
+		p.maxEpoch = max(p.maxEpoch, b.PartitionLeaderEpoch())
+		replayed++
+		return nil
+	})
+	if err != nil {
+		if app != nil {
+			app.Abort()
+		}
+		return replayed, err
+	}
+	return replayed, flush()
+}
+
 // Rebuild drops producer state and rebuilds it from the newest valid
 // snapshot plus a replay of the log (what a broker restart does).
 func (p *Partition) Rebuild() error {
@@ -857,10 +917,12 @@ func (p *Partition) Rebuild() error {
 	return p.rebuild(nil, false)
 }
 
-// rebuild is rebuildProducerState (kafka-reference.md §3.9): clear, load the
-// newest snapshot at or below the log end (corrupt ones are deleted and the
-// next older tried), replay every later batch one by one with REPLICATION
-// rules (barriers in exact order), then snapshot at the log end. With
+// rebuild is rebuildProducerState (Kafka's ProducerStateManager and
+// LogLoader): clear, load the newest snapshot at or below the log end
+// (corrupt ones are deleted and the next older tried), replay every later
+// batch with REPLICATION rules, one by one (barriers in exact order) or,
+// under psm.Prototype, a segment per Appender (replaySegments), then
+// snapshot at the log end. With
 // reindex the .txnindex entries of the replayed range are rewritten from the
 // replay (recovery after a crash, when they may be missing).
 func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
@@ -897,26 +959,27 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 		}
 	}
 	replayed := 0
-	err := p.log.forEach(from, func(b codec.Batch) error {
-		var err error
-		if p.pb, err = psm.BatchOf(b); err != nil {
-			return err
-		}
-		_, c, err := p.psm.Update(p.id, psm.Replication, &p.pb)
-		if err != nil {
-			return err
-		}
-		if reindex {
-			for _, t := range c.Aborted {
-				if err := p.log.appendAbortedAt(t); err != nil {
-					return err
-				}
+	var err error
+	if p.cfg.PSMOptions.BarrierApply == psm.Prototype {
+		replayed, err = p.replaySegments(from, reindex)
+	} else {
+		err = p.log.forEach(from, func(b codec.Batch) error {
+			var err error
+			if p.pb, err = psm.BatchOf(b); err != nil {
+				return err
 			}
-		}
-		p.maxEpoch = max(p.maxEpoch, b.PartitionLeaderEpoch())
-		replayed++
-		return nil
-	})
+			_, c, err := p.psm.Update(p.id, psm.Replication, &p.pb)
+			if err != nil {
+				return err
+			}
+			if err := p.reindexed(c, reindex); err != nil {
+				return err
+			}
+			p.maxEpoch = max(p.maxEpoch, b.PartitionLeaderEpoch())
+			replayed++
+			return nil
+		})
+	}
 	if err != nil {
 		return err
 	}

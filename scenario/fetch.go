@@ -265,15 +265,65 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 	return nil
 }
 
-// restart rebuilds every replica of cl from its log.
-func (w *world) restart(cl *cluster) error {
+// restart restarts every replica of cl. A clean restart closes each replica
+// (sync, snapshot at the log end) and reopens it: recovery replays nothing.
+// An unclean one crashes them (replica.Crash): each keeps what its log had
+// synced and recovers from an older snapshot or the log start; then the
+// followers truncate to their divergence from the leader, what was lost of
+// acknowledged writes is RPO, and a mirror fetcher resumes after what its
+// log still holds.
+func (w *world) restart(cl *cluster, unclean bool) error {
 	for _, p := range cl.parts {
+		if !unclean {
+			for _, r := range p.reps {
+				if err := r.Restart(); err != nil {
+					return fmt.Errorf("restart %s %s: %w", cl.name, p.key, err)
+				}
+			}
+			w.or.rescan(p)
+			continue
+		}
+		before := tailOf(p.lead(), 0)
+		leo := p.lead().LogEndOffset()
 		for _, r := range p.reps {
-			if err := r.Restart(); err != nil {
-				return fmt.Errorf("restart %s %s: %w", cl.name, p.key, err)
+			if err := r.Crash(); err != nil {
+				return fmt.Errorf("crash %s %s: %w", cl.name, p.key, err)
 			}
 		}
+		if err := w.reconcileFollowers(p); err != nil {
+			return err
+		}
+		w.or.ackedLost(p, p.lead(), before, "unclean restart")
+		if lost := leo - p.lead().LogEndOffset(); lost > 0 && p.state == stateMirroring {
+			// Mirrored batches take the next offsets of this log, one for
+			// one with the source's: the fetcher goes back as far.
+			p.srcPos = max(0, p.srcPos-lost)
+		}
+		if p.state == stateStopped && p.lead().LogEndOffset() < p.stopEnd {
+			// The crash took part of the STOPPING output (closing markers,
+			// barrier): as after an election, the partition must not be
+			// writable without it, so STOPPING runs again.
+			if err := w.restop(p); err != nil {
+				return err
+			}
+		}
+		p.advanceHW()
 		w.or.rescan(p)
+	}
+	return nil
+}
+
+// restop reopens p's leader as MIRRORING and runs STOPPING on it again: a
+// STOPPED partition whose leader lacks part of the STOPPING output.
+func (w *world) restop(p *partition) error {
+	lead := p.lead()
+	if err := lead.BecomeLeader(p.leaderEpoch, stateMirroring); err != nil {
+		return err
+	}
+	if err := lead.Stop(stopRequest{Variant: w.opts.Get("stop-variant")}); err != nil {
+		p.state = lead.State()
+	} else {
+		p.stopEnd = lead.LogEndOffset()
 	}
 	return nil
 }
@@ -292,20 +342,12 @@ func (w *world) elect(p *partition) error {
 	before := tailOf(old, divergence(p.lead(), old))
 	p.leaderEpoch++
 	lead := p.lead()
-	rerun := p.state == stateStopped && lead.LogEndOffset() < p.stopEnd
-	state := p.state
-	if rerun {
-		state = stateMirroring
-	}
-	if err := lead.BecomeLeader(p.leaderEpoch, state); err != nil {
-		return err
-	}
-	if rerun {
-		if err := lead.Stop(stopRequest{Variant: w.opts.Get("stop-variant")}); err != nil {
-			p.state = lead.State()
-		} else {
-			p.stopEnd = lead.LogEndOffset()
+	if p.state == stateStopped && lead.LogEndOffset() < p.stopEnd {
+		if err := w.restop(p); err != nil {
+			return err
 		}
+	} else if err := lead.BecomeLeader(p.leaderEpoch, p.state); err != nil {
+		return err
 	}
 	if err := w.reconcileFollowers(p); err != nil {
 		return err

@@ -211,7 +211,7 @@ var grammar = [opCount]syntax{
 	OpFault: {words: []string{wCluster}, keys: map[string]valueKind{"at": vAt, "times": vCount},
 		required: []string{"at"}},
 	OpStop:    {words: []string{wCluster}, keys: map[string]valueKind{"topic": vTopic, "variant": vVariant}},
-	OpRestart: {words: []string{wCluster}},
+	OpRestart: {words: []string{wCluster}, flags: []string{"unclean"}},
 	OpElect:   {words: []string{wCluster, wPartition}},
 	OpSet:     {},
 	OpExpect: {flags: []string{"ok"}, keys: map[string]valueKind{"strategy": vStrategy, "modes": vCodes},

@@ -89,8 +89,13 @@ type replica interface {
 	// state the controller holds for the partition; it keeps only what its
 	// log gives it.
 	BecomeLeader(epoch int32, state string) error
-	// Restart rebuilds producer state from the log (recovery).
+	// Restart is a clean restart: close (sync, snapshot at the log end) and
+	// reopen, so recovery loads that snapshot and replays nothing.
 	Restart() error
+	// Crash is an unclean restart: the unsynced tail of the log and the
+	// newest snapshot are lost, and recovery replays from an older
+	// snapshot or the log start.
+	Crash() error
 	Producers() []producerEntry
 	// OpenTxns lists the open transactions by first offset.
 	OpenTxns() []openTxn

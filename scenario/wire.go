@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -210,6 +212,45 @@ func (a *apReplica) BecomeLeader(epoch int32, state string) error {
 // Restart reopens the replica from its files (the recovery path): producer
 // state from the newest snapshot plus a replay, an empty origins table.
 func (a *apReplica) Restart() error { return a.open(a.p.State(), a.p.LeaderEpoch()) }
+
+// Crash is an unclean restart: the replica's files become what a power cut
+// leaves (appendpath.MemFS.Crash, every unsynced byte lost), its newest
+// snapshot is lost too, and it reopens without a clean close, so recovery
+// rebuilds producer state from an older snapshot or the log start through
+// whatever barriers the log holds. The simulated brokers sync the log at a
+// clean close, a roll and after a rebuild, never on an interval (their
+// clock stands still).
+func (a *apReplica) Crash() error {
+	mem, ok := a.cfg.FS.(*appendpath.MemFS)
+	if !ok {
+		return errors.New("scenario: crash needs an in-memory file system")
+	}
+	st, epoch := a.p.State(), a.p.LeaderEpoch()
+	fs := mem.Crash(rand.New(loseUnsynced{}), nil)
+	names, err := fs.ReadDir(a.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	newest := ""
+	for _, n := range names {
+		// <20-digit offset>.snapshot: the newest sorts last.
+		if strings.HasSuffix(n, ".snapshot") && n > newest {
+			newest = n
+		}
+	}
+	if newest != "" {
+		if err := fs.Remove(filepath.Join(a.cfg.Dir, newest)); err != nil {
+			return err
+		}
+	}
+	a.cfg.FS, a.p = fs, nil // the old partition is abandoned, not closed
+	return a.open(st, epoch)
+}
+
+// loseUnsynced is a rand.Source that makes MemFS.Crash keep no unsynced byte.
+type loseUnsynced struct{}
+
+func (loseUnsynced) Uint64() uint64 { return 0 }
 
 func (a *apReplica) Producers() []producerEntry {
 	es := a.p.Producers()

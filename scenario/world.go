@@ -231,7 +231,7 @@ func (w *world) exec(c *Command) error {
 		}
 		return w.stop(w.byName[c.Args[0]], argStr(c, "topic"), variant)
 	case OpRestart:
-		return w.restart(w.byName[c.Args[0]])
+		return w.restart(w.byName[c.Args[0]], c.Has("unclean"))
 	case OpElect:
 		return w.elect(w.byName[c.Args[0]].part(c.Args[1]))
 	case OpSet, OpExpect:
