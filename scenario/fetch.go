@@ -268,7 +268,8 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 // restart restarts every replica of cl. A clean restart closes each replica
 // (sync, snapshot at the log end) and reopens it: recovery replays nothing.
 // An unclean one crashes them (replica.Crash): each keeps what its log had
-// synced and recovers from an older snapshot or the log start; then the
+// synced, and a torn part of the rest, and recovers from an older snapshot
+// or the log start; then the
 // followers truncate to their divergence from the leader, what was lost of
 // acknowledged writes is RPO, and a mirror fetcher resumes after what its
 // log still holds.

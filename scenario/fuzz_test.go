@@ -151,8 +151,12 @@ func genScenario(data []byte) []byte {
 				g.line("sync")
 				g.line("elect %s t/%d", c, g.pick(g.parts))
 			}
-		case 10:
-			g.line("restart %s", cluster())
+		case 10: // a clean restart, or a crash (an unclean one)
+			if c := cluster(); g.pick(2) == 0 {
+				g.line("restart %s", c)
+			} else {
+				g.line("restart %s unclean", c)
+			}
 		case 11: // a new producer
 			c := cluster()
 			name := fmt.Sprintf("n%d%s", g.nextName, c)

@@ -44,7 +44,7 @@ type oracle struct {
 type shadow struct {
 	scanned     int64 // next offset to read
 	owners      map[int64]owner
-	lastBarrier int64           // offset of the last barrier, -1 none
+	lastBarrier int64 // offset of the last barrier, -1 none
 	open        map[int64][]txnRef
 	unseen      map[int64]int64 // PID → offset of a data batch whose entry must exist after the scan
 }
@@ -631,14 +631,17 @@ func (o *oracle) checkReplicasAgree() {
 			continue
 		}
 		for _, p := range cl.parts {
-			want := summarize(p.lead().Producers())
+			lead := p.lead().Producers()
+			want := summarize(lead)
 			wantTxns := fmt.Sprint(p.lead().OpenTxns())
 			for i, r := range p.reps {
 				if i == p.leader {
 					continue
 				}
-				if got := summarize(r.Producers()); got != want {
-					o.report("I2", p, fmt.Sprintf("replica %d producer state %s differs from the leader's %s", i, got, want))
+				es := r.Producers()
+				if got := summarize(es); got != want || !windowsAgree(lead, es) {
+					o.report("I2", p, fmt.Sprintf("replica %d producer state %s (windows %s) differs from the leader's %s (windows %s)",
+						i, got, windows(es), want, windows(lead)))
 				}
 				if got := fmt.Sprint(r.OpenTxns()); got != wantTxns {
 					o.report("I2", p, fmt.Sprintf("replica %d open transactions %s differ from the leader's %s", i, got, wantTxns))
@@ -646,6 +649,39 @@ func (o *oracle) checkReplicasAgree() {
 			}
 		}
 	}
+}
+
+// windowsAgree compares the duplicate windows of two replicas' entries (both
+// sorted by summarize, with the same PIDs): the shorter must be the newest
+// batches of the longer. A producer snapshot keeps only each entry's newest
+// batch (ProducerStateManager's snapshot format), so a replica that loaded one
+// holds a suffix of the window of a replica that kept applying batches; any
+// other difference is divergence.
+func windowsAgree(a, b []producerEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i].Window, b[i].Window
+		if len(x) < len(y) {
+			x, y = y, x
+		}
+		if !slices.Equal(x[len(x)-len(y):], y) {
+			return false
+		}
+	}
+	return true
+}
+
+func windows(es []producerEntry) string {
+	s := "["
+	for i, e := range es {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%d:%v", e.PID, e.Window)
+	}
+	return s + "]"
 }
 
 func summarize(es []producerEntry) string {
@@ -663,8 +699,8 @@ func summarize(es []producerEntry) string {
 		if i > 0 {
 			s += " "
 		}
-		s += fmt.Sprintf("%d/e%d/s%d/t%d/c%d/ts%d/w%v", e.PID, e.Epoch, e.LastSeq, e.TxnFirstOffset,
-			e.CoordinatorEpoch, e.LastTimestamp, e.Window)
+		s += fmt.Sprintf("%d/e%d/s%d/t%d/c%d/ts%d", e.PID, e.Epoch, e.LastSeq, e.TxnFirstOffset,
+			e.CoordinatorEpoch, e.LastTimestamp)
 	}
 	return s + "]"
 }

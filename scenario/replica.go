@@ -92,9 +92,9 @@ type replica interface {
 	// Restart is a clean restart: close (sync, snapshot at the log end) and
 	// reopen, so recovery loads that snapshot and replays nothing.
 	Restart() error
-	// Crash is an unclean restart: the unsynced tail of the log and the
-	// newest snapshot are lost, and recovery replays from an older
-	// snapshot or the log start.
+	// Crash is an unclean restart: the unsynced tail of the log (but for a
+	// torn part of it) and the newest snapshot are lost, and recovery
+	// replays from an older snapshot or the log start.
 	Crash() error
 	Producers() []producerEntry
 	// OpenTxns lists the open transactions by first offset.

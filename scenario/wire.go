@@ -81,7 +81,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 	if cfg.Options.Get("barrier-apply") == "prototype" {
 		po.BarrierApply = psm.Prototype
 	}
-	a := &apReplica{newMapper: newMapper, cfg: appendpath.Config{
+	a := &apReplica{newMapper: newMapper, seed1: s1, seed2: s2, cfg: appendpath.Config{
 		Dir:                 "log",
 		FS:                  appendpath.NewMemFS(),
 		LeaderEpoch:         cfg.LeaderEpoch,
@@ -105,9 +105,11 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 // leadership change can reopen it: the reopened partition recovers producer
 // state from its snapshot and log, and starts with an empty origins table.
 type apReplica struct {
-	p         *appendpath.Partition
-	cfg       appendpath.Config
-	newMapper func() *pid.Mapper
+	p            *appendpath.Partition
+	cfg          appendpath.Config
+	newMapper    func() *pid.Mapper
+	seed1, seed2 uint64 // the crash source's seed
+	crashes      uint64
 }
 
 // open (re)opens the partition from its files in mirror state st.
@@ -214,19 +216,22 @@ func (a *apReplica) BecomeLeader(epoch int32, state string) error {
 func (a *apReplica) Restart() error { return a.open(a.p.State(), a.p.LeaderEpoch()) }
 
 // Crash is an unclean restart: the replica's files become what a power cut
-// leaves (appendpath.MemFS.Crash, every unsynced byte lost), its newest
-// snapshot is lost too, and it reopens without a clean close, so recovery
-// rebuilds producer state from an older snapshot or the log start through
-// whatever barriers the log holds. The simulated brokers sync the log at a
-// clean close, a roll and after a rebuild, never on an interval (their
-// clock stands still).
+// leaves (appendpath.MemFS.Crash: each file keeps its synced prefix and a
+// pseudo-random part of its unsynced rest, a torn write, drawn from a
+// source seeded by the partition and the number of crashes, so runs are
+// deterministic), its newest snapshot is lost too, and it reopens without a
+// clean close, so recovery rebuilds producer state from an older snapshot
+// or the log start through whatever barriers the log holds. The simulated
+// brokers sync the log at a clean close, a roll and after a rebuild, never
+// on an interval (their clock stands still).
 func (a *apReplica) Crash() error {
 	mem, ok := a.cfg.FS.(*appendpath.MemFS)
 	if !ok {
 		return errors.New("scenario: crash needs an in-memory file system")
 	}
 	st, epoch := a.p.State(), a.p.LeaderEpoch()
-	fs := mem.Crash(rand.New(loseUnsynced{}), nil)
+	a.crashes++
+	fs := mem.Crash(rand.New(rand.NewPCG(a.seed1^a.crashes, a.seed2)), nil)
 	names, err := fs.ReadDir(a.cfg.Dir)
 	if err != nil {
 		return err
@@ -246,11 +251,6 @@ func (a *apReplica) Crash() error {
 	a.cfg.FS, a.p = fs, nil // the old partition is abandoned, not closed
 	return a.open(st, epoch)
 }
-
-// loseUnsynced is a rand.Source that makes MemFS.Crash keep no unsynced byte.
-type loseUnsynced struct{}
-
-func (loseUnsynced) Uint64() uint64 { return 0 }
 
 func (a *apReplica) Producers() []producerEntry {
 	es := a.p.Producers()
