@@ -8,7 +8,7 @@ import (
 // Op is the command of one scenario line.
 type Op uint8
 
-// The commands of scenarios.md §1, in the order the spec lists them.
+// The commands of the language (docs/scenarios.md), the original ones first.
 const (
 	OpCluster Op = iota + 1
 	OpTopic
@@ -34,12 +34,13 @@ const (
 	OpElect
 	OpSet
 	OpExpect
+	OpRepoint
 	opCount
 )
 
 var opNames = [opCount]string{"", "cluster", "topic", "mirror", "producer", "init", "zombie", "send", "begin",
 	"commit", "abort", "group", "join", "leave", "rebalance", "offsets", "sync", "fail", "recover", "fault", "stop",
-	"restart", "elect", "set", "expect"}
+	"restart", "elect", "set", "expect", "repoint"}
 
 // String returns the command word as written in a file.
 func (o Op) String() string {
@@ -216,6 +217,7 @@ var grammar = [opCount]syntax{
 	OpSet:     {},
 	OpExpect: {flags: []string{"ok"}, keys: map[string]valueKind{"strategy": vStrategy, "modes": vCodes},
 		required: []string{"strategy"}},
+	OpRepoint: {words: []string{wProducer, "to", wCluster}},
 }
 
 // Codes are the failure codes the oracle reports (mirroring.md §2) and the

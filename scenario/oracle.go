@@ -127,7 +127,7 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 	b, ok := batchAt(p.lead(), res.FirstOffset)
 	if ok {
 		t := readTruth(b)
-		if t.producer == pr.name && b.BaseSequence() == d.seq && b.ProducerEpoch() == d.epoch {
+		if t.producer == pr.identity && b.BaseSequence() == d.seq && b.ProducerEpoch() == d.epoch {
 			return
 		}
 		o.report("M4", p, fmt.Sprintf("%s PID %d epoch %d seq %d acked at offsets %d..%d, below LEO %d, which hold %q's batch (PID %d epoch %d seq %d): nothing appended",

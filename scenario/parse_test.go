@@ -34,6 +34,8 @@ fault B at=barrier times=100
 stop B topic=t variant=truncate
 restart B
 elect B t/0
+restart B unclean
+repoint q to A
 set has-producer-id=stock crc-fix=patch
 expect strategy=barrier ok
 expect strategy=negate modes=M4,ERR,M1
@@ -44,7 +46,7 @@ func TestParseAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(s.Commands), 29; got != want {
+	if got, want := len(s.Commands), 31; got != want {
 		t.Fatalf("commands = %d, want %d", got, want)
 	}
 	seen := map[Op]bool{}
@@ -68,7 +70,7 @@ func TestParseAll(t *testing.T) {
 	}
 	ex := s.Expects()
 	if len(ex) != 2 || ex[0].Strategy != "barrier" || len(ex[0].Codes) != 0 ||
-		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 30 {
+		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 32 {
 		t.Errorf("expects = %+v", ex)
 	}
 	if set := s.Settings(); set["has-producer-id"] != "stock" || set["crc-fix"] != "patch" {

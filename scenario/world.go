@@ -20,6 +20,9 @@ type world struct {
 	clock    int64 // timestamps: deterministic, one tick per use
 	markers  map[int64]markerTruth
 	regs     registries
+	// txnIdentity maps a transactional.id to the true producer it names:
+	// the first producer declared with it, on any cluster.
+	txnIdentity map[string]string
 }
 
 type topicDecl struct {
@@ -95,7 +98,13 @@ type markerTruth struct {
 
 // client is one producer instance (a zombie is one too).
 type client struct {
-	name      string
+	name string
+	// identity is the true producer the oracle attributes the client's
+	// batches and transactions to: its name, or for a transactional client
+	// the first producer declared with its transactional.id (a
+	// transactional.id names one producer, whichever cluster it
+	// initialises on). A zombie is an instance of its own.
+	identity  string
 	c         *cluster
 	txnID     string // "" idempotent
 	pid       int64
@@ -125,7 +134,8 @@ func (w *world) tick() int64 { w.clock++; return w.clock }
 
 func newWorld(strategy string, opts Options) *world {
 	w := &world{strategy: strategy, opts: opts, byName: map[string]*cluster{}, clients: map[string]*client{},
-		groups: map[string]*group{}, markers: map[int64]markerTruth{}, clock: 1_000_000, regs: registries{}}
+		groups: map[string]*group{}, markers: map[int64]markerTruth{}, clock: 1_000_000, regs: registries{},
+		txnIdentity: map[string]string{}}
 	w.or = newOracle(w)
 	return w
 }
@@ -234,6 +244,8 @@ func (w *world) exec(c *Command) error {
 		return w.restart(w.byName[c.Args[0]], c.Has("unclean"))
 	case OpElect:
 		return w.elect(w.byName[c.Args[0]].part(c.Args[1]))
+	case OpRepoint:
+		w.repoint(w.clients[c.Args[0]], w.byName[c.Args[1]])
 	case OpSet, OpExpect:
 	}
 	return nil
