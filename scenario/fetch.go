@@ -155,7 +155,7 @@ func (w *world) replicaFetch(p *partition) (bool, error) {
 	moved := false
 	lead := p.lead()
 	for i, r := range p.reps {
-		if i == p.leader || r.LogEndOffset() >= lead.LogEndOffset() {
+		if i == p.leader || p.paused[i] || r.LogEndOffset() >= lead.LogEndOffset() {
 			continue
 		}
 		data, err := lead.Read(r.LogEndOffset(), p.c.fetchBytes)
@@ -329,21 +329,32 @@ func (w *world) restop(p *partition) error {
 	return nil
 }
 
-// elect moves leadership to the next replica at a new leader epoch; the new
-// leader reopens from its log in the partition's mirror state, and followers
-// truncate to their divergence point from it. A STOPPED partition whose new
-// leader lacks part of the STOPPING output (closing markers, barrier: not yet
-// replicated) runs STOPPING again, since it must never be writable without
-// its barrier; its log cannot hold local writes yet, as they come after.
-func (w *world) elect(p *partition) error {
+// elect moves leadership to replica target (the next one when target < 0)
+// at a new leader epoch; the new leader reopens from its log in the
+// partition's mirror state, and followers truncate to their divergence point
+// from it. In a clean election a STOPPED partition whose new leader lacks
+// part of the STOPPING output (closing markers, barrier: not yet replicated)
+// runs STOPPING again, since it must never be writable without its barrier;
+// its log cannot hold local writes yet, as they come after. An unclean
+// election takes the controller's state as it is: the new leader opens
+// STOPPED, writable, on whatever its log holds, barrier or not.
+func (w *world) elect(p *partition, target int, unclean bool) error {
 	old := p.lead()
-	p.leader = (p.leader + 1) % len(p.reps)
+	if target < 0 || target >= len(p.reps) {
+		target = (p.leader + 1) % len(p.reps)
+	}
+	p.leader = target
 	// What the old leader held beyond the new leader's log is lost when
 	// it truncates to the divergence point (RPO when acknowledged).
 	before := tailOf(old, divergence(p.lead(), old))
 	p.leaderEpoch++
 	lead := p.lead()
-	if p.state == stateStopped && lead.LogEndOffset() < p.stopEnd {
+	if unclean {
+		// The controller takes the new leader's log as the partition's:
+		// what it lacks of the STOPPING output is gone for good.
+		p.stopEnd = min(p.stopEnd, lead.LogEndOffset())
+	}
+	if !unclean && p.state == stateStopped && lead.LogEndOffset() < p.stopEnd {
 		if err := w.restop(p); err != nil {
 			return err
 		}

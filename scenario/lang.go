@@ -35,12 +35,14 @@ const (
 	OpSet
 	OpExpect
 	OpRepoint
+	OpPause
+	OpResume
 	opCount
 )
 
 var opNames = [opCount]string{"", "cluster", "topic", "mirror", "producer", "init", "zombie", "send", "begin",
 	"commit", "abort", "group", "join", "leave", "rebalance", "offsets", "sync", "fail", "recover", "fault", "stop",
-	"restart", "elect", "set", "expect", "repoint"}
+	"restart", "elect", "set", "expect", "repoint", "pause", "resume"}
 
 // String returns the command word as written in a file.
 func (o Op) String() string {
@@ -213,11 +215,16 @@ var grammar = [opCount]syntax{
 		required: []string{"at"}},
 	OpStop:    {words: []string{wCluster}, keys: map[string]valueKind{"topic": vTopic, "variant": vVariant}},
 	OpRestart: {words: []string{wCluster}, flags: []string{"unclean"}},
-	OpElect:   {words: []string{wCluster, wPartition}},
+	OpElect: {words: []string{wCluster, wPartition}, flags: []string{"unclean"},
+		keys: map[string]valueKind{"replica": vNat}},
 	OpSet:     {},
 	OpExpect: {flags: []string{"ok"}, keys: map[string]valueKind{"strategy": vStrategy, "modes": vCodes},
 		required: []string{"strategy"}},
 	OpRepoint: {words: []string{wProducer, "to", wCluster}},
+	OpPause: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
+		required: []string{"replica"}},
+	OpResume: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
+		required: []string{"replica"}},
 }
 
 // Codes are the failure codes the oracle reports (mirroring.md §2) and the

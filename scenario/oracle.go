@@ -621,8 +621,8 @@ func (w *world) localTxnOpen(p *partition) bool {
 	return false
 }
 
-// checkReplicasAgree is I2: after sync every replica holds the same
-// producer state as its leader: every entry whole (epoch, coordinator epoch,
+// checkReplicasAgree is I2: after sync every replica that has caught up
+// with its leader's log end holds the same producer state as the leader: every entry whole (epoch, coordinator epoch,
 // last timestamp, open transaction, the duplicate window batch by batch) and
 // the same set of open transactions.
 func (o *oracle) checkReplicasAgree() {
@@ -635,8 +635,8 @@ func (o *oracle) checkReplicasAgree() {
 			want := summarize(lead)
 			wantTxns := fmt.Sprint(p.lead().OpenTxns())
 			for i, r := range p.reps {
-				if i == p.leader {
-					continue
+				if i == p.leader || r.LogEndOffset() != p.lead().LogEndOffset() {
+					continue // a replica held back (pause) has not caught up
 				}
 				es := r.Producers()
 				if got := summarize(es); got != want || !windowsAgree(lead, es) {

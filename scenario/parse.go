@@ -312,13 +312,14 @@ func DefaultClusterID(name string) [16]byte {
 // refs holds what has been declared so far, for reference checks.
 type refs struct {
 	clusters  map[string]bool
+	replicas  map[string]int // per cluster
 	topics    map[string]int  // partitions
 	producers map[string]bool // transactional
 	groups    map[string]bool
 }
 
 func newRefs() *refs {
-	return &refs{clusters: map[string]bool{}, topics: map[string]int{}, producers: map[string]bool{},
+	return &refs{clusters: map[string]bool{}, replicas: map[string]int{}, topics: map[string]int{}, producers: map[string]bool{},
 		groups: map[string]bool{}}
 }
 
@@ -382,6 +383,12 @@ func (p *parser) resolve(c *Command) error {
 	if len(c.Args) > 0 {
 		name = c.Args[0]
 	}
+	if v, ok := c.Get("replica"); ok {
+		if n, _ := strconv.Atoi(v); n >= r.replicas[name] {
+			return p.errf(c.Line, ErrReference, "%s: cluster %q has %d replicas, no replica %s", c.Op, name,
+				r.replicas[name], v)
+		}
+	}
 	txnOf := func(prod string) error {
 		if !r.producers[prod] {
 			return p.errf(c.Line, ErrReference, "%s: producer %q is not transactional", c.Op, prod)
@@ -394,6 +401,10 @@ func (p *parser) resolve(c *Command) error {
 			return p.errf(c.Line, ErrReference, "cluster %q declared twice", name)
 		}
 		r.clusters[name] = true
+		r.replicas[name] = 1
+		if v, ok := c.Get("replicas"); ok {
+			r.replicas[name], _ = strconv.Atoi(v)
+		}
 	case OpTopic:
 		if _, dup := r.topics[name]; dup {
 			return p.errf(c.Line, ErrReference, "topic %q declared twice", name)

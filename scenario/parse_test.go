@@ -36,6 +36,9 @@ restart B
 elect B t/0
 restart B unclean
 repoint q to A
+pause A t/0 replica=1
+resume A t/0 replica=1
+elect A t/1 replica=2 unclean
 set has-producer-id=stock crc-fix=patch
 expect strategy=barrier ok
 expect strategy=negate modes=M4,ERR,M1
@@ -46,7 +49,7 @@ func TestParseAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(s.Commands), 31; got != want {
+	if got, want := len(s.Commands), 34; got != want {
 		t.Fatalf("commands = %d, want %d", got, want)
 	}
 	seen := map[Op]bool{}
@@ -70,7 +73,7 @@ func TestParseAll(t *testing.T) {
 	}
 	ex := s.Expects()
 	if len(ex) != 2 || ex[0].Strategy != "barrier" || len(ex[0].Codes) != 0 ||
-		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 32 {
+		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 35 {
 		t.Errorf("expects = %+v", ex)
 	}
 	if set := s.Settings(); set["has-producer-id"] != "stock" || set["crc-fix"] != "patch" {
@@ -151,6 +154,11 @@ func TestParseErrors(t *testing.T) {
 		{"expect strategy=barrier modes=M9", ErrSyntax, `unknown code "M9"`},
 		{"sync B C", ErrSyntax, `unexpected word "C"`},
 		{"sync Z", ErrReference, `unknown cluster "Z"`},
+		{"pause A t/0 replica=1", ErrReference, `cluster "A" has 1 replicas, no replica 1`},
+		{"elect A t/0 replica=3", ErrReference, "no replica 3"},
+		{"resume A t/0", ErrSyntax, "missing replica="},
+		{"repoint p to Z", ErrReference, `unknown cluster "Z"`},
+		{"restart A clean", ErrSyntax, `"clean"`},
 		{"send p t/0 " + strings.Repeat("x", MaxLineBytes), ErrSyntax, "line longer than"},
 	}
 	for _, tc := range cases {

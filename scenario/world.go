@@ -80,6 +80,9 @@ type partition struct {
 	// oracle has compared their read_committed visibility (I3).
 	pairs     map[int64]int64
 	localPIDs map[int64]bool // PIDs of local client batches, for I6
+	// paused marks the replicas whose fetcher is held back (pause): they
+	// fetch nothing, stay in the ISR and so hold the high watermark back.
+	paused map[int]bool
 }
 
 type pidOrigin struct {
@@ -243,7 +246,17 @@ func (w *world) exec(c *Command) error {
 	case OpRestart:
 		return w.restart(w.byName[c.Args[0]], c.Has("unclean"))
 	case OpElect:
-		return w.elect(w.byName[c.Args[0]].part(c.Args[1]))
+		target := -1
+		if _, ok := c.Get("replica"); ok {
+			target = argInt(c, "replica", 0)
+		}
+		return w.elect(w.byName[c.Args[0]].part(c.Args[1]), target, c.Has("unclean"))
+	case OpPause, OpResume:
+		p := w.byName[c.Args[0]].part(c.Args[1])
+		if p.paused == nil {
+			p.paused = map[int]bool{}
+		}
+		p.paused[argInt(c, "replica", 0)] = c.Op == OpPause
 	case OpRepoint:
 		w.repoint(w.clients[c.Args[0]], w.byName[c.Args[1]])
 	case OpSet, OpExpect:
