@@ -217,7 +217,7 @@ var grammar = [opCount]syntax{
 	OpRestart: {words: []string{wCluster}, flags: []string{"unclean"}},
 	OpElect: {words: []string{wCluster, wPartition}, flags: []string{"unclean"},
 		keys: map[string]valueKind{"replica": vNat}},
-	OpSet:     {},
+	OpSet: {},
 	OpExpect: {flags: []string{"ok"}, keys: map[string]valueKind{"strategy": vStrategy, "modes": vCodes},
 		required: []string{"strategy"}},
 	OpRepoint: {words: []string{wProducer, "to", wCluster}},

@@ -312,7 +312,7 @@ func DefaultClusterID(name string) [16]byte {
 // refs holds what has been declared so far, for reference checks.
 type refs struct {
 	clusters  map[string]bool
-	replicas  map[string]int // per cluster
+	replicas  map[string]int  // per cluster
 	topics    map[string]int  // partitions
 	producers map[string]bool // transactional
 	groups    map[string]bool
