@@ -230,10 +230,11 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		if p.state != stateStopping { // the first attempt: remember where mirroring left off
 			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
 		}
-		req := stopRequest{Variant: variant}
+		req := w.stopRequest(variant)
+		crash := false
 		for i := range dest.faults {
 			if dest.faults[i].times > 0 {
-				req.FailAt = dest.faults[i].at
+				req.FailAt, crash = dest.faults[i].at, dest.faults[i].crash
 				dest.faults[i].times--
 				break
 			}
@@ -241,6 +242,15 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		lso := p.lead().LastStableOffset()
 		before := tailOf(p.lead(), lso)
 		err := p.lead().Stop(req)
+		if err != nil && crash {
+			// The broker crashes where the step failed: the leader's
+			// replica restarts uncleanly, still STOPPING (read-only); the
+			// next stop retries.
+			before = tailOf(p.lead(), 0)
+			if cerr := p.lead().Crash(); cerr != nil {
+				return fmt.Errorf("crash %s %s: %w", dest.name, p.key, cerr)
+			}
+		}
 		w.or.ackedLost(p, p.lead(), before, "STOPPING ("+variant+" variant)")
 		p.state = p.lead().State()
 		if variant == "truncate" && lso < p.mirroredEnd {
@@ -314,6 +324,12 @@ func (w *world) restart(cl *cluster, unclean bool) error {
 	return nil
 }
 
+// stopRequest is a STOPPING attempt with the run's hazard switches.
+func (w *world) stopRequest(variant string) stopRequest {
+	return stopRequest{Variant: variant, SkipBarrierWithoutSource: w.opts.Get("hazard-r1") == "on",
+		IgnoreMarkerFailure: w.opts.Get("hazard-r2") == "on"}
+}
+
 // restop reopens p's leader as MIRRORING and runs STOPPING on it again: a
 // STOPPED partition whose leader lacks part of the STOPPING output.
 func (w *world) restop(p *partition) error {
@@ -321,7 +337,7 @@ func (w *world) restop(p *partition) error {
 	if err := lead.BecomeLeader(p.leaderEpoch, stateMirroring); err != nil {
 		return err
 	}
-	if err := lead.Stop(stopRequest{Variant: w.opts.Get("stop-variant")}); err != nil {
+	if err := lead.Stop(w.stopRequest(w.opts.Get("stop-variant"))); err != nil {
 		p.state = lead.State()
 	} else {
 		p.stopEnd = lead.LogEndOffset()

@@ -161,11 +161,17 @@ const (
 	vName                          // [A-Za-z0-9_.-]+
 	vTopic                         // a declared topic
 	vUUID                          // RFC 4122 text or Kafka base64
-	vAt                            // abort|persist|barrier
+	vAt                            // a STOPPING step (stopSteps)
 	vVariant                       // abort|truncate
 	vStrategy                      // a strategy name
 	vCodes                         // CODE,CODE...
 )
+
+// stopSteps are the STOPPING steps a fault can hit (appendpath.StopStep), in
+// the order STOPPING runs them: remove the fetcher, close open transactions
+// (abort: its start; epoch: the leader-epoch bump; marker: each ABORT
+// marker), persist the last mirrored offset, append the barrier.
+var stopSteps = []string{"fetcher", "abort", "epoch", "marker", "persist", "barrier"}
 
 // Limits keep a hostile file from sizing the simulation beyond reason: each
 // bounded key is refused above its limit (Parse reports it as a syntax error).
@@ -211,8 +217,8 @@ var grammar = [opCount]syntax{
 	OpSync:    {words: []string{"?" + wCluster}},
 	OpFail:    {words: []string{wCluster}},
 	OpRecover: {words: []string{wCluster}},
-	OpFault: {words: []string{wCluster}, keys: map[string]valueKind{"at": vAt, "times": vCount},
-		required: []string{"at"}},
+	OpFault: {words: []string{wCluster}, flags: []string{"crash"},
+		keys: map[string]valueKind{"at": vAt, "times": vCount}, required: []string{"at"}},
 	OpStop:    {words: []string{wCluster}, keys: map[string]valueKind{"topic": vTopic, "variant": vVariant}},
 	OpRestart: {words: []string{wCluster}, flags: []string{"unclean"}},
 	OpElect: {words: []string{wCluster, wPartition}, flags: []string{"unclean"},

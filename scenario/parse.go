@@ -257,8 +257,8 @@ func checkValue(kind valueKind, v string) error {
 			return err
 		}
 	case vAt:
-		if v != "abort" && v != "persist" && v != "barrier" {
-			return errors.New("want abort|persist|barrier")
+		if !contains(stopSteps, v) {
+			return errors.New("want " + strings.Join(stopSteps, "|"))
 		}
 	case vVariant:
 		if v != "abort" && v != "truncate" {

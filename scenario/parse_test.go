@@ -141,7 +141,7 @@ func TestParseErrors(t *testing.T) {
 		{"join h m1", ErrReference, `unknown group "h"`},
 		{"zombie p of x", ErrReference, `producer "p" declared twice`},
 		{"fault B", ErrSyntax, "fault: missing at="},
-		{"fault B at=never", ErrSyntax, "want abort|persist|barrier"},
+		{"fault B at=never", ErrSyntax, "want fetcher|abort|epoch|marker|persist|barrier"},
 		{"stop B variant=maybe", ErrSyntax, "want abort|truncate"},
 		{"elect A t/5", ErrReference, "no 5"},
 		{"set", ErrSyntax, "set: want KEY=VALUE"},

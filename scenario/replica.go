@@ -60,12 +60,13 @@ type replicaConfig struct {
 	registries registries
 }
 
-// stopRequest is one STOPPING attempt (mirroring.md §5): Variant is abort or
-// truncate; FailAt names the step that fails ("" none): abort, persist or
-// barrier.
+// stopRequest is one STOPPING attempt (docs/strategies.md): Variant is abort
+// or truncate; FailAt names the step that fails ("" none), one of stopSteps.
 type stopRequest struct {
 	Variant string
 	FailAt  string
+	// The prototype's hazards (options hazard-r1, hazard-r2).
+	SkipBarrierWithoutSource, IgnoreMarkerFailure bool
 }
 
 // replica is the narrow view of appendpath.Partition the simulator uses.

@@ -180,7 +180,8 @@ func (a *apReplica) Stop(req stopRequest) error {
 	if err != nil {
 		return err
 	}
-	opt := appendpath.StopOptions{Variant: v}
+	opt := appendpath.StopOptions{Variant: v, SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
+		IgnoreMarkerFailure: req.IgnoreMarkerFailure}
 	if req.FailAt != "" {
 		at, err := appendpath.ParseStopStep(req.FailAt)
 		if err != nil {

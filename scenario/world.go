@@ -46,6 +46,7 @@ type cluster struct {
 type fault struct {
 	at    string
 	times int
+	crash bool // the leader crashes at the step (an unclean restart of its replica)
 }
 
 // partition is one partition of one cluster: its replicas and the
@@ -236,7 +237,7 @@ func (w *world) exec(c *Command) error {
 		w.byName[c.Args[0]].failed = false
 	case OpFault:
 		cl := w.byName[c.Args[0]]
-		cl.faults = append(cl.faults, fault{at: argStr(c, "at"), times: argInt(c, "times", 1)})
+		cl.faults = append(cl.faults, fault{at: argStr(c, "at"), times: argInt(c, "times", 1), crash: c.Has("crash")})
 	case OpStop:
 		variant := argStr(c, "variant")
 		if variant == "" {
