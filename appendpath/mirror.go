@@ -222,7 +222,7 @@ func (p *Partition) Stop(opt StopOptions) error {
 	if err := p.persistCheckpoint(); err != nil {
 		return err
 	}
-	if p.cfg.Strategy == pid.Barrier && !(opt.SkipBarrierWithoutSource && !p.hasSource) {
+	if p.cfg.Strategy == pid.Barrier && !p.cfg.NoBarrier && !(opt.SkipBarrierWithoutSource && !p.hasSource) {
 		if err := step(StepBarrier); err != nil {
 			return err
 		}

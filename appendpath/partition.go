@@ -69,6 +69,14 @@ type Config struct {
 	// Fault, when set, is asked before each STOPPING step; an error fails
 	// the step (the scenario language's `fault DEST at=...`).
 	Fault func(step StopStep) error
+	// BarrierUnaware makes the partition a broker that predates control type
+	// 7 (hazard R8): a MIRROR_PID_RESET batch is stored and replicated like
+	// any control batch, but producer state skips it, as Kafka's
+	// ProducerStateManager skips control records it does not know.
+	BarrierUnaware bool
+	// NoBarrier: the feature level that enables the barrier is not reached,
+	// so STOPPING writes none (under strategy barrier).
+	NoBarrier bool
 
 	// Producer state: a shared Manager and this partition's ID in it, or
 	// nil for a Store of its own built with PSMOptions.
@@ -530,7 +538,9 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 					Duplicate: true, Batches: 1}, nil
 			}
 		case b.IsControl():
-			_, err = addBatch(app, b, &p.pb)
+			if !p.skipsControl(b) {
+				_, err = addBatch(app, b, &p.pb)
+			}
 		default:
 			err = addData(app, b, &p.pb)
 		}
@@ -564,6 +574,16 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		return res, nil
 	}
 	return res, p.log.maybeSync()
+}
+
+// skipsControl reports whether producer state must not see control batch b:
+// a barrier on a BarrierUnaware partition.
+func (p *Partition) skipsControl(b codec.Batch) bool {
+	if !p.cfg.BarrierUnaware {
+		return false
+	}
+	cr, err := b.ControlRecord()
+	return err == nil && cr.Type == codec.ControlMirrorPidReset
 }
 
 // addBatch runs one batch through app with psm.BatchOf into *pb (control
@@ -888,8 +908,10 @@ func (p *Partition) replaySegments(from int64, reindex bool) (int, error) {
 			app, seg = p.psm.Begin(p.id, psm.Replication), s
 		}
 		var err error
-		if p.pb, err = psm.BatchOf(b); err == nil {
-			_, err = app.Add(&p.pb)
+		if !b.IsControl() || !p.skipsControl(b) { // else stored, not applied: Config.BarrierUnaware
+			if p.pb, err = psm.BatchOf(b); err == nil {
+				_, err = app.Add(&p.pb)
+			}
 		}
 		if err != nil {
 			app.Abort()
@@ -964,6 +986,9 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 		replayed, err = p.replaySegments(from, reindex)
 	} else {
 		err = p.log.forEach(from, func(b codec.Batch) error {
+			if b.IsControl() && p.skipsControl(b) {
+				return nil
+			}
 			var err error
 			if p.pb, err = psm.BatchOf(b); err != nil {
 				return err

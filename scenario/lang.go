@@ -196,7 +196,8 @@ type syntax struct {
 
 var grammar = [opCount]syntax{
 	OpCluster: {words: []string{wName},
-		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat}},
+		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat,
+			"legacy-replicas": vNat, "barrier-feature": vNat}},
 	OpTopic:  {words: []string{wName}, keys: map[string]valueKind{"partitions": vCount}},
 	OpMirror: {words: []string{wCluster, "from", wCluster}, keys: map[string]valueKind{"topic": vTopic}},
 	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent"},

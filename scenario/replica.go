@@ -55,6 +55,9 @@ type replicaConfig struct {
 	Topic       string
 	Partition   int32
 	LeaderEpoch int32
+	// BarrierUnaware: a broker that predates control type 7 (hazard R8);
+	// NoBarrier: the cluster's feature level does not enable the barrier.
+	BarrierUnaware, NoBarrier bool
 	// registries: one salt registry per destination cluster of the run,
 	// shared by the cluster's replicas (wire.go).
 	registries registries

@@ -92,6 +92,8 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		Fold:                fold,
 		MirrorOffsets:       appendpath.AssignOffsets,
 		PSMOptions:          po,
+		BarrierUnaware:      cfg.BarrierUnaware,
+		NoBarrier:           cfg.NoBarrier,
 		Now:                 func() time.Time { return time.UnixMilli(epochMillis) },
 	}}
 	if err := a.open(appendpath.Stopped, cfg.LeaderEpoch); err != nil {

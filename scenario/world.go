@@ -35,6 +35,8 @@ type cluster struct {
 	name       string
 	id         [16]byte
 	replicas   int
+	legacy     int  // the last legacy replicas of each partition predate control type 7
+	noBarrier  bool // barrier-feature=0: STOPPING writes no barrier
 	fetchBytes int
 	failed     bool
 	pids       pidAllocator
@@ -285,6 +287,8 @@ func (w *world) addCluster(c *Command) error {
 	if v, ok := c.Get("id"); ok {
 		cl.id, _ = parseClusterID(v)
 	}
+	cl.legacy = argInt(c, "legacy-replicas", 0)
+	cl.noBarrier = argInt(c, "barrier-feature", 1) == 0
 	start, _ := argInt64(c, "pid-start")
 	cl.pids = newPIDAllocator(start)
 	w.clusters = append(w.clusters, cl)
@@ -303,7 +307,8 @@ func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 			mirroredPIDs: map[int64]pidOrigin{}, localPIDs: map[int64]bool{}, origins: map[int64]pidOrigin{}}
 		for i := 0; i < cl.replicas; i++ {
 			r, err := openReplica(replicaConfig{Strategy: w.strategy, Options: w.opts, ClusterID: cl.id,
-				Topic: t.name, Partition: int32(n), registries: w.regs})
+				Topic: t.name, Partition: int32(n), registries: w.regs, BarrierUnaware: i >= cl.replicas-cl.legacy,
+				NoBarrier: cl.noBarrier})
 			if err != nil {
 				return fmt.Errorf("open %s %s replica %d: %w", cl.name, p.key, i, err)
 			}
