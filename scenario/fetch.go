@@ -9,12 +9,16 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 )
 
-// mirror makes dest's partitions (of topic, or all) start MIRRORING from src.
-// Failback (src stopped mirroring from dest): dest truncates to the divergence
-// point, the dest offset where src's mirroring left off, and fetches src from
-// the offset src had reached then (mirroring.md §5). Otherwise dest fetches
-// src from its start and appends after what it holds (fan-in).
-func (w *world) mirror(dest, src *cluster, topic string) error {
+// mirror makes dest's partitions (of topic, or all) start MIRRORING from src
+// (a partition already MIRRORING from another cluster re-parents to src).
+// Failback (src stopped mirroring from dest): dest truncates to the
+// divergence point, the dest offset where src's mirroring left off, and
+// fetches src from the offset src had reached then. Otherwise dest fetches
+// src from its start and appends after what it holds (fan-in). align
+// changes that: "divergence" truncates dest to the divergence point and
+// fetches src from there, offset-aligned (divergence); "scratch" truncates
+// dest to offset 0 and fetches src from its start (failback from scratch).
+func (w *world) mirror(dest, src *cluster, topic, align string) error {
 	for _, p := range dest.parts {
 		if topic != "" && p.topic != topic {
 			continue
@@ -34,19 +38,26 @@ func (w *world) mirror(dest, src *cluster, topic string) error {
 			}
 		}
 		p.srcPos = 0
-		if sp := src.part(p.key); sp.stoppedFrom == dest {
-			div := sp.stopSrcPos
-			p.srcPos = sp.mirroredEnd
-			if div < p.lead().LogEndOffset() {
-				before := tailOf(p.lead(), div)
-				for _, r := range p.reps {
-					if err := r.Truncate(div); err != nil {
-						return fmt.Errorf("truncate %s %s: %w", dest.name, p.key, err)
-					}
+		sp := src.part(p.key)
+		div, why := int64(-1), ""
+		switch {
+		case align == "scratch":
+			div, why = 0, "failback from scratch"
+		case sp.stoppedFrom == dest:
+			div, p.srcPos, why = sp.stopSrcPos, sp.mirroredEnd, "failback truncation to the divergence point"
+		case align == "divergence":
+			div = divergenceFrom(p, sp)
+			p.srcPos, why = div, "truncation to the divergence point"
+		}
+		if div >= 0 && div < p.lead().LogEndOffset() {
+			before := tailOf(p.lead(), div)
+			for _, r := range p.reps {
+				if err := r.Truncate(div); err != nil {
+					return fmt.Errorf("truncate %s %s: %w", dest.name, p.key, err)
 				}
-				w.or.ackedLost(p, p.lead(), before, "failback truncation to the divergence point")
-				w.or.rescan(p)
 			}
+			w.or.ackedLost(p, p.lead(), before, why)
+			w.or.rescan(p)
 		}
 		for _, r := range p.reps {
 			if err := r.StartMirroring(); err != nil {
@@ -58,6 +69,26 @@ func (w *world) mirror(dest, src *cluster, topic string) error {
 		p.advanceHW()
 	}
 	return nil
+}
+
+// divergenceFrom is where p's log and src's stop holding the same history,
+// for a re-parent to src: when both mirrored (or mirror) one cluster X from
+// its start, their offsets are X's offsets (mirrored batches take the next
+// offsets one for one), so they agree up to the shorter of p's log and the
+// part of src's log mirrored from X (all of it while src still mirrors X;
+// up to where its mirroring left off once it stopped). Two partitions with
+// no such common source have nothing in common: 0.
+func divergenceFrom(p, src *partition) int64 {
+	if p.source == nil {
+		return 0
+	}
+	switch {
+	case src.state == stateMirroring && src.source == p.source:
+		return min(p.lead().LogEndOffset(), src.lead().LogEndOffset())
+	case src.stoppedFrom == p.source:
+		return min(p.lead().LogEndOffset(), src.mirroredEnd)
+	}
+	return 0
 }
 
 // maxSyncRounds bounds the fetch loop of one sync (each round moves at least

@@ -165,6 +165,7 @@ const (
 	vVariant                       // abort|truncate
 	vStrategy                      // a strategy name
 	vCodes                         // CODE,CODE...
+	vAlign                         // divergence|scratch
 )
 
 // stopSteps are the STOPPING steps a fault can hit (appendpath.StopStep), in
@@ -199,7 +200,8 @@ var grammar = [opCount]syntax{
 		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat,
 			"legacy-replicas": vNat, "barrier-feature": vNat}},
 	OpTopic:  {words: []string{wName}, keys: map[string]valueKind{"partitions": vCount}},
-	OpMirror: {words: []string{wCluster, "from", wCluster}, keys: map[string]valueKind{"topic": vTopic}},
+	OpMirror: {words: []string{wCluster, "from", wCluster},
+		keys: map[string]valueKind{"topic": vTopic, "align": vAlign}},
 	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent"},
 		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16}},
 	OpInit:   {words: []string{wProducer}},

@@ -256,6 +256,10 @@ func checkValue(kind valueKind, v string) error {
 		if _, err := parseClusterID(v); err != nil {
 			return err
 		}
+	case vAlign:
+		if v != "divergence" && v != "scratch" {
+			return errors.New("want divergence|scratch")
+		}
 	case vAt:
 		if !contains(stopSteps, v) {
 			return errors.New("want " + strings.Join(stopSteps, "|"))

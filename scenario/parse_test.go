@@ -158,6 +158,7 @@ func TestParseErrors(t *testing.T) {
 		{"elect A t/0 replica=3", ErrReference, "no replica 3"},
 		{"resume A t/0", ErrSyntax, "missing replica="},
 		{"repoint p to Z", ErrReference, `unknown cluster "Z"`},
+		{"mirror B from A align=zero", ErrSyntax, "want divergence|scratch"},
 		{"restart A clean", ErrSyntax, `"clean"`},
 		{"send p t/0 " + strings.Repeat("x", MaxLineBytes), ErrSyntax, "line longer than"},
 	}

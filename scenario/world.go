@@ -187,7 +187,7 @@ func (w *world) exec(c *Command) error {
 			}
 		}
 	case OpMirror:
-		return w.mirror(w.byName[c.Args[0]], w.byName[c.Args[1]], argStr(c, "topic"))
+		return w.mirror(w.byName[c.Args[0]], w.byName[c.Args[1]], argStr(c, "topic"), argStr(c, "align"))
 	case OpProducer:
 		return w.newProducer(c)
 	case OpInit:
