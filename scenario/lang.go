@@ -37,12 +37,13 @@ const (
 	OpRepoint
 	OpPause
 	OpResume
+	OpClean
 	opCount
 )
 
 var opNames = [opCount]string{"", "cluster", "topic", "mirror", "producer", "init", "zombie", "send", "begin",
 	"commit", "abort", "group", "join", "leave", "rebalance", "offsets", "sync", "fail", "recover", "fault", "stop",
-	"restart", "elect", "set", "expect", "repoint", "pause", "resume"}
+	"restart", "elect", "set", "expect", "repoint", "pause", "resume", "clean"}
 
 // String returns the command word as written in a file.
 func (o Op) String() string {
@@ -199,7 +200,7 @@ var grammar = [opCount]syntax{
 	OpCluster: {words: []string{wName},
 		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat,
 			"legacy-replicas": vNat, "barrier-feature": vNat}},
-	OpTopic:  {words: []string{wName}, keys: map[string]valueKind{"partitions": vCount}},
+	OpTopic: {words: []string{wName}, flags: []string{"compacted"}, keys: map[string]valueKind{"partitions": vCount}},
 	OpMirror: {words: []string{wCluster, "from", wCluster},
 		keys: map[string]valueKind{"topic": vTopic, "align": vAlign}},
 	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent"},
@@ -234,6 +235,7 @@ var grammar = [opCount]syntax{
 		required: []string{"replica"}},
 	OpResume: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
 		required: []string{"replica"}},
+	OpClean: {words: []string{wCluster, wPartition}},
 }
 
 // Codes are the failure codes the oracle reports (mirroring.md §2) and the

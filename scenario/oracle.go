@@ -522,6 +522,12 @@ func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
 	if ow, ok := s.owners[pid]; ok && ow.producer != t.producer && ow.producer != "" && t.producer != "" {
 		o.conflation(p, pid, ow, t, b)
 	}
+	if t.producer == "" {
+		// A batch the cleaner emptied (or a foreign one) names no producer:
+		// it keeps the entry's sequence, and the oracle has nothing to
+		// attribute to anyone.
+		return
+	}
 	s.owners[pid] = owner{producer: t.producer, epoch: epoch, lastSeq: b.LastSequence()}
 	if b.IsTransactional() {
 		ref := txnRef{t.producer, t.txnSerial}

@@ -318,12 +318,14 @@ type refs struct {
 	clusters  map[string]bool
 	replicas  map[string]int  // per cluster
 	topics    map[string]int  // partitions
+	compacted map[string]bool // topics declared compacted
 	producers map[string]bool // transactional
 	groups    map[string]bool
 }
 
 func newRefs() *refs {
-	return &refs{clusters: map[string]bool{}, replicas: map[string]int{}, topics: map[string]int{}, producers: map[string]bool{},
+	return &refs{clusters: map[string]bool{}, replicas: map[string]int{}, topics: map[string]int{},
+		compacted: map[string]bool{}, producers: map[string]bool{},
 		groups: map[string]bool{}}
 }
 
@@ -418,6 +420,11 @@ func (p *parser) resolve(c *Command) error {
 			n, _ = strconv.Atoi(v)
 		}
 		r.topics[name] = n
+		r.compacted[name] = c.Has("compacted")
+	case OpClean:
+		if t, _, _ := splitPartition(c.Args[1]); !r.compacted[t] {
+			return p.errf(c.Line, ErrReference, "clean: topic %q is not compacted", t)
+		}
 	case OpMirror:
 		if c.Args[0] == c.Args[1] {
 			return p.errf(c.Line, ErrReference, "mirror: cluster %q cannot mirror itself", name)

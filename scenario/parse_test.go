@@ -39,6 +39,8 @@ repoint q to A
 pause A t/0 replica=1
 resume A t/0 replica=1
 elect A t/1 replica=2 unclean
+topic c compacted
+clean B c/0
 set has-producer-id=stock crc-fix=patch
 expect strategy=barrier ok
 expect strategy=negate modes=M4,ERR,M1
@@ -49,7 +51,7 @@ func TestParseAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(s.Commands), 34; got != want {
+	if got, want := len(s.Commands), 36; got != want {
 		t.Fatalf("commands = %d, want %d", got, want)
 	}
 	seen := map[Op]bool{}
@@ -73,7 +75,7 @@ func TestParseAll(t *testing.T) {
 	}
 	ex := s.Expects()
 	if len(ex) != 2 || ex[0].Strategy != "barrier" || len(ex[0].Codes) != 0 ||
-		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 35 {
+		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 37 {
 		t.Errorf("expects = %+v", ex)
 	}
 	if set := s.Settings(); set["has-producer-id"] != "stock" || set["crc-fix"] != "patch" {
@@ -159,6 +161,7 @@ func TestParseErrors(t *testing.T) {
 		{"resume A t/0", ErrSyntax, "missing replica="},
 		{"repoint p to Z", ErrReference, `unknown cluster "Z"`},
 		{"mirror B from A align=zero", ErrSyntax, "want divergence|scratch"},
+		{"clean A t/0", ErrReference, `topic "t" is not compacted`},
 		{"restart A clean", ErrSyntax, `"clean"`},
 		{"send p t/0 " + strings.Repeat("x", MaxLineBytes), ErrSyntax, "line longer than"},
 	}

@@ -260,6 +260,8 @@ func (w *world) exec(c *Command) error {
 			p.paused = map[int]bool{}
 		}
 		p.paused[argInt(c, "replica", 0)] = c.Op == OpPause
+	case OpClean:
+		return w.clean(w.byName[c.Args[0]].part(c.Args[1]))
 	case OpRepoint:
 		w.repoint(w.clients[c.Args[0]], w.byName[c.Args[1]])
 	case OpSet, OpExpect:
