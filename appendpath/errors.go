@@ -42,9 +42,10 @@ var (
 	// ErrMirrorFailed: a mirrored append to a partition in FAILED.
 	ErrMirrorFailed = kafkaerr.MirrorPartitionFailed
 	// ErrUnmappablePID: the strategy cannot map a source PID (bitfield with
-	// policy reject and PID ≥ 2^31). The chunk is not appended and the
-	// partition moves to FAILED. The append returns pid.ErrUnmappable, a
-	// Reason that wraps this code.
+	// policy reject and PID ≥ 2^31; the -1 slot with salts off; no free
+	// region). The chunk is not appended and the partition moves to FAILED;
+	// the append returns the pid package's error, wrapped in this code unless it
+	// is pid.ErrUnmappable, a Reason that wraps it already.
 	ErrUnmappablePID = kafkaerr.UnmappableProducerID
 )
 

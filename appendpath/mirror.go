@@ -71,9 +71,12 @@ const (
 	StepAbort   StopStep = iota // close open transactions (either variant)
 	StepPersist                 // persist the last mirrored offset and epoch
 	StepBarrier                 // append the barrier (strategy barrier)
+	StepFetcher                 // remove the mirror fetcher (the first step)
+	StepEpoch                   // bump the leader epoch (abort variant)
+	StepMarker                  // append one ABORT marker (abort variant, once per open transaction)
 )
 
-var stepNames = [...]string{"abort", "persist", "barrier"}
+var stepNames = [...]string{"abort", "persist", "barrier", "fetcher", "epoch", "marker"}
 
 func (s StopStep) String() string {
 	if int(s) < len(stepNames) {
@@ -82,14 +85,15 @@ func (s StopStep) String() string {
 	return "unknown"
 }
 
-// ParseStopStep parses "abort", "persist" or "barrier".
+// ParseStopStep parses a step name: abort, persist, barrier, fetcher, epoch
+// or marker.
 func ParseStopStep(s string) (StopStep, error) {
 	for i, n := range stepNames {
 		if n == s {
 			return StopStep(i), nil
 		}
 	}
-	return 0, fmt.Errorf("appendpath: unknown stop step %q (want abort|persist|barrier)", s)
+	return 0, fmt.Errorf("appendpath: unknown stop step %q (want abort|persist|barrier|fetcher|epoch|marker)", s)
 }
 
 // StopOptions configure one STOPPING attempt.
@@ -97,6 +101,13 @@ type StopOptions struct {
 	Variant StopVariant
 	// Fault overrides Config.Fault for this attempt.
 	Fault func(step StopStep) error
+	// Hazards of the prototype, off by default (the design's STOPPING):
+	// SkipBarrierWithoutSource (R1) skips the barrier when the partition
+	// knows no source cluster id (no mirrored batch since it opened) and
+	// becomes STOPPED anyway; IgnoreMarkerFailure (R2) goes on when an
+	// ABORT marker cannot be appended, leaving its transaction open.
+	SkipBarrierWithoutSource bool
+	IgnoreMarkerFailure      bool
 }
 
 // MirrorCheckpoint is what STOPPING persists: where mirroring left off. It
@@ -186,6 +197,9 @@ func (p *Partition) Stop(opt StopOptions) error {
 		}
 		return nil
 	}
+	if err := step(StepFetcher); err != nil {
+		return err
+	}
 	if err := step(StepAbort); err != nil {
 		return err
 	}
@@ -195,7 +209,10 @@ func (p *Partition) Stop(opt StopOptions) error {
 			return err
 		}
 	default:
-		if err := p.abortOpenTxns(); err != nil {
+		if err := step(StepEpoch); err != nil {
+			return err
+		}
+		if err := p.abortOpenTxns(step, opt.IgnoreMarkerFailure); err != nil {
 			return err
 		}
 	}
@@ -205,7 +222,7 @@ func (p *Partition) Stop(opt StopOptions) error {
 	if err := p.persistCheckpoint(); err != nil {
 		return err
 	}
-	if p.cfg.Strategy == pid.Barrier {
+	if p.cfg.Strategy == pid.Barrier && !p.cfg.NoBarrier && !(opt.SkipBarrierWithoutSource && !p.hasSource) {
 		if err := step(StepBarrier); err != nil {
 			return err
 		}
@@ -226,8 +243,9 @@ func (p *Partition) Stop(opt StopOptions) error {
 // appends an ABORT marker for each open transaction, with its producer's
 // epoch and coordinator epoch (COORDINATOR origin). A transaction whose
 // producer entry is gone (cleared by a barrier) cannot be aborted this way
-// and stays open.
-func (p *Partition) abortOpenTxns() error {
+// and stays open. step is the fault hook of each marker; with ignore (hazard
+// R2) a marker that fails is skipped and its transaction stays open.
+func (p *Partition) abortOpenTxns(step func(StopStep) error, ignore bool) error {
 	p.leaderEpoch = max(p.leaderEpoch, p.maxEpoch) + 1
 	p.maxEpoch = p.leaderEpoch
 	ts := p.now().UnixMilli()
@@ -240,7 +258,11 @@ func (p *Partition) abortOpenTxns() error {
 		// A producer that never saw a marker has coordinator epoch -1; a marker
 		// carries a real one, so the lowest is 0.
 		buf = codec.AppendEndTxnMarker(buf[:0], t.ProducerID, e.Epoch, max(e.CoordinatorEpoch, 0), true, ts)
-		if _, err := p.appendLocked(buf, kindCoordinator); err != nil {
+		err := step(StepMarker)
+		if err == nil {
+			_, err = p.appendLocked(buf, kindCoordinator)
+		}
+		if err != nil && !ignore {
 			return err
 		}
 	}

@@ -108,7 +108,7 @@ func TestStopTruncateVariant(t *testing.T) {
 }
 
 func TestStopFaultsLeaveStopping(t *testing.T) {
-	for _, at := range []StopStep{StepAbort, StepPersist, StepBarrier} {
+	for _, at := range []StopStep{StepFetcher, StepAbort, StepEpoch, StepMarker, StepPersist, StepBarrier} {
 		t.Run(at.String(), func(t *testing.T) {
 			failures := 2
 			fault := func(s StopStep) error {
@@ -155,6 +155,42 @@ func TestStopFaultsLeaveStopping(t *testing.T) {
 				t.Fatalf("%d markers, %d barriers", markers, barriers)
 			}
 		})
+	}
+}
+
+// TestStopHazards: the prototype's STOPPING hazards, off by default. R2
+// goes on past a failed ABORT marker (the transaction stays open); R1 skips
+// the barrier of a partition that knows no source cluster id.
+func TestStopHazards(t *testing.T) {
+	markerFails := func(s StopStep) error {
+		if s == StepMarker {
+			return errors.New("disk full")
+		}
+		return nil
+	}
+	p := mirrorWithOpenTxn(t, pid.Barrier, markerFails)
+	if err := p.Stop(StopOptions{IgnoreMarkerFailure: true}); err != nil || p.State() != Stopped {
+		t.Fatalf("R2: %v, state %s", err, p.State())
+	}
+	if len(p.OpenTxns(nil)) != 1 {
+		t.Fatalf("R2: open transactions %v, want the one whose ABORT failed", p.OpenTxns(nil))
+	}
+
+	for _, skip := range []bool{false, true} {
+		q := mustOpen(t, Config{Strategy: pid.Barrier})
+		if err := q.StartMirroring(); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Stop(StopOptions{SkipBarrierWithoutSource: skip}); err != nil || q.State() != Stopped {
+			t.Fatalf("R1=%v: %v, state %s", skip, err, q.State())
+		}
+		want := int64(1) // the barrier
+		if skip {
+			want = 0 // no mirrored batch, so no source cluster id: no barrier
+		}
+		if q.LogEndOffset() != want {
+			t.Fatalf("R1=%v: log end %d, want %d", skip, q.LogEndOffset(), want)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package appendpath
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"iter"
 	"sync"
 	"time"
@@ -70,6 +71,14 @@ type Config struct {
 	// Fault, when set, is asked before each STOPPING step; an error fails
 	// the step (the scenario language's `fault DEST at=...`).
 	Fault func(step StopStep) error
+	// BarrierUnaware makes the partition a broker that predates control type
+	// 7 (hazard R8): a MIRROR_PID_RESET batch is stored and replicated like
+	// any control batch, but producer state skips it, as Kafka's
+	// ProducerStateManager skips control records it does not know.
+	BarrierUnaware bool
+	// NoBarrier: the feature level that enables the barrier is not reached,
+	// so STOPPING writes none (under strategy barrier).
+	NoBarrier bool
 
 	// Producer state: a shared Store and this partition's ID in it, or nil
 	// for a Store of its own built with PSMOptions. The append path calls
@@ -497,9 +506,14 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		case kindMirror:
 			if p.rewrites {
 				if _, err := p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix); err != nil {
+					// A batch the strategy cannot map (a PID >= 2^31 under
+					// policy reject, the -1 slot without salts, no free
+					// region, a salt that cannot be recorded) is refused and
+					// the partition moves to FAILED, whatever the cause.
 					app.Abort()
-					if errors.Is(err, pid.ErrUnmappable) {
-						p.state = Failed // the error is UNMAPPABLE_PRODUCER_ID on the wire
+					p.state = Failed
+					if !errors.Is(err, ErrUnmappablePID) {
+						err = fmt.Errorf("%w: %w", ErrUnmappablePID, err)
 					}
 					return Result{}, fail(k, i, pos, err)
 				}
@@ -534,7 +548,9 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 					Duplicate: true, Batches: 1}, nil
 			}
 		case b.IsControl():
-			_, err = addBatch(app, b, &p.pb)
+			if !p.skipsControl(b) {
+				_, err = addBatch(app, b, &p.pb)
+			}
 		default:
 			err = addData(app, b, &p.pb)
 		}
@@ -568,6 +584,16 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		return res, nil
 	}
 	return res, p.log.MaybeSync()
+}
+
+// skipsControl reports whether producer state must not see control batch b:
+// a barrier on a BarrierUnaware partition.
+func (p *Partition) skipsControl(b codec.Batch) bool {
+	if !p.cfg.BarrierUnaware {
+		return false
+	}
+	cr, err := b.ControlRecord()
+	return err == nil && cr.Type == codec.ControlMirrorPidReset
 }
 
 // addBatch runs one batch through app with psm.BatchOf into *pb (control
@@ -852,6 +878,68 @@ func (p *Partition) truncateLocked(offset int64) error {
 	return p.clampCheckpoint()
 }
 
+// reindexed writes the .txnindex entries of one replayed commit when the
+// rebuild reindexes.
+func (p *Partition) reindexed(c *psm.Committed, reindex bool) error {
+	if !reindex {
+		return nil
+	}
+	for _, t := range c.Aborted {
+		if err := p.log.AppendAbortedAt(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaySegments is the replay of psm.Prototype, the prototype's
+// LogLoader#loadProducersFromRecords: every batch of one segment goes
+// through one Appender (one map of per-producer updates for the segment,
+// flushed after the loop), so a barrier inside a segment resurrects the
+// entries its batches before it built, as on the append paths. It returns
+// the number of batches replayed.
+func (p *Partition) replaySegments(from int64, reindex bool) (int, error) {
+	var app psm.Appender
+	seg, replayed := -1, 0
+	flush := func() error {
+		if app == nil {
+			return nil
+		}
+		c := app.Commit()
+		app = nil
+		return p.reindexed(c, reindex)
+	}
+	err := p.log.ForEach(from, func(b codec.Batch) error {
+		if s := p.log.SegmentFor(b.BaseOffset()); app == nil || s != seg {
+			if err := flush(); err != nil {
+				return err
+			}
+			app, seg = p.psm.Begin(p.id, psm.Replication), s
+		}
+		var err error
+		if !b.IsControl() || !p.skipsControl(b) { // else stored, not applied: Config.BarrierUnaware
+			if p.pb, err = psm.BatchOf(b); err == nil {
+				_, err = app.Add(&p.pb)
+			}
+		}
+		if err != nil {
+			app.Abort()
+			app = nil
+			return err
+		}
+		p.maxEpoch = max(p.maxEpoch, b.PartitionLeaderEpoch())
+		replayed++
+		return nil
+	})
+	if err != nil {
+		if app != nil {
+			app.Abort()
+		}
+		return replayed, err
+	}
+	return replayed, flush()
+}
+
 // Rebuild drops producer state and rebuilds it from the newest valid
 // snapshot plus a replay of the log (what a broker restart does).
 func (p *Partition) Rebuild() error {
@@ -860,10 +948,12 @@ func (p *Partition) Rebuild() error {
 	return p.rebuild(nil, false)
 }
 
-// rebuild is UnifiedLog#rebuildProducerState: clear, load the
-// newest snapshot at or below the log end (corrupt ones are deleted and the
-// next older tried), replay every later batch one by one with REPLICATION
-// rules (barriers in exact order), then snapshot at the log end. With
+// rebuild is rebuildProducerState (Kafka's ProducerStateManager and
+// LogLoader): clear, load the newest snapshot at or below the log end
+// (corrupt ones are deleted and the next older tried), replay every later
+// batch with REPLICATION rules, one by one (barriers in exact order) or,
+// under psm.Prototype, a segment per Appender (replaySegments), then
+// snapshot at the log end. With
 // reindex the .txnindex entries of the replayed range are rewritten from the
 // replay (recovery after a crash, when they may be missing).
 func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
@@ -888,26 +978,29 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 		}
 	}
 	replayed := 0
-	err = p.log.ForEach(from, func(b codec.Batch) error {
-		var err error
-		if p.pb, err = psm.BatchOf(b); err != nil {
-			return err
-		}
-		_, c, err := p.psm.Update(p.id, psm.Replication, &p.pb)
-		if err != nil {
-			return err
-		}
-		if reindex {
-			for _, t := range c.Aborted {
-				if err := p.log.AppendAbortedAt(t); err != nil {
-					return err
-				}
+	if p.cfg.PSMOptions.BarrierApply == psm.Prototype {
+		replayed, err = p.replaySegments(from, reindex)
+	} else {
+		err = p.log.ForEach(from, func(b codec.Batch) error {
+			if b.IsControl() && p.skipsControl(b) {
+				return nil
 			}
-		}
-		p.maxEpoch = max(p.maxEpoch, b.PartitionLeaderEpoch())
-		replayed++
-		return nil
-	})
+			var err error
+			if p.pb, err = psm.BatchOf(b); err != nil {
+				return err
+			}
+			_, c, err := p.psm.Update(p.id, psm.Replication, &p.pb)
+			if err != nil {
+				return err
+			}
+			if err := p.reindexed(c, reindex); err != nil {
+				return err
+			}
+			p.maxEpoch = max(p.maxEpoch, b.PartitionLeaderEpoch())
+			replayed++
+			return nil
+		})
+	}
 	if err != nil {
 		return err
 	}

@@ -269,7 +269,7 @@ type modelAppend struct {
 	started        []TxnInfo // in batch order
 	completed      []CompletedTxn
 	clearVerif     map[int64]bool
-	committedEmpty bool // an Exact barrier was met: committed entries read as absent
+	committedEmpty bool // a barrier was met: committed entries read as absent
 	resetAtCommit  bool
 	barriers       int
 	kept           int
@@ -332,10 +332,10 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 		a.barriers++
 		a.resetAtCommit = true
 		a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
+		a.committedEmpty = true // Prototype keeps the pending updates (Store.barrier)
 		if a.m.opts.BarrierApply == Exact {
 			a.infos = map[int64]*appendInfo{}
 			a.clearVerif = map[int64]bool{}
-			a.committedEmpty = true
 		}
 		a.out = Outcome{Barrier: true}
 		return &a.out, nil

@@ -502,7 +502,7 @@ type StoreAppender struct {
 	origin Origin
 	guard  Guard
 
-	committedEmpty bool // an Exact barrier was met: committed entries read as absent
+	committedEmpty bool // a barrier was met: committed entries read as absent
 	resetAtCommit  bool
 	barriers, kept int
 
@@ -1053,9 +1053,14 @@ func (a *StoreAppender) barrier() {
 	a.barriers++
 	a.resetAtCommit = true
 	a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
+	// Both modes clear the committed table where the barrier stands: a
+	// later batch of the append that starts an entry starts from nothing.
+	// Prototype keeps the updates already pending (one map of updates per
+	// append, flushed after the loop: LogLoader's loadProducersFromRecords),
+	// so entries built before the barrier come back at Commit.
+	a.committedEmpty = true
 	if a.s.opts.BarrierApply == Exact {
 		a.clearPending()
-		a.committedEmpty = true
 	}
 }
 

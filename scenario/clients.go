@@ -13,8 +13,15 @@ import (
 
 func (w *world) newProducer(c *Command) error {
 	cl := w.byName[c.Args[1]]
-	pr := &client{name: c.Args[0], c: cl, txnID: argStr(c, "transactional"), seq: map[*partition]int32{},
-		txnParts: map[*partition]bool{}}
+	pr := &client{name: c.Args[0], identity: c.Args[0], c: cl, txnID: argStr(c, "transactional"),
+		seq: map[*partition]int32{}, txnParts: map[*partition]bool{}}
+	if pr.txnID != "" {
+		if id, ok := w.txnIdentity[pr.txnID]; ok {
+			pr.identity = id
+		} else {
+			w.txnIdentity[pr.txnID] = pr.name
+		}
+	}
 	w.clients[pr.name] = pr
 	pid, forcePID := argInt64(c, "pid")
 	epoch, forceEpoch := argInt64(c, "epoch")
@@ -105,7 +112,7 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 }
 
 func (w *world) newZombie(name string, of *client) {
-	z := &client{name: name, c: of.c, txnID: of.txnID, pid: of.pid, epoch: of.epoch, seq: map[*partition]int32{},
+	z := &client{name: name, identity: name, c: of.c, txnID: of.txnID, pid: of.pid, epoch: of.epoch, seq: map[*partition]int32{},
 		inTxn: of.inTxn, txnParts: map[*partition]bool{}, txnSerial: of.txnSerial}
 	for p, s := range of.seq {
 		z.seq[p] = s
@@ -197,7 +204,7 @@ func (w *world) offsets(c *Command) {
 		if t, ce := w.coordinatorCheck(pr); ce != "" {
 			e = errInvalidProducerEpoch // the offsets write is fenced at the __consumer_offsets leader
 		} else if !t.open {
-			t.open, t.producer, t.serial = true, pr.name, pr.txnSerial
+			t.open, t.producer, t.serial = true, pr.identity, pr.txnSerial
 		}
 	}
 	if e == "" {
@@ -234,7 +241,7 @@ func (w *world) send(c *Command) error {
 			return nil
 		}
 		if !t.open {
-			t.open, t.producer, t.serial = true, pr.name, pr.txnSerial
+			t.open, t.producer, t.serial = true, pr.identity, pr.txnSerial
 		}
 		if !t.has(p) {
 			t.parts = append(t.parts, p)
@@ -252,7 +259,7 @@ func (w *world) send(c *Command) error {
 		}
 	}
 	d := dataBatch{pid: pr.pid, epoch: pr.epoch, seq: pr.seq[p], records: argInt(c, "records", 1),
-		bytes: argInt(c, "bytes", 16), txn: pr.inTxn, producer: pr.name, txnSerial: pr.txnSerial, ts: w.tick()}
+		bytes: argInt(c, "bytes", 16), txn: pr.inTxn, producer: pr.identity, txnSerial: pr.txnSerial, ts: w.tick()}
 	if pr.pid == -1 {
 		d.seq, d.epoch = -1, -1
 	}
@@ -270,6 +277,9 @@ func (w *world) send(c *Command) error {
 	}
 	leo := p.lead().LogEndOffset()
 	p.localPIDs[d.pid] = true // I6 is about the PIDs that meet, appended or not
+	if d.pid != codec.NoProducerID {
+		p.origins[d.pid] = pidOrigin{p.c.name, d.pid}
+	}
 	res, err := p.lead().AppendClient(b)
 	if err != nil {
 		w.or.clientError(pr.name, pr.c, p, errorName(err))
@@ -281,6 +291,23 @@ func (w *world) send(c *Command) error {
 	}
 	w.or.checkAck(pr, p, d, res, leo)
 	return nil
+}
+
+// repoint points pr at cluster cl without re-initialising it (a client
+// whose bootstrap servers change after a failover): it keeps its PID, epoch
+// and, per partition key, its next sequence; a transaction it has open
+// stays open in the client, whose partitions must be added again on cl (and
+// cl's coordinator does not know its transactional.id: the client's next
+// AddPartitionsToTxn or EndTxn is refused there). A client whose
+// InitProducerId is pending retries it on cl.
+func (w *world) repoint(pr *client, cl *cluster) {
+	seq := map[*partition]int32{}
+	for p, s := range pr.seq {
+		if np := cl.part(p.key); np != nil {
+			seq[np] = s
+		}
+	}
+	pr.c, pr.seq, pr.txnParts = cl, seq, map[*partition]bool{}
 }
 
 // openOn reports whether r's producer state has a transaction open for pid.

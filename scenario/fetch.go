@@ -9,13 +9,16 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 )
 
-// mirror makes dest's partitions (of topic, or all) start MIRRORING from src.
-// Failback (src stopped mirroring from dest): dest truncates to the divergence
-// point, the dest offset where src's mirroring left off, and fetches src from
-// the offset src had reached then (docs/strategies.md, "Failback"). Otherwise
-// dest fetches
-// src from its start and appends after what it holds (fan-in).
-func (w *world) mirror(dest, src *cluster, topic string) error {
+// mirror makes dest's partitions (of topic, or all) start MIRRORING from src
+// (a partition already MIRRORING from another cluster re-parents to src).
+// Failback (src stopped mirroring from dest): dest truncates to the
+// divergence point, the dest offset where src's mirroring left off, and
+// fetches src from the offset src had reached then. Otherwise dest fetches
+// src from its start and appends after what it holds (fan-in). align
+// changes that: "divergence" truncates dest to the divergence point and
+// fetches src from there, offset-aligned (divergence); "scratch" truncates
+// dest to offset 0 and fetches src from its start (failback from scratch).
+func (w *world) mirror(dest, src *cluster, topic, align string) error {
 	for _, p := range dest.parts {
 		if topic != "" && p.topic != topic {
 			continue
@@ -35,18 +38,26 @@ func (w *world) mirror(dest, src *cluster, topic string) error {
 			}
 		}
 		p.srcPos = 0
-		if sp := src.part(p.key); sp.stoppedFrom == dest {
-			div := sp.stopSrcPos
-			p.srcPos = sp.mirroredEnd
-			if div < p.lead().LogEndOffset() {
-				w.or.truncated(p, div)
-				for _, r := range p.reps {
-					if err := r.Truncate(div); err != nil {
-						return fmt.Errorf("truncate %s %s: %w", dest.name, p.key, err)
-					}
+		sp := src.part(p.key)
+		div, why := int64(-1), ""
+		switch {
+		case align == "scratch":
+			div, why = 0, "failback from scratch"
+		case sp.stoppedFrom == dest:
+			div, p.srcPos, why = sp.stopSrcPos, sp.mirroredEnd, "failback truncation to the divergence point"
+		case align == "divergence":
+			div = divergenceFrom(p, sp)
+			p.srcPos, why = div, "truncation to the divergence point"
+		}
+		if div >= 0 && div < p.lead().LogEndOffset() {
+			before := tailOf(p.lead(), div)
+			for _, r := range p.reps {
+				if err := r.Truncate(div); err != nil {
+					return fmt.Errorf("truncate %s %s: %w", dest.name, p.key, err)
 				}
-				w.or.rescan(p)
 			}
+			w.or.ackedLost(p, p.lead(), before, why)
+			w.or.rescan(p)
 		}
 		for _, r := range p.reps {
 			if err := r.StartMirroring(); err != nil {
@@ -58,6 +69,26 @@ func (w *world) mirror(dest, src *cluster, topic string) error {
 		p.advanceHW()
 	}
 	return nil
+}
+
+// divergenceFrom is where p's log and src's stop holding the same history,
+// for a re-parent to src: when both mirrored (or mirror) one cluster X from
+// its start, their offsets are X's offsets (mirrored batches take the next
+// offsets one for one), so they agree up to the shorter of p's log and the
+// part of src's log mirrored from X (all of it while src still mirrors X;
+// up to where its mirroring left off once it stopped). Two partitions with
+// no such common source have nothing in common: 0.
+func divergenceFrom(p, src *partition) int64 {
+	if p.source == nil {
+		return 0
+	}
+	switch {
+	case src.state == stateMirroring && src.source == p.source:
+		return min(p.lead().LogEndOffset(), src.lead().LogEndOffset())
+	case src.stoppedFrom == p.source:
+		return min(p.lead().LogEndOffset(), src.mirroredEnd)
+	}
+	return 0
 }
 
 // maxSyncRounds bounds the fetch loop of one sync (each round moves at least
@@ -90,6 +121,7 @@ func (w *world) sync(dest *cluster) error {
 		}
 		if !moved {
 			w.or.checkReplicasAgree()
+			w.or.checkMirrorsCaughtUp()
 			return nil
 		}
 	}
@@ -154,7 +186,7 @@ func (w *world) replicaFetch(p *partition) (bool, error) {
 	moved := false
 	lead := p.lead()
 	for i, r := range p.reps {
-		if i == p.leader || r.LogEndOffset() >= lead.LogEndOffset() {
+		if i == p.leader || p.paused[i] || r.LogEndOffset() >= lead.LogEndOffset() {
 			continue
 		}
 		data, err := lead.Read(r.LogEndOffset(), p.c.fetchBytes)
@@ -198,12 +230,14 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 	}
 	res, err := p.lead().AppendMirrored(data, p.source.id)
 	if err != nil {
-		if st := p.lead().State(); st == stateFailed {
-			p.state = stateFailed
-			w.or.report("FAIL", p, fmt.Sprintf("mirror partition FAILED: %s", errorName(err)))
-			return false, nil
-		}
-		return false, fmt.Errorf("mirrored append %s %s: %w", p.c.name, p.key, err)
+		// No error of a mirrored append ends the run: the broker refused
+		// the chunk. A refusal that left the partition MIRRORING is not
+		// retriable either (the same bytes would be refused again), so the
+		// mirror fetcher gives the partition up: FAILED, as the broker does
+		// itself for a batch it cannot map.
+		p.state = stateFailed
+		w.or.report("FAIL", p, fmt.Sprintf("mirror partition FAILED at source offset %d: %s", from, errorName(err)))
+		return false, nil
 	}
 	eachBatch(data, func(b codec.Batch) { p.srcPos = b.NextOffset() })
 	w.or.mirrored(p, data, res.FirstOffset)
@@ -227,16 +261,28 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		if p.state != stateStopping { // the first attempt: remember where mirroring left off
 			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
 		}
-		req := stopRequest{Variant: variant}
+		req := w.stopRequest(variant)
+		crash := false
 		for i := range dest.faults {
 			if dest.faults[i].times > 0 {
-				req.FailAt = dest.faults[i].at
+				req.FailAt, crash = dest.faults[i].at, dest.faults[i].crash
 				dest.faults[i].times--
 				break
 			}
 		}
 		lso := p.lead().LastStableOffset()
+		before := tailOf(p.lead(), lso)
 		err := p.lead().Stop(req)
+		if err != nil && crash {
+			// The broker crashes where the step failed: the leader's
+			// replica restarts uncleanly, still STOPPING (read-only); the
+			// next stop retries.
+			before = tailOf(p.lead(), 0)
+			if cerr := p.lead().Crash(); cerr != nil {
+				return fmt.Errorf("crash %s %s: %w", dest.name, p.key, cerr)
+			}
+		}
+		w.or.ackedLost(p, p.lead(), before, "STOPPING ("+variant+" variant)")
 		p.state = p.lead().State()
 		if variant == "truncate" && lso < p.mirroredEnd {
 			// The truncate variant cut the mirrored prefix back to the LSO:
@@ -260,47 +306,112 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 	return nil
 }
 
-// restart rebuilds every replica of cl from its log.
-func (w *world) restart(cl *cluster) error {
+// restart restarts every replica of cl. A clean restart closes each replica
+// (sync, snapshot at the log end) and reopens it: recovery replays nothing.
+// An unclean one crashes them (replica.Crash): each keeps what its log had
+// synced, and a torn part of the rest, and recovers from an older snapshot
+// or the log start; then the
+// followers truncate to their divergence from the leader, what was lost of
+// acknowledged writes is RPO, and a mirror fetcher resumes after what its
+// log still holds.
+func (w *world) restart(cl *cluster, unclean bool) error {
 	for _, p := range cl.parts {
+		if !unclean {
+			for _, r := range p.reps {
+				if err := r.Restart(); err != nil {
+					return fmt.Errorf("restart %s %s: %w", cl.name, p.key, err)
+				}
+			}
+			w.or.rescan(p)
+			continue
+		}
+		before := tailOf(p.lead(), 0)
+		leo := p.lead().LogEndOffset()
 		for _, r := range p.reps {
-			if err := r.Restart(); err != nil {
-				return fmt.Errorf("restart %s %s: %w", cl.name, p.key, err)
+			if err := r.Crash(); err != nil {
+				return fmt.Errorf("crash %s %s: %w", cl.name, p.key, err)
 			}
 		}
+		if err := w.reconcileFollowers(p); err != nil {
+			return err
+		}
+		w.or.ackedLost(p, p.lead(), before, "unclean restart")
+		if lost := leo - p.lead().LogEndOffset(); lost > 0 && p.state == stateMirroring {
+			// Mirrored batches take the next offsets of this log, one for
+			// one with the source's: the fetcher goes back as far.
+			p.srcPos = max(0, p.srcPos-lost)
+		}
+		if p.state == stateStopped && p.lead().LogEndOffset() < p.stopEnd {
+			// The crash took part of the STOPPING output (closing markers,
+			// barrier): as after an election, the partition must not be
+			// writable without it, so STOPPING runs again.
+			if err := w.restop(p); err != nil {
+				return err
+			}
+		}
+		p.advanceHW()
 		w.or.rescan(p)
 	}
 	return nil
 }
 
-// elect moves leadership to the next replica at a new leader epoch; the new
-// leader reopens from its log in the partition's mirror state, and followers
-// truncate to their divergence point from it. A STOPPED partition whose new
-// leader lacks part of the STOPPING output (closing markers, barrier: not yet
-// replicated) runs STOPPING again, since it must never be writable without
-// its barrier; its log cannot hold local writes yet, as they come after.
-func (w *world) elect(p *partition) error {
-	p.leader = (p.leader + 1) % len(p.reps)
-	p.leaderEpoch++
+// stopRequest is a STOPPING attempt with the run's hazard switches.
+func (w *world) stopRequest(variant string) stopRequest {
+	return stopRequest{Variant: variant, SkipBarrierWithoutSource: w.opts.Get("hazard-r1") == "on",
+		IgnoreMarkerFailure: w.opts.Get("hazard-r2") == "on"}
+}
+
+// restop reopens p's leader as MIRRORING and runs STOPPING on it again: a
+// STOPPED partition whose leader lacks part of the STOPPING output.
+func (w *world) restop(p *partition) error {
 	lead := p.lead()
-	rerun := p.state == stateStopped && lead.LogEndOffset() < p.stopEnd
-	state := p.state
-	if rerun {
-		state = stateMirroring
-	}
-	if err := lead.BecomeLeader(p.leaderEpoch, state); err != nil {
+	if err := lead.BecomeLeader(p.leaderEpoch, stateMirroring); err != nil {
 		return err
 	}
-	if rerun {
-		if err := lead.Stop(stopRequest{Variant: w.opts.Get("stop-variant")}); err != nil {
-			p.state = lead.State()
-		} else {
-			p.stopEnd = lead.LogEndOffset()
+	if err := lead.Stop(w.stopRequest(w.opts.Get("stop-variant"))); err != nil {
+		p.state = lead.State()
+	} else {
+		p.stopEnd = lead.LogEndOffset()
+	}
+	return nil
+}
+
+// elect moves leadership to replica target (the next one when target < 0)
+// at a new leader epoch; the new leader reopens from its log in the
+// partition's mirror state, and followers truncate to their divergence point
+// from it. In a clean election a STOPPED partition whose new leader lacks
+// part of the STOPPING output (closing markers, barrier: not yet replicated)
+// runs STOPPING again, since it must never be writable without its barrier;
+// its log cannot hold local writes yet, as they come after. An unclean
+// election takes the controller's state as it is: the new leader opens
+// STOPPED, writable, on whatever its log holds, barrier or not.
+func (w *world) elect(p *partition, target int, unclean bool) error {
+	old := p.lead()
+	if target < 0 || target >= len(p.reps) {
+		target = (p.leader + 1) % len(p.reps)
+	}
+	p.leader = target
+	// What the old leader held beyond the new leader's log is lost when
+	// it truncates to the divergence point (RPO when acknowledged).
+	before := tailOf(old, divergence(p.lead(), old))
+	p.leaderEpoch++
+	lead := p.lead()
+	if unclean {
+		// The controller takes the new leader's log as the partition's:
+		// what it lacks of the STOPPING output is gone for good.
+		p.stopEnd = min(p.stopEnd, lead.LogEndOffset())
+	}
+	if !unclean && p.state == stateStopped && lead.LogEndOffset() < p.stopEnd {
+		if err := w.restop(p); err != nil {
+			return err
 		}
+	} else if err := lead.BecomeLeader(p.leaderEpoch, p.state); err != nil {
+		return err
 	}
 	if err := w.reconcileFollowers(p); err != nil {
 		return err
 	}
+	w.or.ackedLost(p, p.lead(), before, "leader election")
 	p.advanceHW()
 	w.or.rescan(p)
 	return nil

@@ -8,8 +8,7 @@ import (
 // Op is the command of one scenario line.
 type Op uint8
 
-// The commands of the scenario language (docs/scenarios.md), in the order
-// docs/scenarios.md lists them.
+// The commands of the language (docs/scenarios.md), the original ones first.
 const (
 	OpCluster Op = iota + 1
 	OpTopic
@@ -35,12 +34,16 @@ const (
 	OpElect
 	OpSet
 	OpExpect
+	OpRepoint
+	OpPause
+	OpResume
+	OpClean
 	opCount
 )
 
 var opNames = [opCount]string{"", "cluster", "topic", "mirror", "producer", "init", "zombie", "send", "begin",
 	"commit", "abort", "group", "join", "leave", "rebalance", "offsets", "sync", "fail", "recover", "fault", "stop",
-	"restart", "elect", "set", "expect"}
+	"restart", "elect", "set", "expect", "repoint", "pause", "resume", "clean"}
 
 // String returns the command word as written in a file.
 func (o Op) String() string {
@@ -159,11 +162,18 @@ const (
 	vName                          // [A-Za-z0-9_.-]+
 	vTopic                         // a declared topic
 	vUUID                          // RFC 4122 text or Kafka base64
-	vAt                            // abort|persist|barrier
+	vAt                            // a STOPPING step (stopSteps)
 	vVariant                       // abort|truncate
 	vStrategy                      // a strategy name
 	vCodes                         // CODE,CODE...
+	vAlign                         // divergence|scratch
 )
+
+// stopSteps are the STOPPING steps a fault can hit (appendpath.StopStep), in
+// the order STOPPING runs them: remove the fetcher, close open transactions
+// (abort: its start; epoch: the leader-epoch bump; marker: each ABORT
+// marker), persist the last mirrored offset, append the barrier.
+var stopSteps = []string{"fetcher", "abort", "epoch", "marker", "persist", "barrier"}
 
 // Limits keep a hostile file from sizing the simulation beyond reason: each
 // bounded key is refused above its limit (Parse reports it as a syntax error).
@@ -188,9 +198,11 @@ type syntax struct {
 
 var grammar = [opCount]syntax{
 	OpCluster: {words: []string{wName},
-		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat}},
-	OpTopic:  {words: []string{wName}, keys: map[string]valueKind{"partitions": vCount}},
-	OpMirror: {words: []string{wCluster, "from", wCluster}, keys: map[string]valueKind{"topic": vTopic}},
+		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat,
+			"legacy-replicas": vNat, "barrier-feature": vNat}},
+	OpTopic: {words: []string{wName}, flags: []string{"compacted"}, keys: map[string]valueKind{"partitions": vCount}},
+	OpMirror: {words: []string{wCluster, "from", wCluster},
+		keys: map[string]valueKind{"topic": vTopic, "align": vAlign}},
 	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent"},
 		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16}},
 	OpInit:   {words: []string{wProducer}},
@@ -209,14 +221,21 @@ var grammar = [opCount]syntax{
 	OpSync:    {words: []string{"?" + wCluster}},
 	OpFail:    {words: []string{wCluster}},
 	OpRecover: {words: []string{wCluster}},
-	OpFault: {words: []string{wCluster}, keys: map[string]valueKind{"at": vAt, "times": vCount},
-		required: []string{"at"}},
+	OpFault: {words: []string{wCluster}, flags: []string{"crash"},
+		keys: map[string]valueKind{"at": vAt, "times": vCount}, required: []string{"at"}},
 	OpStop:    {words: []string{wCluster}, keys: map[string]valueKind{"topic": vTopic, "variant": vVariant}},
-	OpRestart: {words: []string{wCluster}},
-	OpElect:   {words: []string{wCluster, wPartition}},
-	OpSet:     {},
+	OpRestart: {words: []string{wCluster}, flags: []string{"unclean"}},
+	OpElect: {words: []string{wCluster, wPartition}, flags: []string{"unclean"},
+		keys: map[string]valueKind{"replica": vNat}},
+	OpSet: {},
 	OpExpect: {flags: []string{"ok"}, keys: map[string]valueKind{"strategy": vStrategy, "modes": vCodes},
 		required: []string{"strategy"}},
+	OpRepoint: {words: []string{wProducer, "to", wCluster}},
+	OpPause: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
+		required: []string{"replica"}},
+	OpResume: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
+		required: []string{"replica"}},
+	OpClean: {words: []string{wCluster, wPartition}},
 }
 
 // Codes are the failure codes the oracle reports and the invariants that have

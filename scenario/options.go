@@ -27,6 +27,8 @@ var OptionSpecs = []OptionSpec{
 	{"barrier-apply", []string{"exact", "prototype"}, "barrier: exact order, or the prototype hazard that resurrects pre-barrier entries"},
 	{"stop-variant", []string{"abort", "truncate"}, "STOPPING closes open transactions with ABORT markers or by truncating to the LSO"},
 	{"has-producer-id", []string{"not-minus-one", "stock"}, "PSM test for a producer: pid != -1, or Kafka's stock pid > -1"},
+	{"hazard-r1", []string{"off", "on"}, "STOPPING of a partition that knows no source cluster id skips the barrier and goes STOPPED anyway (prototype hazard R1)"},
+	{"hazard-r2", []string{"off", "on"}, "STOPPING ignores an ABORT marker it fails to append and goes on (prototype hazard R2)"},
 	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
 }
 
@@ -106,7 +108,7 @@ func relevant(name, st string) bool {
 		return st == "negate" || st == "negate-skip" || st == "bitfield"
 	case "fold", "pid-policy", "salt-records":
 		return st == "bitfield"
-	case "barrier-apply":
+	case "barrier-apply", "hazard-r1":
 		return st == "barrier"
 	}
 	return true

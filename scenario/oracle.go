@@ -44,8 +44,7 @@ type oracle struct {
 type shadow struct {
 	scanned     int64 // next offset to read
 	owners      map[int64]owner
-	cleared     map[int64]owner // removed by a barrier during the current scan
-	lastBarrier int64           // offset of the last barrier, -1 none
+	lastBarrier int64 // offset of the last barrier, -1 none
 	open        map[int64][]txnRef
 	unseen      map[int64]int64 // PID → offset of a data batch whose entry must exist after the scan
 }
@@ -66,7 +65,7 @@ func newOracle(w *world) *oracle {
 }
 
 func newShadow() *shadow {
-	return &shadow{owners: map[int64]owner{}, cleared: map[int64]owner{}, lastBarrier: -1,
+	return &shadow{owners: map[int64]owner{}, lastBarrier: -1,
 		open: map[int64][]txnRef{}, unseen: map[int64]int64{}}
 }
 
@@ -128,7 +127,7 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 	b, ok := batchAt(p.lead(), res.FirstOffset)
 	if ok {
 		t := readTruth(b)
-		if t.producer == pr.name && b.BaseSequence() == d.seq && b.ProducerEpoch() == d.epoch {
+		if t.producer == pr.identity && b.BaseSequence() == d.seq && b.ProducerEpoch() == d.epoch {
 			return
 		}
 		o.report("M4", p, fmt.Sprintf("%s PID %d epoch %d seq %d acked at offsets %d..%d, below LEO %d, which hold %q's batch (PID %d epoch %d seq %d): nothing appended",
@@ -139,29 +138,66 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 	o.report("M4", p, fmt.Sprintf("%s acked at offset %d below LEO %d with no batch there", pr.name, res.FirstOffset, leo))
 }
 
-// truncated reports RPO when a failback truncation drops data batches.
-func (o *oracle) truncated(p *partition, at int64) {
-	data, n := 0, 0
-	for off := at; off < p.lead().LogEndOffset(); {
-		chunk, err := p.lead().Read(off, 1<<20)
-		if err != nil || len(chunk) == 0 {
-			break
-		}
-		next := off
-		eachBatch(chunk, func(b codec.Batch) {
-			if !b.IsControl() {
-				data++
-				n += int(b.RecordsCount())
-			}
-			next = b.NextOffset()
-		})
-		if next <= off {
-			break
-		}
-		off = next
+// tailOf copies every batch of r's log from offset on, so that what a
+// truncation removes can be told after it (ackedLost).
+func tailOf(r replica, from int64) []codec.Batch {
+	bs := batchesFrom(r, max(from, 0))
+	for i, b := range bs {
+		bs[i] = append(codec.Batch(nil), b...)
 	}
-	if data > 0 {
-		o.report("RPO", p, fmt.Sprintf("failback truncates %d records in %d batches at offsets >= %d", n, data, at))
+	return bs
+}
+
+// acked says what losing b loses of what clients were told: the records of
+// a data batch outside transactions (acknowledged to its producer), or a
+// COMMIT marker the coordinator wrote (the client was told "committed"; its
+// transaction's data goes with the marker, which lies after it). The data
+// of a transaction is no loss by itself: its fate is its marker's, and an
+// open or aborted transaction was never delivered. STOPPING's own ABORT
+// markers and barriers are no client's writes.
+func (o *oracle) acked(b codec.Batch) (records int, commit bool) {
+	if b.IsControl() {
+		t := readTruth(b)
+		if t.control != codec.ControlCommit {
+			return 0, false
+		}
+		mk, known := o.w.markers[t.ts]
+		return 0, known && !mk.abort
+	}
+	if b.IsTransactional() {
+		return 0, false
+	}
+	return int(b.RecordsCount()), false
+}
+
+// ackedLost is RPO (scenarios' rule: any acknowledged write a truncation
+// removes, whichever step truncates): before is the tail of p's log taken
+// before a step that may truncate (tailOf); every batch of it that r no
+// longer holds byte for byte at its offset is removed.
+func (o *oracle) ackedLost(p *partition, r replica, before []codec.Batch, why string) {
+	records, batches, commits := 0, 0, 0
+	first := int64(-1)
+	for _, b := range before {
+		if now, ok := batchAt(r, b.BaseOffset()); ok && string(now) == string(b) {
+			continue
+		}
+		n, commit := o.acked(b)
+		if n == 0 && !commit {
+			continue
+		}
+		if first < 0 {
+			first = b.BaseOffset()
+		}
+		if commit {
+			commits++
+		} else {
+			records += n
+			batches++
+		}
+	}
+	if first >= 0 {
+		o.report("RPO", p, fmt.Sprintf("%s removes %d acknowledged records in %d batches and %d COMMIT markers at offsets >= %d",
+			why, records, batches, commits, first))
 	}
 }
 
@@ -191,8 +227,11 @@ func rewriting(strategy string) bool {
 
 // mirrored records the PID mapping of one mirrored chunk (I5) and checks
 // that mirrored and local PIDs never meet (I6), under rewriting strategies.
+// I5 keys on the true origin of each PID, not on the cluster it was fetched
+// from: A's PID arriving through B (A⇒B⇒C) and straight from A is one
+// producer.
 func (o *oracle) mirrored(p *partition, src []byte, first int64) {
-	from := p.source.name
+	from, srcPart := p.source.name, p.source.part(p.key)
 	var dst []codec.Batch
 	for off := first; off < p.lead().LogEndOffset(); {
 		b, ok := batchAt(p.lead(), off)
@@ -212,18 +251,29 @@ func (o *oracle) mirrored(p *partition, src []byte, first int64) {
 		if !b.IsControl() {
 			p.pairs[db.BaseOffset()] = b.BaseOffset()
 		}
-		if !rewriting(o.w.strategy) || b.IsControl() || b.ProducerID() == codec.NoProducerID {
+		if b.IsControl() || b.ProducerID() == codec.NoProducerID {
 			return
 		}
+		// The true origin of the batch: the cluster and PID it was first
+		// written with, followed back through the source's own origins
+		// (a PID the source itself mirrored keeps its producer's origin).
 		sp, dp := b.ProducerID(), db.ProducerID()
+		origin, ok := srcPart.origins[sp]
+		if !ok {
+			origin = pidOrigin{from, sp}
+		}
+		p.origins[dp] = origin
+		if !rewriting(o.w.strategy) {
+			return
+		}
 		if dp == codec.NoProducerID {
 			o.report("I5", p, fmt.Sprintf("PID %d of %s maps to -1", sp, from))
 		}
-		if prev, ok := p.mirroredPIDs[dp]; ok && prev != (pidOrigin{from, sp}) {
+		if prev, ok := p.mirroredPIDs[dp]; ok && prev != origin {
 			o.report("I5", p, fmt.Sprintf("PID %d of %s and PID %d of %s both map to %d%s", prev.pid, prev.cluster,
-				sp, from, dp, describePID(o.w.strategy, dp)))
+				origin.pid, origin.cluster, dp, describePID(o.w.strategy, dp)))
 		}
-		p.mirroredPIDs[dp] = pidOrigin{from, sp}
+		p.mirroredPIDs[dp] = origin
 	})
 }
 
@@ -345,14 +395,9 @@ func (o *oracle) scan(p *partition, r replica) {
 			delete(s.owners, pid)
 		}
 	}
-	for pid, ow := range s.cleared { // an entry the barrier should have removed is still there
-		if _, ok := has[pid]; ok {
-			if _, now := s.owners[pid]; !now {
-				s.owners[pid] = ow
-			}
-		}
+	for _, e := range entries {
+		o.checkEntry(p, r, s, e)
 	}
-	clear(s.cleared)
 	if o.w.strategy == "barrier" && s.lastBarrier >= 0 {
 		for _, e := range entries {
 			for _, off := range e.BatchOffsets {
@@ -377,6 +422,61 @@ func (o *oracle) scan(p *partition, r replica) {
 	clear(s.unseen)
 }
 
+// conflation reports what one entry accepting batch b of producer t after
+// the batches of owner ow means (docs/scenarios.md): an epoch regression is
+// M2, a sequence regression (not continuing the entry's last sequence, at
+// the same or a lower epoch) is M1; one batch can be both. Neither is LAT.
+func (o *oracle) conflation(p *partition, pid int64, ow owner, t truth, b codec.Batch) {
+	epoch := b.ProducerEpoch()
+	detail := fmt.Sprintf("PID %d: %s epoch %d seq %d..%d (offset %d) after %s epoch %d last seq %d",
+		pid, t.producer, epoch, b.BaseSequence(), b.LastSequence(), b.BaseOffset(), ow.producer, ow.epoch,
+		ow.lastSeq)
+	m2 := epoch < ow.epoch
+	m1 := epoch <= ow.epoch && !inSeq(ow.lastSeq, b.BaseSequence())
+	if m2 {
+		o.report("M2", p, detail)
+	}
+	if m1 {
+		o.report("M1", p, detail)
+	}
+	if !m1 && !m2 {
+		o.report("LAT", p, detail)
+	}
+}
+
+// checkEntry derives conflation from what entry e of r actually holds, not
+// from a model of how the broker applies a barrier: the batches of its
+// duplicate window are read back from r's log, and two neighbours written by
+// different true producers are M1, M2 or LAT by the rule of conflation. The
+// newest of them becomes the shadow's owner of the PID, so the next batch
+// is compared with what the entry really holds. This is what shows the
+// barrier-apply=prototype hazard as conflation: a barrier inside one append
+// that leaves pre-barrier batches in an entry the post-barrier batches of
+// another producer continue. An epoch change inside one append resets the
+// window (ProducerStateEntry#maybeUpdateProducerEpoch clears
+// the cached batches): the entry then holds one producer's batches and no
+// evidence of the other; that is not reported, since what was wiped is what
+// the barrier was to remove, and the entry equals what the exact order
+// leaves.
+func (o *oracle) checkEntry(p *partition, r replica, s *shadow, e producerEntry) {
+	var prev owner
+	for _, off := range e.BatchOffsets {
+		b, ok := batchAt(r, off)
+		if !ok || b.IsControl() || b.ProducerID() != e.PID {
+			prev = owner{}
+			continue
+		}
+		t := readTruth(b)
+		if prev.producer != "" && t.producer != "" && prev.producer != t.producer {
+			o.conflation(p, e.PID, prev, t, b)
+		}
+		prev = owner{producer: t.producer, epoch: b.ProducerEpoch(), lastSeq: b.LastSequence()}
+	}
+	if prev.producer != "" {
+		s.owners[e.PID] = owner{producer: prev.producer, epoch: e.Epoch, lastSeq: e.LastSeq}
+	}
+}
+
 // inSeq is Kafka's sequence continuity (ProducerAppendInfo#inSequence).
 func inSeq(last, next int32) bool {
 	return int64(next) == int64(last)+1 || (next == 0 && last == math.MaxInt32)
@@ -388,9 +488,8 @@ func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
 	if b.IsControl() {
 		switch t.control {
 		case codec.ControlMirrorPidReset:
-			for k, v := range s.owners {
-				s.cleared[k] = v
-			}
+			// The exact order; checkEntry corrects the owners from what
+			// the entries hold once the scan is done.
 			clear(s.owners)
 			clear(s.unseen)
 			s.lastBarrier = b.BaseOffset()
@@ -421,23 +520,13 @@ func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
 	}
 	s.unseen[pid] = b.BaseOffset()
 	if ow, ok := s.owners[pid]; ok && ow.producer != t.producer && ow.producer != "" && t.producer != "" {
-		// An epoch regression is M2, a sequence regression
-		// (not continuing the entry's last sequence, at the same or a lower
-		// epoch) is M1; one batch can be both. Neither is LAT.
-		detail := fmt.Sprintf("PID %d: %s epoch %d seq %d..%d (offset %d) after %s epoch %d last seq %d",
-			pid, t.producer, epoch, b.BaseSequence(), b.LastSequence(), b.BaseOffset(), ow.producer, ow.epoch,
-			ow.lastSeq)
-		m2 := epoch < ow.epoch
-		m1 := epoch <= ow.epoch && !inSeq(ow.lastSeq, b.BaseSequence())
-		if m2 {
-			o.report("M2", p, detail)
-		}
-		if m1 {
-			o.report("M1", p, detail)
-		}
-		if !m1 && !m2 {
-			o.report("LAT", p, detail)
-		}
+		o.conflation(p, pid, ow, t, b)
+	}
+	if t.producer == "" {
+		// A batch the cleaner emptied (or a foreign one) names no producer:
+		// it keeps the entry's sequence, and the oracle has nothing to
+		// attribute to anyone.
+		return
 	}
 	s.owners[pid] = owner{producer: t.producer, epoch: epoch, lastSeq: b.LastSequence()}
 	if b.IsTransactional() {
@@ -483,6 +572,51 @@ func (o *oracle) checkPartition(p *partition) {
 	}
 }
 
+// checkMirrorsCaughtUp is I3 on MIRRORING partitions, run when a sync
+// converges: a partition whose mirror has caught up (it has fetched its
+// source up to the source's high watermark, and its own replicas agree on
+// the high watermark) has an LSO below its high watermark only while some
+// coordinator up its mirror chain (its own cluster's, its source's, the
+// source's source's…) holds a transaction open on that partition. Else the
+// mirrored end marker did not close what it should have (a rewritten PID, a
+// barrier skipped): M6. It is not checked at every step, since a marker not
+// fetched yet is no hang.
+func (o *oracle) checkMirrorsCaughtUp() {
+	for _, cl := range o.w.clusters {
+		if cl.failed {
+			continue
+		}
+		for _, p := range cl.parts {
+			if p.state != stateMirroring || p.source == nil || p.source.failed {
+				continue
+			}
+			lead, src := p.lead(), p.source.part(p.key).lead()
+			if p.srcPos < src.HighWatermark() || lead.HighWatermark() != lead.LogEndOffset() {
+				continue
+			}
+			if lso, hw := lead.LastStableOffset(), lead.HighWatermark(); lso < hw && !o.w.txnOpenUpstream(p) {
+				o.report("M6", p, fmt.Sprintf("LSO %d pinned below the high watermark %d of a caught-up mirror with no transaction open on %s or upstream",
+					lso, hw, p.source.name))
+			}
+		}
+	}
+}
+
+// txnOpenUpstream reports whether a coordinator of p's cluster or of any
+// cluster up p's mirror chain holds a transaction open on p's key.
+func (w *world) txnOpenUpstream(p *partition) bool {
+	for x, hops := p, 0; x != nil && hops <= len(w.clusters); hops++ {
+		if w.localTxnOpen(x) {
+			return true
+		}
+		if x.source == nil || (x.state != stateMirroring && x.state != stateStopping) {
+			break
+		}
+		x = x.source.part(p.key)
+	}
+	return false
+}
+
 // localTxnOpen reports whether a transaction of p's cluster's coordinator
 // is open on p.
 func (w *world) localTxnOpen(p *partition) bool {
@@ -494,25 +628,67 @@ func (w *world) localTxnOpen(p *partition) bool {
 	return false
 }
 
-// checkReplicasAgree is I2: after sync every replica holds the same
-// producer state as its leader.
+// checkReplicasAgree is I2: after sync every replica that has caught up
+// with its leader's log end holds the same producer state as the leader: every entry whole (epoch, coordinator epoch,
+// last timestamp, open transaction, the duplicate window batch by batch) and
+// the same set of open transactions.
 func (o *oracle) checkReplicasAgree() {
 	for _, cl := range o.w.clusters {
 		if cl.failed {
 			continue
 		}
 		for _, p := range cl.parts {
-			want := summarize(p.lead().Producers())
+			lead := p.lead().Producers()
+			want := summarize(lead)
+			wantTxns := fmt.Sprint(p.lead().OpenTxns())
 			for i, r := range p.reps {
-				if i == p.leader {
-					continue
+				if i == p.leader || r.LogEndOffset() != p.lead().LogEndOffset() {
+					continue // a replica held back (pause) has not caught up
 				}
-				if got := summarize(r.Producers()); got != want {
-					o.report("I2", p, fmt.Sprintf("replica %d producer state %s differs from the leader's %s", i, got, want))
+				es := r.Producers()
+				if got := summarize(es); got != want || !windowsAgree(lead, es) {
+					o.report("I2", p, fmt.Sprintf("replica %d producer state %s (windows %s) differs from the leader's %s (windows %s)",
+						i, got, windows(es), want, windows(lead)))
+				}
+				if got := fmt.Sprint(r.OpenTxns()); got != wantTxns {
+					o.report("I2", p, fmt.Sprintf("replica %d open transactions %s differ from the leader's %s", i, got, wantTxns))
 				}
 			}
 		}
 	}
+}
+
+// windowsAgree compares the duplicate windows of two replicas' entries (both
+// sorted by summarize, with the same PIDs): the shorter must be the newest
+// batches of the longer. A producer snapshot keeps only each entry's newest
+// batch (ProducerStateManager's snapshot format), so a replica that loaded one
+// holds a suffix of the window of a replica that kept applying batches; any
+// other difference is divergence.
+func windowsAgree(a, b []producerEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i].Window, b[i].Window
+		if len(x) < len(y) {
+			x, y = y, x
+		}
+		if !slices.Equal(x[len(x)-len(y):], y) {
+			return false
+		}
+	}
+	return true
+}
+
+func windows(es []producerEntry) string {
+	s := "["
+	for i, e := range es {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%d:%v", e.PID, e.Window)
+	}
+	return s + "]"
 }
 
 func summarize(es []producerEntry) string {
@@ -530,7 +706,8 @@ func summarize(es []producerEntry) string {
 		if i > 0 {
 			s += " "
 		}
-		s += fmt.Sprintf("%d/e%d/s%d/t%d", e.PID, e.Epoch, e.LastSeq, e.TxnFirstOffset)
+		s += fmt.Sprintf("%d/e%d/s%d/t%d/c%d/ts%d", e.PID, e.Epoch, e.LastSeq, e.TxnFirstOffset,
+			e.CoordinatorEpoch, e.LastTimestamp)
 	}
 	return s + "]"
 }

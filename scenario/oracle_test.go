@@ -12,7 +12,10 @@ type stubReplica struct {
 	lso, hw int64
 	state   string
 	entries []producerEntry
+	txns    []openTxn
 }
+
+func (s *stubReplica) OpenTxns() []openTxn { return append([]openTxn(nil), s.txns...) }
 
 func (s *stubReplica) LogEndOffset() int64        { return s.hw }
 func (s *stubReplica) HighWatermark() int64       { return s.hw }
@@ -79,6 +82,51 @@ func TestOracleI2(t *testing.T) {
 	w.or.checkReplicasAgree()
 	if got := codesOf(w.or); got != "I2" {
 		t.Fatalf("diverging replicas: %q, want I2", got)
+	}
+}
+
+// TestOracleI2WholeEntries: replicas that agree on PID, epoch, last sequence
+// and transaction start but differ anywhere else in an entry, or in the set
+// of open transactions, are I2.
+func TestOracleI2WholeEntries(t *testing.T) {
+	base := producerEntry{PID: 5, Epoch: 0, LastSeq: 9, TxnFirstOffset: -1, CoordinatorEpoch: 0, LastTimestamp: 100,
+		Window: []cachedBatch{{LastOffset: 4, Timestamp: 90, LastSeq: 4, OffsetDelta: 4},
+			{LastOffset: 9, Timestamp: 100, LastSeq: 9, OffsetDelta: 4}}}
+	window := base
+	window.Window = []cachedBatch{{LastOffset: 9, Timestamp: 100, LastSeq: 9, OffsetDelta: 9}}
+	coord := base
+	coord.CoordinatorEpoch = 3
+	ts := base
+	ts.LastTimestamp = 99
+	cases := []struct {
+		name     string
+		follower *stubReplica
+	}{
+		{"window", &stubReplica{entries: []producerEntry{window}}},
+		{"coordinator epoch", &stubReplica{entries: []producerEntry{coord}}},
+		{"last timestamp", &stubReplica{entries: []producerEntry{ts}}},
+		{"open transactions", &stubReplica{entries: []producerEntry{base},
+			txns: []openTxn{{PID: 5, FirstOffset: 0, LastOffset: 4}}}},
+	}
+	for _, c := range cases {
+		w := newWorld("verbatim", DefaultOptions())
+		stubPartition(w, &stubReplica{entries: []producerEntry{base}}, c.follower)
+		w.or.checkReplicasAgree()
+		if got := codesOf(w.or); got != "I2" {
+			t.Errorf("%s differs: %q, want I2", c.name, got)
+		}
+	}
+	// A replica that loaded a snapshot keeps only the newest batch of each
+	// window: a suffix of the other's window agrees.
+	suffix := base
+	suffix.Window = base.Window[1:]
+	for _, f := range []producerEntry{base, suffix} {
+		w := newWorld("verbatim", DefaultOptions())
+		stubPartition(w, &stubReplica{entries: []producerEntry{base}}, &stubReplica{entries: []producerEntry{f}})
+		w.or.checkReplicasAgree()
+		if got := codesOf(w.or); got != "" {
+			t.Errorf("agreeing replicas (window %v): %q", f.Window, got)
+		}
 	}
 }
 

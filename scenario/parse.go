@@ -256,9 +256,13 @@ func checkValue(kind valueKind, v string) error {
 		if _, err := parseClusterID(v); err != nil {
 			return err
 		}
+	case vAlign:
+		if v != "divergence" && v != "scratch" {
+			return errors.New("want divergence|scratch")
+		}
 	case vAt:
-		if v != "abort" && v != "persist" && v != "barrier" {
-			return errors.New("want abort|persist|barrier")
+		if !contains(stopSteps, v) {
+			return errors.New("want " + strings.Join(stopSteps, "|"))
 		}
 	case vVariant:
 		if v != "abort" && v != "truncate" {
@@ -313,13 +317,16 @@ func DefaultClusterID(name string) [16]byte {
 // refs holds what has been declared so far, for reference checks.
 type refs struct {
 	clusters  map[string]bool
+	replicas  map[string]int  // per cluster
 	topics    map[string]int  // partitions
+	compacted map[string]bool // topics declared compacted
 	producers map[string]bool // transactional
 	groups    map[string]bool
 }
 
 func newRefs() *refs {
-	return &refs{clusters: map[string]bool{}, topics: map[string]int{}, producers: map[string]bool{},
+	return &refs{clusters: map[string]bool{}, replicas: map[string]int{}, topics: map[string]int{},
+		compacted: map[string]bool{}, producers: map[string]bool{},
 		groups: map[string]bool{}}
 }
 
@@ -383,6 +390,12 @@ func (p *parser) resolve(c *Command) error {
 	if len(c.Args) > 0 {
 		name = c.Args[0]
 	}
+	if v, ok := c.Get("replica"); ok {
+		if n, _ := strconv.Atoi(v); n >= r.replicas[name] {
+			return p.errf(c.Line, ErrReference, "%s: cluster %q has %d replicas, no replica %s", c.Op, name,
+				r.replicas[name], v)
+		}
+	}
 	txnOf := func(prod string) error {
 		if !r.producers[prod] {
 			return p.errf(c.Line, ErrReference, "%s: producer %q is not transactional", c.Op, prod)
@@ -395,6 +408,10 @@ func (p *parser) resolve(c *Command) error {
 			return p.errf(c.Line, ErrReference, "cluster %q declared twice", name)
 		}
 		r.clusters[name] = true
+		r.replicas[name] = 1
+		if v, ok := c.Get("replicas"); ok {
+			r.replicas[name], _ = strconv.Atoi(v)
+		}
 	case OpTopic:
 		if _, dup := r.topics[name]; dup {
 			return p.errf(c.Line, ErrReference, "topic %q declared twice", name)
@@ -404,6 +421,11 @@ func (p *parser) resolve(c *Command) error {
 			n, _ = strconv.Atoi(v)
 		}
 		r.topics[name] = n
+		r.compacted[name] = c.Has("compacted")
+	case OpClean:
+		if t, _, _ := splitPartition(c.Args[1]); !r.compacted[t] {
+			return p.errf(c.Line, ErrReference, "clean: topic %q is not compacted", t)
+		}
 	case OpMirror:
 		if c.Args[0] == c.Args[1] {
 			return p.errf(c.Line, ErrReference, "mirror: cluster %q cannot mirror itself", name)

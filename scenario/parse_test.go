@@ -34,6 +34,13 @@ fault B at=barrier times=100
 stop B topic=t variant=truncate
 restart B
 elect B t/0
+restart B unclean
+repoint q to A
+pause A t/0 replica=1
+resume A t/0 replica=1
+elect A t/1 replica=2 unclean
+topic c compacted
+clean B c/0
 set has-producer-id=stock crc-fix=patch
 expect strategy=barrier ok
 expect strategy=negate modes=M4,ERR,M1
@@ -44,7 +51,7 @@ func TestParseAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(s.Commands), 29; got != want {
+	if got, want := len(s.Commands), 36; got != want {
 		t.Fatalf("commands = %d, want %d", got, want)
 	}
 	seen := map[Op]bool{}
@@ -68,7 +75,7 @@ func TestParseAll(t *testing.T) {
 	}
 	ex := s.Expects()
 	if len(ex) != 2 || ex[0].Strategy != "barrier" || len(ex[0].Codes) != 0 ||
-		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 30 {
+		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 37 {
 		t.Errorf("expects = %+v", ex)
 	}
 	if set := s.Settings(); set["has-producer-id"] != "stock" || set["crc-fix"] != "patch" {
@@ -136,7 +143,7 @@ func TestParseErrors(t *testing.T) {
 		{"join h m1", ErrReference, `unknown group "h"`},
 		{"zombie p of x", ErrReference, `producer "p" declared twice`},
 		{"fault B", ErrSyntax, "fault: missing at="},
-		{"fault B at=never", ErrSyntax, "want abort|persist|barrier"},
+		{"fault B at=never", ErrSyntax, "want fetcher|abort|epoch|marker|persist|barrier"},
 		{"stop B variant=maybe", ErrSyntax, "want abort|truncate"},
 		{"elect A t/5", ErrReference, "no 5"},
 		{"set", ErrSyntax, "set: want KEY=VALUE"},
@@ -149,6 +156,13 @@ func TestParseErrors(t *testing.T) {
 		{"expect strategy=barrier modes=M9", ErrSyntax, `unknown code "M9"`},
 		{"sync B C", ErrSyntax, `unexpected word "C"`},
 		{"sync Z", ErrReference, `unknown cluster "Z"`},
+		{"pause A t/0 replica=1", ErrReference, `cluster "A" has 1 replicas, no replica 1`},
+		{"elect A t/0 replica=3", ErrReference, "no replica 3"},
+		{"resume A t/0", ErrSyntax, "missing replica="},
+		{"repoint p to Z", ErrReference, `unknown cluster "Z"`},
+		{"mirror B from A align=zero", ErrSyntax, "want divergence|scratch"},
+		{"clean A t/0", ErrReference, `topic "t" is not compacted`},
+		{"restart A clean", ErrSyntax, `"clean"`},
 		{"send p t/0 " + strings.Repeat("x", MaxLineBytes), ErrSyntax, "line longer than"},
 	}
 	for _, tc := range cases {

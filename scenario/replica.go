@@ -22,11 +22,29 @@ type appendResult struct {
 
 // producerEntry is what the oracle reads of one producer-state entry.
 type producerEntry struct {
-	PID            int64
-	Epoch          int16
-	LastSeq        int32
-	TxnFirstOffset int64   // -1 when no transaction is open
-	BatchOffsets   []int64 // last offset of each cached batch, oldest first
+	PID              int64
+	Epoch            int16
+	LastSeq          int32
+	TxnFirstOffset   int64   // -1 when no transaction is open
+	BatchOffsets     []int64 // last offset of each cached batch, oldest first
+	CoordinatorEpoch int32
+	LastTimestamp    int64
+	Window           []cachedBatch // the duplicate window, oldest first
+}
+
+// cachedBatch is one batch of an entry's duplicate window (psm.BatchMetadata).
+type cachedBatch struct {
+	LastOffset  int64
+	Timestamp   int64
+	LastSeq     int32
+	OffsetDelta int32
+}
+
+// openTxn is one open (or completed, not yet below the high watermark)
+// transaction of a replica's producer state.
+type openTxn struct {
+	PID                     int64
+	FirstOffset, LastOffset int64
 }
 
 // replicaConfig is what the world chooses for one replica.
@@ -37,17 +55,21 @@ type replicaConfig struct {
 	Topic       string
 	Partition   int32
 	LeaderEpoch int32
+	// BarrierUnaware: a broker that predates control type 7 (hazard R8);
+	// NoBarrier: the cluster's feature level does not enable the barrier.
+	BarrierUnaware, NoBarrier bool
 	// registries: one salt registry per destination cluster of the run,
 	// shared by the cluster's replicas (wire.go).
 	registries registries
 }
 
-// stopRequest is one STOPPING attempt (docs/strategies.md): Variant is abort or
-// truncate; FailAt names the step that fails ("" none): abort, persist or
-// barrier.
+// stopRequest is one STOPPING attempt (docs/strategies.md): Variant is abort
+// or truncate; FailAt names the step that fails ("" none), one of stopSteps.
 type stopRequest struct {
 	Variant string
 	FailAt  string
+	// The prototype's hazards (options hazard-r1, hazard-r2).
+	SkipBarrierWithoutSource, IgnoreMarkerFailure bool
 }
 
 // replica is the narrow view of appendpath.Partition the simulator uses.
@@ -71,9 +93,16 @@ type replica interface {
 	// state the controller holds for the partition; it keeps only what its
 	// log gives it.
 	BecomeLeader(epoch int32, state string) error
-	// Restart rebuilds producer state from the log (recovery).
+	// Restart is a clean restart: close (sync, snapshot at the log end) and
+	// reopen, so recovery loads that snapshot and replays nothing.
 	Restart() error
+	// Crash is an unclean restart: the unsynced tail of the log (but for a
+	// torn part of it) and the newest snapshot are lost, and recovery
+	// replays from an older snapshot or the log start.
+	Crash() error
 	Producers() []producerEntry
+	// OpenTxns lists the open transactions by first offset.
+	OpenTxns() []openTxn
 	// AbortedTxns lists the transaction-index entries overlapping
 	// [from, to): what a read_committed fetch gets with its data.
 	AbortedTxns(from, to int64) []abortedTxn

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -82,7 +84,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 	if cfg.Options.Get("barrier-apply") == "prototype" {
 		po.BarrierApply = psm.Prototype
 	}
-	a := &apReplica{newMapper: newMapper, cfg: appendpath.Config{
+	a := &apReplica{newMapper: newMapper, seed1: s1, seed2: s2, cfg: appendpath.Config{
 		Dir:                 "log",
 		FS:                  vfs.NewMemFS(),
 		LeaderEpoch:         cfg.LeaderEpoch,
@@ -93,6 +95,8 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		Fold:                fold,
 		MirrorOffsets:       appendpath.AssignOffsets,
 		PSMOptions:          po,
+		BarrierUnaware:      cfg.BarrierUnaware,
+		NoBarrier:           cfg.NoBarrier,
 		Now:                 func() time.Time { return time.UnixMilli(epochMillis) },
 	}}
 	if err := a.open(appendpath.Stopped, cfg.LeaderEpoch); err != nil {
@@ -106,9 +110,11 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 // leadership change can reopen it: the reopened partition recovers producer
 // state from its snapshot and log, and starts with an empty origins table.
 type apReplica struct {
-	p         *appendpath.Partition
-	cfg       appendpath.Config
-	newMapper func() *pid.Mapper
+	p            *appendpath.Partition
+	cfg          appendpath.Config
+	newMapper    func() *pid.Mapper
+	seed1, seed2 uint64 // the crash source's seed
+	crashes      uint64
 }
 
 // open (re)opens the partition from its files in mirror state st.
@@ -179,7 +185,8 @@ func (a *apReplica) Stop(req stopRequest) error {
 	if err != nil {
 		return err
 	}
-	opt := appendpath.StopOptions{Variant: v}
+	opt := appendpath.StopOptions{Variant: v, SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
+		IgnoreMarkerFailure: req.IgnoreMarkerFailure}
 	if req.FailAt != "" {
 		at, err := appendpath.ParseStopStep(req.FailAt)
 		if err != nil {
@@ -214,16 +221,64 @@ func (a *apReplica) BecomeLeader(epoch int32, state string) error {
 // state from the newest snapshot plus a replay, an empty origins table.
 func (a *apReplica) Restart() error { return a.open(a.p.State(), a.p.LeaderEpoch()) }
 
+// Crash is an unclean restart: the replica's files become what a power cut
+// leaves (vfs.MemFS.Crash: each file keeps its synced prefix and a
+// pseudo-random part of its unsynced rest, a torn write, drawn from a
+// source seeded by the partition and the number of crashes, so runs are
+// deterministic), its newest snapshot is lost too, and it reopens without a
+// clean close, so recovery rebuilds producer state from an older snapshot
+// or the log start through whatever barriers the log holds. The simulated
+// brokers sync the log at a clean close, a roll and after a rebuild, never
+// on an interval (their clock stands still).
+func (a *apReplica) Crash() error {
+	mem, ok := a.cfg.FS.(*vfs.MemFS)
+	if !ok {
+		return errors.New("scenario: crash needs an in-memory file system")
+	}
+	st, epoch := a.p.State(), a.p.LeaderEpoch()
+	a.crashes++
+	fs := mem.Crash(rand.New(rand.NewPCG(a.seed1^a.crashes, a.seed2)), nil)
+	names, err := fs.ReadDir(a.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	newest := ""
+	for _, n := range names {
+		// <20-digit offset>.snapshot: the newest sorts last.
+		if strings.HasSuffix(n, ".snapshot") && n > newest {
+			newest = n
+		}
+	}
+	if newest != "" {
+		if err := fs.Remove(filepath.Join(a.cfg.Dir, newest)); err != nil {
+			return err
+		}
+	}
+	a.cfg.FS, a.p = fs, nil // the old partition is abandoned, not closed
+	return a.open(st, epoch)
+}
+
 func (a *apReplica) Producers() []producerEntry {
 	es := a.p.Producers()
 	out := make([]producerEntry, 0, len(es))
 	for i := range es {
 		e := &es[i]
-		pe := producerEntry{PID: e.ProducerID, Epoch: e.Epoch, LastSeq: e.LastSeq(), TxnFirstOffset: e.TxnFirstOffset}
+		pe := producerEntry{PID: e.ProducerID, Epoch: e.Epoch, LastSeq: e.LastSeq(), TxnFirstOffset: e.TxnFirstOffset,
+			CoordinatorEpoch: e.CoordinatorEpoch, LastTimestamp: e.LastTimestamp}
 		for _, b := range e.Window() {
 			pe.BatchOffsets = append(pe.BatchOffsets, b.LastOffset)
+			pe.Window = append(pe.Window, cachedBatch{LastOffset: b.LastOffset, Timestamp: b.Timestamp,
+				LastSeq: b.LastSeq, OffsetDelta: b.OffsetDelta})
 		}
 		out = append(out, pe)
+	}
+	return out
+}
+
+func (a *apReplica) OpenTxns() []openTxn {
+	var out []openTxn
+	for _, t := range a.p.OpenTxns(nil) {
+		out = append(out, openTxn{PID: t.ProducerID, FirstOffset: t.FirstOffset, LastOffset: t.LastOffset})
 	}
 	return out
 }

@@ -20,6 +20,9 @@ type world struct {
 	clock    int64 // timestamps: deterministic, one tick per use
 	markers  map[int64]markerTruth
 	regs     registries
+	// txnIdentity maps a transactional.id to the true producer it names:
+	// the first producer declared with it, on any cluster.
+	txnIdentity map[string]string
 }
 
 type topicDecl struct {
@@ -32,6 +35,8 @@ type cluster struct {
 	name       string
 	id         [16]byte
 	replicas   int
+	legacy     int  // the last legacy replicas of each partition predate control type 7
+	noBarrier  bool // barrier-feature=0: STOPPING writes no barrier
 	fetchBytes int
 	failed     bool
 	pids       pidAllocator
@@ -43,6 +48,7 @@ type cluster struct {
 type fault struct {
 	at    string
 	times int
+	crash bool // the leader crashes at the step (an unclean restart of its replica)
 }
 
 // partition is one partition of one cluster: its replicas and the
@@ -67,12 +73,19 @@ type partition struct {
 	stopSrcPos   int64
 	stopEnd      int64 // log end right after the successful STOPPING
 	stoppedFrom  *cluster
-	mirroredPIDs map[int64]pidOrigin // destination PID → origin, for I5/I6
+	mirroredPIDs map[int64]pidOrigin // destination PID → true origin, for I5/I6
+	// origins maps each PID stored in the log to its true origin: the
+	// cluster and PID its producer wrote it with (local sends, and mirrored
+	// batches followed back through their source's origins).
+	origins map[int64]pidOrigin
 	// pairs maps the offset of each data batch mirrored since the partition
 	// last started MIRRORING to its offset in the source partition, until the
 	// oracle has compared their read_committed visibility (I3).
 	pairs     map[int64]int64
 	localPIDs map[int64]bool // PIDs of local client batches, for I6
+	// paused marks the replicas whose fetcher is held back (pause): they
+	// fetch nothing, stay in the ISR and so hold the high watermark back.
+	paused map[int]bool
 }
 
 type pidOrigin struct {
@@ -91,7 +104,13 @@ type markerTruth struct {
 
 // client is one producer instance (a zombie is one too).
 type client struct {
-	name      string
+	name string
+	// identity is the true producer the oracle attributes the client's
+	// batches and transactions to: its name, or for a transactional client
+	// the first producer declared with its transactional.id (a
+	// transactional.id names one producer, whichever cluster it
+	// initialises on). A zombie is an instance of its own.
+	identity  string
 	c         *cluster
 	txnID     string // "" idempotent
 	pid       int64
@@ -121,7 +140,8 @@ func (w *world) tick() int64 { w.clock++; return w.clock }
 
 func newWorld(strategy string, opts Options) *world {
 	w := &world{strategy: strategy, opts: opts, byName: map[string]*cluster{}, clients: map[string]*client{},
-		groups: map[string]*group{}, markers: map[int64]markerTruth{}, clock: 1_000_000, regs: registries{}}
+		groups: map[string]*group{}, markers: map[int64]markerTruth{}, clock: 1_000_000, regs: registries{},
+		txnIdentity: map[string]string{}}
 	w.or = newOracle(w)
 	return w
 }
@@ -167,7 +187,7 @@ func (w *world) exec(c *Command) error {
 			}
 		}
 	case OpMirror:
-		return w.mirror(w.byName[c.Args[0]], w.byName[c.Args[1]], argStr(c, "topic"))
+		return w.mirror(w.byName[c.Args[0]], w.byName[c.Args[1]], argStr(c, "topic"), argStr(c, "align"))
 	case OpProducer:
 		return w.newProducer(c)
 	case OpInit:
@@ -219,7 +239,7 @@ func (w *world) exec(c *Command) error {
 		w.byName[c.Args[0]].failed = false
 	case OpFault:
 		cl := w.byName[c.Args[0]]
-		cl.faults = append(cl.faults, fault{at: argStr(c, "at"), times: argInt(c, "times", 1)})
+		cl.faults = append(cl.faults, fault{at: argStr(c, "at"), times: argInt(c, "times", 1), crash: c.Has("crash")})
 	case OpStop:
 		variant := argStr(c, "variant")
 		if variant == "" {
@@ -227,9 +247,23 @@ func (w *world) exec(c *Command) error {
 		}
 		return w.stop(w.byName[c.Args[0]], argStr(c, "topic"), variant)
 	case OpRestart:
-		return w.restart(w.byName[c.Args[0]])
+		return w.restart(w.byName[c.Args[0]], c.Has("unclean"))
 	case OpElect:
-		return w.elect(w.byName[c.Args[0]].part(c.Args[1]))
+		target := -1
+		if _, ok := c.Get("replica"); ok {
+			target = argInt(c, "replica", 0)
+		}
+		return w.elect(w.byName[c.Args[0]].part(c.Args[1]), target, c.Has("unclean"))
+	case OpPause, OpResume:
+		p := w.byName[c.Args[0]].part(c.Args[1])
+		if p.paused == nil {
+			p.paused = map[int]bool{}
+		}
+		p.paused[argInt(c, "replica", 0)] = c.Op == OpPause
+	case OpClean:
+		return w.clean(w.byName[c.Args[0]].part(c.Args[1]))
+	case OpRepoint:
+		w.repoint(w.clients[c.Args[0]], w.byName[c.Args[1]])
 	case OpSet, OpExpect:
 	}
 	return nil
@@ -255,6 +289,8 @@ func (w *world) addCluster(c *Command) error {
 	if v, ok := c.Get("id"); ok {
 		cl.id, _ = parseClusterID(v)
 	}
+	cl.legacy = argInt(c, "legacy-replicas", 0)
+	cl.noBarrier = argInt(c, "barrier-feature", 1) == 0
 	start, _ := argInt64(c, "pid-start")
 	cl.pids = newPIDAllocator(start)
 	w.clusters = append(w.clusters, cl)
@@ -270,10 +306,11 @@ func (w *world) addCluster(c *Command) error {
 func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 	for n := 0; n < t.partitions; n++ {
 		p := &partition{c: cl, topic: t.name, n: n, key: t.name + "/" + strconv.Itoa(n),
-			mirroredPIDs: map[int64]pidOrigin{}, localPIDs: map[int64]bool{}}
+			mirroredPIDs: map[int64]pidOrigin{}, localPIDs: map[int64]bool{}, origins: map[int64]pidOrigin{}}
 		for i := 0; i < cl.replicas; i++ {
 			r, err := openReplica(replicaConfig{Strategy: w.strategy, Options: w.opts, ClusterID: cl.id,
-				Topic: t.name, Partition: int32(n), registries: w.regs})
+				Topic: t.name, Partition: int32(n), registries: w.regs, BarrierUnaware: i >= cl.replicas-cl.legacy,
+				NoBarrier: cl.noBarrier})
 			if err != nil {
 				return fmt.Errorf("open %s %s replica %d: %w", cl.name, p.key, i, err)
 			}

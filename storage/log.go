@@ -533,9 +533,9 @@ func (l *Log) Sync() error {
 	return nil
 }
 
-// segmentFor returns the index of the segment holding offset: the last one
+// SegmentFor returns the index of the segment holding offset: the last one
 // whose base is at most offset.
-func (l *Log) segmentFor(offset int64) int {
+func (l *Log) SegmentFor(offset int64) int {
 	i := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > offset }) - 1
 	return max(i, 0)
 }
@@ -547,7 +547,7 @@ func (l *Log) Read(offset int64, maxBytes int) ([]byte, error) {
 		return nil, kafkaerr.OffsetOutOfRange
 	}
 	var out []byte
-	for i := l.segmentFor(offset); i < len(l.segs) && offset < l.end; i++ {
+	for i := l.SegmentFor(offset); i < len(l.segs) && offset < l.end; i++ {
 		s := l.segs[i]
 		if offset >= s.next {
 			continue
@@ -594,7 +594,7 @@ func (l *Log) Read(offset int64, maxBytes int) ([]byte, error) {
 // log order. Batches alias the log (memory) or a per-segment buffer (file)
 // and are valid only during the call.
 func (l *Log) ForEach(from int64, fn func(b codec.Batch) error) error {
-	for i := l.segmentFor(from); i < len(l.segs); i++ {
+	for i := l.SegmentFor(from); i < len(l.segs); i++ {
 		s := l.segs[i]
 		if from >= s.next && s.size > 0 {
 			continue
@@ -650,7 +650,7 @@ func (l *Log) Truncate(offset int64) error {
 		l.start, l.end, l.synced = offset, offset, min(l.synced, offset)
 		return nil
 	}
-	i := l.segmentFor(offset)
+	i := l.SegmentFor(offset)
 	for _, s := range l.segs[i+1:] {
 		if err := l.deleteSegment(s); err != nil {
 			return err
@@ -936,7 +936,7 @@ func (l *Log) DropAbortedFrom(offset int64) error {
 
 // AppendAbortedAt adds an entry to the segment that holds its marker.
 func (l *Log) AppendAbortedAt(t AbortedTxn) error {
-	s := l.segs[l.segmentFor(t.LastOffset)]
+	s := l.segs[l.SegmentFor(t.LastOffset)]
 	s.aborted = append(s.aborted, t)
 	if s.txn == nil {
 		return nil
