@@ -1,10 +1,10 @@
 package appendpath
 
 import (
-	"runtime/debug"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/mirrorpath/mirrorpath/pid"
 )
 
@@ -80,7 +80,7 @@ func TestAppendAllocs(t *testing.T) {
 		{"client/timestamp=fixed-max", Config{}, codec.CompressionNone, vBase + 1e6},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.codec != codec.CompressionNone && raceEnabled() {
+			if c.codec != codec.CompressionNone && invariants.RaceEnabled {
 				t.Skip("-race: sync.Pool drops a share of Puts, and codec pools its decompressors")
 			}
 			h := vHeader(0)
@@ -155,18 +155,4 @@ func clientAppender(t testing.TB, p *Partition, in []byte, records int32) func()
 			t.Fatal(err)
 		}
 	}
-}
-
-// raceEnabled reports whether the test binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
@@ -539,7 +540,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		pos += len(b)
 	}
 	// 4. Write, then commit producer state.
-	if invariants {
+	if invariants.Enabled {
 		checkStaged(dst, p.log.end, next)
 	}
 	if err := p.log.commit(dst, next); err != nil {
