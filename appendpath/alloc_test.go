@@ -12,9 +12,6 @@ import (
 // segments and the producer tables have grown (rolls included: the runs
 // below cross several segment boundaries).
 func TestAppendAllocs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation counts need warm tables")
-	}
 	for _, st := range benchStrategies {
 		for _, fix := range []pid.CRCFix{pid.Full, pid.Patch} {
 			if !st.s.Rewrites() && fix == pid.Patch {

@@ -676,9 +676,6 @@ func TestVerifyIndexFindsMismatches(t *testing.T) {
 // append once warm, whether index entries wait for a sync or are written by
 // one at every append.
 func TestIndexAppendAllocs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation counts need warm tables")
-	}
 	for _, pol := range []SyncPolicy{SyncNever, SyncAlways} {
 		t.Run("sync="+pol.String(), func(t *testing.T) {
 			in := benchBatch(t, 10, 88)
