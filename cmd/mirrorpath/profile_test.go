@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -10,9 +12,6 @@ import (
 
 func TestProfileEndToEnd(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("profiles a throwaway module")
-	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/prof\n\ngo 1.22\n"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "p"), 0o755)
