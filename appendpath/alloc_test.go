@@ -1,10 +1,10 @@
 package appendpath
 
 import (
-	"runtime/debug"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/mirrorpath/mirrorpath/pid"
 )
 
@@ -12,9 +12,6 @@ import (
 // segments and the producer tables have grown (rolls included: the runs
 // below cross several segment boundaries).
 func TestAppendAllocs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation counts need warm tables")
-	}
 	for _, st := range benchStrategies {
 		for _, fix := range []pid.CRCFix{pid.Full, pid.Patch} {
 			if !st.s.Rewrites() && fix == pid.Patch {
@@ -80,7 +77,7 @@ func TestAppendAllocs(t *testing.T) {
 		{"client/timestamp=fixed-max", Config{}, codec.CompressionNone, vBase + 1e6},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.codec != codec.CompressionNone && raceEnabled() {
+			if c.codec != codec.CompressionNone && invariants.RaceEnabled {
 				t.Skip("-race: sync.Pool drops a share of Puts, and codec pools its decompressors")
 			}
 			h := vHeader(0)
@@ -155,18 +152,4 @@ func clientAppender(t testing.TB, p *Partition, in []byte, records int32) func()
 			t.Fatal(err)
 		}
 	}
-}
-
-// raceEnabled reports whether the test binary was built with -race.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
 }

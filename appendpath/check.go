@@ -6,7 +6,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 )
 
-// checkStaged verifies, under the invariants build tag, what the append path
+// checkStaged verifies, under invariants.Enabled (-tags invariants or -race), what the append path
 // is about to commit: whole batches with valid CRCs (a wrong CRC patch after
 // a PID rewrite would show here), offsets increasing from prevEnd, and next
 // as the end. O(bytes): a second CRC pass.

@@ -576,9 +576,6 @@ func TestIndexSkipsUnrepresentableOffsets(t *testing.T) {
 // append once warm, whether index entries wait for a sync or are written by
 // one at every append.
 func TestIndexAppendAllocs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocation counts need warm tables")
-	}
 	for _, pol := range []storage.SyncPolicy{storage.SyncNever, storage.SyncAlways} {
 		t.Run("sync="+pol.String(), func(t *testing.T) {
 			in := benchBatch(t, 10, 88)

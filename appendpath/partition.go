@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage"
@@ -566,7 +567,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		pos += len(b)
 	}
 	// 4. Write, then commit producer state.
-	if invariants {
+	if invariants.Enabled {
 		checkStaged(dst, p.log.End(), next)
 	}
 	if err := p.log.Commit(dst, next); err != nil {

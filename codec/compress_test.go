@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -213,7 +214,7 @@ func TestCheckAllocs(t *testing.T) {
 // TestDecompressAllocs: with a caller buffer of sufficient capacity and warm
 // pools, decompressing a batch allocates nothing, for every codec.
 func TestDecompressAllocs(t *testing.T) {
-	if raceEnabled {
+	if invariants.RaceEnabled {
 		t.Skip("sync.Pool drops items under -race; the allocation gate runs without it")
 	}
 	recs := randomRecords(rand.New(rand.NewPCG(5, 6)), 100, 100)

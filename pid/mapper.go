@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
 )
 
 // MaxSaltDraws bounds the salts a Mapper draws for one collision before it
@@ -143,7 +144,7 @@ func (m *Mapper) Strategy() Strategy { return m.strategy }
 // matching ErrLogWrite when the salt record could not be written. On error
 // the first result is p and nothing is recorded.
 func (m *Mapper) Map(cluster [16]byte, p int64) (int64, error) {
-	if invariants {
+	if invariants.Enabled {
 		return m.mapChecked(cluster, p)
 	}
 	return m.mapPID(cluster, p)
@@ -236,8 +237,8 @@ func (m *Mapper) mapBitfield(cluster [16]byte, p int64) (int64, error) {
 	return m.collide(ci, p, int(o.cluster))
 }
 
-// mapChecked is Map with the invariants checked after each call (build tag
-// invariants): -1 only from -1; under bitfield the result is the layout of
+// mapChecked is Map with the invariants checked after each call
+// (invariants.Enabled: -tags invariants or -race): -1 only from -1; under bitfield the result is the layout of
 // the cluster's region XOR its recorded salt over the low 31 bits, and the
 // origins table holds an origin for it that may share it.
 func (m *Mapper) mapChecked(cluster [16]byte, p int64) (int64, error) {

@@ -1,9 +1,13 @@
 package psm
 
-import "fmt"
+import (
+	"fmt"
 
-// Self-checks of the Store, compiled in only with -tags invariants (the
-// constant folds the calls away otherwise). A violation panics.
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
+)
+
+// Self-checks of the Store, compiled in only with -tags invariants or -race
+// (invariants.Enabled folds the calls away otherwise). A violation panics.
 
 func invariantf(format string, args ...any) {
 	panic(fmt.Sprintf("psm invariant: "+format, args...))
@@ -11,7 +15,7 @@ func invariantf(format string, args ...any) {
 
 // checkSlot checks one entry just written and its shard's load factor. O(1).
 func checkSlot(sp *storePart, sh *shard, i int) {
-	if !invariants {
+	if !invariants.Enabled {
 		return
 	}
 	if sh.used*4 > len(sh.slots)*3 {
@@ -49,7 +53,7 @@ func checkWindow(s *slot, w *window) {
 
 // checkPart checks the O(1) and O(transactions) facts of a partition.
 func checkPart(sp *storePart) {
-	if !invariants {
+	if !invariants.Enabled {
 		return
 	}
 	if sp.gen == genEmpty || sp.gen == genTomb {
@@ -71,7 +75,7 @@ func checkPart(sp *storePart) {
 // future generation), used and live counts, every live key reachable by its
 // probe sequence, load factor and windows. O(table slots).
 func checkPartFull(sp *storePart) {
-	if !invariants {
+	if !invariants.Enabled {
 		return
 	}
 	checkPart(sp)

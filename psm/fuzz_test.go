@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
 )
 
 // diff drives a Model and a Store with the same operations and fails on the
@@ -124,7 +125,7 @@ func (d *diff) compareState(p PartitionID) {
 	if a, b := d.model.LastStableOffset(p, hw), d.store.LastStableOffset(d.base+p, hw); a != b {
 		d.fail("LSO model %d store %d", a, b)
 	}
-	if invariants {
+	if invariants.Enabled {
 		checkPartFull(d.store.part(d.base + p))
 	}
 }

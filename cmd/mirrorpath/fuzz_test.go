@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -55,9 +57,6 @@ func FuzzCrash(f *testing.F) {
 
 func TestFuzzCampaign(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("fuzzes a throwaway module")
-	}
 	dir := fuzzModule(t)
 	var stdout, stderr bytes.Buffer
 	code := mainArgs([]string{"fuzz", "--dir", dir, "--time", "3s", "--minimize", "1s", "--parallel", "1",
@@ -158,17 +157,14 @@ func TestFuzzArgs(t *testing.T) {
 // every discovered target and zip the decoded seed corpus of each.
 func TestClusterFuzzLiteBuild(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("lists targets of a throwaway module")
-	}
 	for _, tool := range []string{"bash", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			t.Fatalf("build.sh needs %s: %v", tool, err)
 		}
 	}
 	realGo, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go not in PATH")
+		t.Fatalf("build.sh needs the go command: %v", err)
 	}
 	repo, _ := filepath.Abs("../..")
 	dir := fuzzModule(t)

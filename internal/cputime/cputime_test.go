@@ -26,15 +26,26 @@ func TestMinPerOpOrdersWork(t *testing.T) {
 	}
 }
 
+// TestProcessAdvances spins until the process has used 10 ms of CPU. It bounds
+// the work, not the wall time: a loaded machine makes the loop take longer but
+// cannot make it fail. The bound, 1e10 loop iterations, is seconds of CPU on
+// any machine, so only a clock that does not advance exhausts it.
 func TestProcessAdvances(t *testing.T) {
+	const want = 10 * time.Millisecond
 	start := Process()
-	deadline := time.Now().Add(30 * time.Millisecond)
-	for time.Now().Before(deadline) {
+	last := start
+	for i := 0; i < 10_000_000; i++ {
 		spin(1)
+		now := Process()
+		if now < last {
+			t.Fatalf("process CPU time went back from %v to %v", last, now)
+		}
+		last = now
+		if now-start >= want {
+			return
+		}
 	}
-	if used := Process() - start; used < 10*time.Millisecond {
-		t.Fatalf("30 ms of busy work measured %v of CPU", used)
-	}
+	t.Fatalf("1e10 loop iterations measured %v of CPU, want >= %v", last-start, want)
 }
 
 func TestSingle(t *testing.T) {
