@@ -30,7 +30,6 @@ type harness struct {
 	m    Manager
 	p    PartitionID
 	next int64 // log end offset
-	now  int64
 }
 
 func data(pid int64, epoch int16, seq int32, count int32) Batch {
