@@ -128,6 +128,14 @@ func Cases() []Case {
 				c.send("produce epoch+1 seq 3", batch{pid: p.pid, epoch: p.epoch + 1, seq: 3, values: c.values("bump", 1)})
 				c.check("after bump")
 			}},
+		{"epoch-bump-refused", "a refused batch changes no producer state: a higher epoch with a bad sequence leaves the producer at its epoch",
+			"UnifiedLog#analyzeAndValidateProducerState (validation on a copy of the entry)", func(c *caseRun) {
+				p := c.initProducer("InitProducerId", "")
+				c.data("produce seq 0", p, false, 1)
+				c.send("produce epoch+1 seq 3", batch{pid: p.pid, epoch: p.epoch + 1, seq: 3, values: c.values("bump", 1)})
+				c.data("produce seq 1 at the old epoch", p, false, 1)
+				c.check("after refused bump")
+			}},
 		{"epoch-fenced", "a batch with an epoch below the producer's is INVALID_PRODUCER_EPOCH",
 			"ProducerAppendInfo#checkProducerEpoch", func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
@@ -165,6 +173,20 @@ func Cases() []Case {
 				c.data("transactional batch after abort", t, true, 1)
 				c.end("EndTxn commit", t, true)
 				c.check("after second transaction")
+			}},
+		{"txn-empty-then-sequence-gap", "an end marker alone creates the producer's entry at its epoch: the next batch must follow sequence -1, i.e. start at 0",
+			"ProducerAppendInfo#appendEndTxnMarker", func(c *caseRun) {
+				t := c.initProducer("InitProducerId transactional", "t")
+				c.begin("AddPartitionsToTxn", t)
+				c.end("EndTxn commit with no data", t, true)
+				c.check("after empty transaction")
+				c.begin("AddPartitionsToTxn again", t)
+				t.seq = 1
+				c.data("transactional batch at seq 1", t, true, 2)
+				t.seq = 0
+				c.data("transactional batch at seq 0", t, true, 2)
+				c.end("EndTxn commit", t, true)
+				c.check("after commit")
 			}},
 		{"txn-non-transactional-write", "a non-transactional batch from a producer with an open transaction is INVALID_TXN_STATE",
 			"ProducerAppendInfo#appendDataBatch", func(c *caseRun) {

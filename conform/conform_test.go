@@ -45,13 +45,16 @@ func recorded(t *testing.T) (string, map[string]string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	version, rows := "", map[string]string{}
+	version, rows, inVerdicts := "", map[string]string{}, false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if m := versionLine.FindStringSubmatch(sc.Text()); m != nil {
 			version = m[1]
 		}
-		if m := verdictRow.FindStringSubmatch(sc.Text()); m != nil {
+		if strings.HasPrefix(sc.Text(), "## ") {
+			inVerdicts = sc.Text() == "## Verdicts"
+		}
+		if m := verdictRow.FindStringSubmatch(sc.Text()); m != nil && inVerdicts {
 			if _, dup := rows[m[1]]; dup {
 				t.Fatalf("%s: case %s listed twice", resultsFile, m[1])
 			}

@@ -45,7 +45,13 @@ func (k *Kfake) Dial(ctx context.Context, timeout time.Duration) (*Target, error
 		if leader < 0 {
 			return fmt.Errorf("no leader for %s/%d", topic, partition)
 		}
-		return k.Cluster.MoveTopicPartition(topic, partition, 1-leader)
+		if err := k.Cluster.MoveTopicPartition(topic, partition, 1-leader); err != nil {
+			return err
+		}
+		if now := k.Cluster.LeaderFor(topic, partition); now != 1-leader {
+			return fmt.Errorf("leader of %s/%d is %d after the move to %d", topic, partition, now, 1-leader)
+		}
+		return nil
 	}
 	return t, nil
 }

@@ -46,9 +46,11 @@ type produceWant struct {
 	base int64 // -1 on error
 }
 
-// produce applies a CLIENT batch whose header is h (offsets relative) and
-// returns Kafka's answer.
-func (r *ref) produce(h codec.BatchHeader, values []string, nowMs int64) produceWant {
+// produce applies a CLIENT batch whose header is h (offsets relative), sent
+// in a produce request naming txnID, and returns Kafka's answer. A
+// transactional batch without transactional ID is left to the partition's
+// rules (no coordinator is asked; the batch carries no guard).
+func (r *ref) produce(h codec.BatchHeader, txnID *string, values []string, nowMs int64) produceWant {
 	b := psm.Batch{
 		ProducerID:      h.ProducerID,
 		ProducerEpoch:   h.ProducerEpoch,
@@ -59,15 +61,23 @@ func (r *ref) produce(h codec.BatchHeader, values []string, nowMs int64) produce
 		RecordsCount:    int32(len(values)),
 		Transactional:   h.Attributes.Transactional(),
 	}
-	a := r.m.Begin(refPartition, psm.Client)
-	if b.Transactional && r.added[b.ProducerID] {
-		// ReplicaManager#appendRecords verifies with the coordinator and
-		// gets a guard from maybeStartTransactionVerification.
-		a.Abort()
-		g := r.m.StartVerification(refPartition, b.ProducerID, b.BaseSequence, b.ProducerEpoch, nowMs)
-		a = r.m.Begin(refPartition, psm.Client)
-		a.SetGuard(g)
+	var guard psm.Guard
+	if b.Transactional && txnID != nil {
+		// ReplicaManager#appendRecords: a transactional batch that does not
+		// continue the producer's ongoing transaction on the partition is
+		// verified with the coordinator before the log sees it. A partition
+		// not in the transaction fails there, before the duplicate check;
+		// one in it gets the guard of maybeStartTransactionVerification.
+		in, ok := r.m.Producer(refPartition, b.ProducerID)
+		if !ok || in.TxnFirstOffset < 0 || in.Epoch != b.ProducerEpoch {
+			if !r.added[b.ProducerID] {
+				return produceWant{code: psm.ErrInvalidTxnState.Code, base: -1}
+			}
+			guard = r.m.StartVerification(refPartition, b.ProducerID, b.BaseSequence, b.ProducerEpoch, nowMs)
+		}
 	}
+	a := r.m.Begin(refPartition, psm.Client)
+	a.SetGuard(guard)
 	out, err := a.Add(&b)
 	if err != nil {
 		a.Abort()

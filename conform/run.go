@@ -252,11 +252,11 @@ func (c *caseRun) send(step string, b batch) produceWant {
 	if err != nil {
 		panic(err) // the cases build valid batches
 	}
-	want := c.ref.produce(h, b.values, c.now)
 	var txnID *string
 	if b.txn {
 		txnID = c.topicTxn(b.pid)
 	}
+	want := c.ref.produce(h, txnID, b.values, c.now)
 	req, resp, err := c.t.Produce(c.ctx, c.topic, txnID, raw)
 	if err != nil {
 		c.fail(step, req, err)
