@@ -198,7 +198,7 @@ func Cases() []Case {
 				c.check("after commit")
 			}},
 		{"txn-unverified", "a transactional batch for a partition not added to the transaction fails verification: INVALID_TXN_STATE",
-			"UnifiedLog#hasOngoingTransaction / VerificationGuard", func(c *caseRun) {
+			"ReplicaManager#appendRecords (transaction verification)", func(c *caseRun) {
 				t := c.initProducer("InitProducerId transactional", "t")
 				c.txnIDs()[t.pid] = *t.txnID
 				c.data("transactional batch without AddPartitionsToTxn", t, true, 1)

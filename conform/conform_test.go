@@ -213,3 +213,16 @@ func TestUnreachable(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 }
+
+// TestDocListsEveryCase: docs/conform.md has a row for every case.
+func TestDocListsEveryCase(t *testing.T) {
+	doc, err := os.ReadFile("../docs/conform.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Cases() {
+		if !strings.Contains(string(doc), "| `"+c.Name+"` |") {
+			t.Errorf("docs/conform.md has no row for case %s", c.Name)
+		}
+	}
+}

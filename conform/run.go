@@ -112,6 +112,9 @@ func RunCase(ctx context.Context, t *Target, prefix string, c Case) (Result, err
 		}()
 		c.run(cr)
 	}()
+	if !t.KeepTopics && cr.err == nil {
+		t.DeleteTopic(ctx, cr.topic)
+	}
 	return res, cr.err
 }
 

@@ -43,6 +43,9 @@ type Target struct {
 	// keeping its log (the in-process kfake cluster can). Nil: the
 	// leader-restart case is unsupported.
 	Restart func(topic string, partition int32) error
+	// KeepTopics leaves each case's topic on the broker after the case
+	// (for inspection); by default it is deleted.
+	KeepTopics bool
 }
 
 // Dial connects to addr and checks that it answers ApiVersions within timeout.
@@ -154,6 +157,18 @@ func (t *Target) CreateTopic(ctx context.Context, topic string) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// DeleteTopic deletes topic; the answer is not checked (a broker may not
+// allow deletions, and nothing depends on it).
+func (t *Target) DeleteTopic(ctx context.Context, topic string) {
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.TopicNames = []string{topic}
+	rt := kmsg.NewDeleteTopicsRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	req.TimeoutMillis = int32(t.Timeout / time.Millisecond)
+	_, _ = t.request(ctx, req)
 }
 
 // InitProducerID asks for a producer ID; txnID nil asks for an idempotent one.

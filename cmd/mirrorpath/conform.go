@@ -22,7 +22,7 @@ func init() {
 	})
 }
 
-const conformUsage = "usage: mirrorpath conform [--broker HOST:PORT] [--timeout D] [--json]"
+const conformUsage = "usage: mirrorpath conform [--broker HOST:PORT] [--timeout D] [--keep-topics] [--json]"
 
 // conformReport is the --json output.
 type conformReport struct {
@@ -44,6 +44,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	broker := fs.String("broker", "", "broker to check (`HOST:PORT`); empty starts kfake on 127.0.0.1")
 	timeout := fs.Duration("timeout", conform.DefaultRequestTimeout, "bound of every request (`D`)")
 	asJSON := fs.Bool("json", false, "write the results as JSON")
+	keep := fs.Bool("keep-topics", false, "leave each case's topic on the broker (deleted by default)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, conformUsage)
 		fmt.Fprintln(stderr)
@@ -87,6 +88,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	defer t.Close()
+	t.KeepTopics = *keep
 	prefix := "mirrorpath-conform-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-"
 	res, err := conform.Run(ctx, t, prefix, nil)
 	if err != nil {
