@@ -226,3 +226,26 @@ func TestDocListsEveryCase(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokerGoneMidRun: a broker that stops during the run is a connection
+// error, returned in time, not a panic or a divergence.
+func TestBrokerGoneMidRun(t *testing.T) {
+	k, err := StartKfake()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := k.Dial(context.Background(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	k.Close()
+	start := time.Now()
+	res, err := Run(context.Background(), tg, "g-", nil)
+	if !errors.Is(err, ErrConnect) {
+		t.Fatalf("err %v, results %+v; want ErrConnect", err, res)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}

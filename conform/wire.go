@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -84,13 +87,22 @@ func (t *Target) request(ctx context.Context, req kmsg.Request) (kmsg.Response, 
 	rctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	resp, err := t.cl.Request(rctx, req)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) {
-			return nil, &connectError{t.Addr, err}
-		}
-		return nil, err
+	return resp, t.classify(err)
+}
+
+// classify wraps the errors that mean the broker is gone or silent in a
+// connectError.
+func (t *Target) classify(err error) error {
+	var ne net.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, kgo.ErrClientClosed),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &ne),
+		strings.Contains(err.Error(), "unable to dial"):
+		return &connectError{t.Addr, err}
 	}
-	return resp, nil
+	return err
 }
 
 // toLeader sends req to the leader of topic/partition.
@@ -102,10 +114,7 @@ func (t *Target) toLeader(ctx context.Context, topic string, partition int32, re
 	rctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	resp, err := t.cl.Broker(int(leader)).Request(rctx, req)
-	if err != nil && errors.Is(err, context.DeadlineExceeded) {
-		return nil, &connectError{t.Addr, err}
-	}
-	return resp, err
+	return resp, t.classify(err)
 }
 
 func (t *Target) leader(ctx context.Context, topic string, partition int32) (int32, error) {
