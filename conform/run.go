@@ -118,7 +118,7 @@ func RunCase(ctx context.Context, t *Target, prefix string, c Case) (Result, err
 	return res, cr.err
 }
 
-// stop ends the case on a request error: a connection error stops the run,
+// fail ends the case on a request error: a connection error stops the run,
 // an unsupported version marks the case unsupported, anything else diverges.
 func (c *caseRun) fail(step string, req kmsg.Request, err error) {
 	switch {
@@ -253,7 +253,8 @@ func (c *caseRun) send(step string, b batch) produceWant {
 	}
 	raw, err := codec.AppendBatch(nil, h, recs, codec.CompressionNone)
 	if err != nil {
-		panic(err) // the cases build valid batches
+		c.err = fmt.Errorf("conform: %s: building the batch: %w", step, err)
+		panic(errStop)
 	}
 	var txnID *string
 	if b.txn {
@@ -286,8 +287,8 @@ func produceText(code int16, base int64) string {
 	return codeName(code)
 }
 
-// txnIDs maps a transactional producer ID to its transactional ID, for the
-// produce request's field.
+// topicTxn is the transactional ID a produce request from pid names, nil
+// for none.
 func (c *caseRun) topicTxn(pid int64) *string {
 	s := c.txnIDs()[pid]
 	if s == "" {

@@ -139,8 +139,8 @@ func (t *Target) leader(ctx context.Context, topic string, partition int32) (int
 	return 0, fmt.Errorf("conform: no leader for %s/%d", topic, partition)
 }
 
-// CreateTopic creates a one-partition topic (replication factor 1 on a
-// one-broker cluster, the broker's default otherwise).
+// CreateTopic creates a one-partition topic with the broker's default
+// replication factor.
 func (t *Target) CreateTopic(ctx context.Context, topic string) error {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	rt := kmsg.NewCreateTopicsRequestTopic()
@@ -154,7 +154,9 @@ func (t *Target) CreateTopic(ctx context.Context, topic string) error {
 		return err
 	}
 	for _, ct := range resp.(*kmsg.CreateTopicsResponse).Topics {
-		if err := kerr.ErrorForCode(ct.ErrorCode); err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		// An existing topic is an error too: its log would not be the
+		// empty one the model starts from.
+		if err := kerr.ErrorForCode(ct.ErrorCode); err != nil {
 			return fmt.Errorf("conform: creating topic %s: %w", topic, err)
 		}
 	}
