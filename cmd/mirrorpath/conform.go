@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mirrorpath/mirrorpath/conform"
+)
+
+func init() {
+	register(command{
+		name:    "conform",
+		summary: "check a broker's produce path against Kafka's producer-state rules, over the wire",
+		run:     runConform,
+	})
+}
+
+const conformUsage = "usage: mirrorpath conform [--broker HOST:PORT] [--timeout D] [--keep-topics] [--json]"
+
+// conformReport is the --json output.
+type conformReport struct {
+	Broker       string           `json:"broker"`
+	KfakeVersion string           `json:"kfake_version,omitempty"`
+	Results      []conform.Result `json:"results"`
+	Agree        bool             `json:"agree"`
+}
+
+// runConform is `mirrorpath conform`: every case of conform.Cases run against
+// the broker at --broker, or against franz-go's in-process kfake broker on
+// 127.0.0.1 when none is given. Each case creates its own topic.
+//
+// Exit status: 0 every case agrees with Kafka (or is unsupported); 1 a case
+// diverges; 2 usage, or the broker cannot be reached or stops answering.
+func runConform(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	broker := fs.String("broker", "", "broker to check (`HOST:PORT`); empty starts kfake on 127.0.0.1")
+	timeout := fs.Duration("timeout", conform.DefaultRequestTimeout, "bound of every request (`D`)")
+	asJSON := fs.Bool("json", false, "write the results as JSON")
+	keep := fs.Bool("keep-topics", false, "leave each case's topic on the broker (deleted by default)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, conformUsage)
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 0 {
+		return usageError(fs, stderr, "unexpected arguments")
+	}
+	if *timeout <= 0 {
+		return usageError(fs, stderr, "--timeout must be positive")
+	}
+	rep := conformReport{Broker: *broker}
+	ctx := context.Background()
+	var t *conform.Target
+	if *broker == "" {
+		k, err := conform.StartKfake()
+		if err != nil {
+			fmt.Fprintln(stderr, "mirrorpath conform:", err)
+			return 2
+		}
+		defer k.Close()
+		rep.Broker, rep.KfakeVersion = "kfake "+k.Addr, conform.KfakeVersion()
+		if t, err = k.Dial(ctx, *timeout); err != nil {
+			fmt.Fprintln(stderr, "mirrorpath conform:", err)
+			return 2
+		}
+	} else {
+		if _, port, err := net.SplitHostPort(*broker); err != nil || port == "" {
+			return usageError(fs, stderr, fmt.Sprintf("--broker %q: want HOST:PORT", *broker))
+		}
+		var err error
+		if t, err = conform.Dial(ctx, *broker, *timeout); err != nil {
+			fmt.Fprintln(stderr, "mirrorpath conform:", err)
+			return 2
+		}
+	}
+	defer t.Close()
+	t.KeepTopics = *keep
+	prefix := "mirrorpath-conform-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-"
+	res, err := conform.Run(ctx, t, prefix, nil)
+	if err != nil {
+		// The broker stopped answering or refused to create a topic.
+		fmt.Fprintln(stderr, "mirrorpath conform:", err)
+		return 2
+	}
+	rep.Results, rep.Agree = res, true
+	for _, r := range res {
+		if r.Verdict == conform.Diverges {
+			rep.Agree = false
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintln(stderr, "mirrorpath conform:", err)
+			return 2
+		}
+	} else {
+		writeConformTable(stdout, rep)
+	}
+	if !rep.Agree {
+		return 1
+	}
+	return 0
+}
+
+func writeConformTable(w io.Writer, rep conformReport) {
+	fmt.Fprintf(w, "broker: %s", rep.Broker)
+	if rep.KfakeVersion != "" {
+		fmt.Fprintf(w, " (%s %s)", conform.KfakeModule, rep.KfakeVersion)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE\tKAFKA CLASS\tVERDICT")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Case, r.Class, r.Summary())
+	}
+	tw.Flush()
+	for _, r := range rep.Results {
+		if r.Diff == nil {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: %s\n", r.Case, r.Rule)
+		fmt.Fprintf(w, "  step:     %s\n", r.Diff.Step)
+		fmt.Fprintf(w, "  kafka:    %s\n", r.Diff.Kafka)
+		fmt.Fprintf(w, "  broker:   %s\n", r.Diff.Broker)
+		if r.Diff.Request != "" {
+			fmt.Fprintf(w, "  request:  %s\n", r.Diff.Request)
+		}
+		fmt.Fprintf(w, "  response: %s\n", r.Diff.Response)
+	}
+}
