@@ -1,0 +1,36 @@
+package appendpath
+
+import (
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
+)
+
+// A rebuild deletes every snapshot at or below the log start offset before
+// it loads one, as ProducerStateManager#truncateAndReload does
+// (snapshot.offset <= logStartOffset): a snapshot at the log start holds
+// producers whose batches are gone with the deleted segments, and Kafka
+// forgets them.
+func TestTruncateDropsSnapshotAtLogStart(t *testing.T) {
+	fs := vfs.NewMemFS()
+	p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1, RetainSegments: 1})
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 8})); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.LogStartOffset(); got != 1 {
+		t.Fatalf("log start %d, want 1 (segment 0 deleted)", got)
+	}
+	if err := p.Truncate(1); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.snaps.Offsets(); len(got) != 1 || got[0] != 1 {
+		// the rebuild's own snapshot at the log end is the only one
+		t.Fatalf("snapshots %v after truncation, want [1]", got)
+	}
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: 5})); err != nil {
+		t.Fatalf("pid 7 seq 5 after truncation: %v; Kafka forgot pid 7 and accepts it", err)
+	}
+}
