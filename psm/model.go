@@ -440,10 +440,12 @@ func (m *Model) Reset(p PartitionID) int {
 	return len(part.ongoing)
 }
 
+// Clear is the reset of ProducerStateManager#truncateAndReload: producers
+// and transactions go, the verification entries stay (Kafka keeps its
+// verificationStates across a truncation).
 func (m *Model) Clear(p PartitionID) {
 	part := m.part(p)
 	clear(part.producers)
-	clear(part.verification)
 	clear(part.ongoing)
 	clear(part.unreplicated)
 }

@@ -225,10 +225,13 @@ func (s *Store) Reset(p PartitionID) int {
 }
 
 // Clear empties p's tables outright, O(table slots), so that the rebuild or
-// snapshot load that follows inserts into clean tables.
+// snapshot load that follows inserts into clean tables. The verification
+// entries stay, as ProducerStateManager#truncateAndReload keeps them.
 func (s *Store) Clear(p PartitionID) {
 	sp := s.part(p)
+	verif := sp.verif
 	sp.resetProducers()
+	sp.verif = verif
 	for i := range sp.shards {
 		sp.shards[i].clear()
 	}

@@ -282,7 +282,9 @@ type Manager interface {
 	// verification entry is removed, open transactions are kept. It returns the
 	// number of open transactions kept.
 	Reset(p PartitionID) (keptOpenTxns int)
-	// Clear forgets everything about p (truncation before a rebuild).
+	// Clear forgets p's producers and transactions (the reset of
+	// ProducerStateManager#truncateAndReload, before a rebuild); p's
+	// verification entries stay, as Kafka keeps them across a truncation.
 	Clear(p PartitionID)
 	// StartVerification is maybeStartTransactionVerification: the
 	// sentinel when the producer has an open transaction at this epoch, else
@@ -314,8 +316,8 @@ type Manager interface {
 	// AppendSnapshot appends p's snapshot file (ProducerStateManager#writeSnapshot),
 	// entries sorted by PID.
 	AppendSnapshot(dst []byte, p PartitionID) []byte
-	// LoadSnapshot replaces p's state with the snapshot in src, dropping
-	// entries expired at nowMs. A corrupt src is an error matching
+	// LoadSnapshot replaces p's producers and transactions (Clear) with
+	// the snapshot in src, dropping entries expired at nowMs. A corrupt src is an error matching
 	// ErrCorruptSnapshot and leaves p unchanged.
 	LoadSnapshot(p PartitionID, src []byte, nowMs int64) error
 }
