@@ -65,6 +65,7 @@ func optionsFrom(b byte) Options {
 		BarrierApply:       BarrierApply(b >> 1 & 1),
 		VerifyTransactions: b>>2&1 == 1,
 		ExpirationMs:       int64(b>>3)*7 + 1,
+		Release:            Release(b >> 7),
 	}
 }
 

@@ -39,3 +39,38 @@ func TestTruncationKeepsVerificationEntries(t *testing.T) {
 		})
 	}
 }
+
+// UnifiedLog#hasOngoingTransaction decides whether a transactional batch
+// needs a verification guard. Kafka 4.0 (KAFKA-14563) counts an open
+// transaction only at the batch's epoch; Kafka 3.x at any epoch.
+func TestReleaseOngoingTransactionEpoch(t *testing.T) {
+	for _, rel := range []Release{Kafka4, Kafka3} {
+		t.Run(rel.String(), func(t *testing.T) {
+			forEachImpl(t, Options{VerifyTransactions: true, Release: rel}, func(t *testing.T, h *harness) {
+				a := h.m.Begin(h.p, Client)
+				a.SetGuard(h.m.StartVerification(h.p, 1, 0, 0, 0))
+				b := txnData(1, 0, 0, 1)
+				b.BaseOffset = h.next
+				if _, err := a.Add(&b); err != nil {
+					t.Fatal(err)
+				}
+				a.Commit()
+				h.next++
+				// Open transaction at epoch 0; a verification at epoch 1.
+				g := h.m.StartVerification(h.p, 1, 0, 1, 0)
+				if rel == Kafka3 && g != 0 {
+					t.Fatalf("Kafka 3: guard %d for a producer with an open transaction, want the sentinel", g)
+				}
+				if rel == Kafka4 && g == 0 {
+					t.Fatal("Kafka 4: the sentinel for an open transaction at another epoch")
+				}
+				// Epoch 1's batch without a guard.
+				if rel == Kafka3 {
+					h.ok(Client, txnData(1, 1, 0, 1))
+				} else {
+					h.fails(ErrInvalidTxnState, Client, txnData(1, 1, 0, 1))
+				}
+			})
+		})
+	}
+}

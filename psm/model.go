@@ -353,7 +353,7 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 	}
 	if (a.origin == Client || a.origin == Coordinator) && b.Transactional && !b.Control && a.m.opts.VerifyTransactions {
 		e := a.committed(pid)
-		ongoing := e != nil && e.txnFirst >= 0 && e.epoch == b.ProducerEpoch
+		ongoing := e != nil && a.m.opts.ongoing(e.txnFirst, e.epoch, b.ProducerEpoch)
 		var stored Guard
 		if v := a.part.verification[pid]; v != nil && !a.committedEmpty {
 			stored = v.guard
@@ -452,7 +452,7 @@ func (m *Model) Clear(p PartitionID) {
 
 func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard {
 	part := m.part(p)
-	if e := part.producers[pid]; e != nil && e.txnFirst >= 0 && e.epoch == epoch {
+	if e := part.producers[pid]; e != nil && m.opts.ongoing(e.txnFirst, e.epoch, epoch) {
 		return 0
 	}
 	v := part.verification[pid]

@@ -241,7 +241,7 @@ func (s *Store) Clear(p PartitionID) {
 
 func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard {
 	sp := s.part(p)
-	if sh, i := sp.lookup(pid); sh != nil && sh.slots[i].txnFirst >= 0 && sh.slots[i].epoch == epoch {
+	if sh, i := sp.lookup(pid); sh != nil && s.opts.ongoing(sh.slots[i].txnFirst, sh.slots[i].epoch, epoch) {
 		return 0
 	}
 	e := sp.verifEntry(pid)
@@ -743,7 +743,7 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 		}
 	}
 	if a.origin != Replication && b.Transactional && !b.Control && a.s.opts.VerifyTransactions {
-		ongoing := cv != nil && cv.txnFirst >= 0 && cv.epoch == b.ProducerEpoch
+		ongoing := cv != nil && a.s.opts.ongoing(cv.txnFirst, cv.epoch, b.ProducerEpoch)
 		var stored Guard
 		if e := sp.verifEntry(pid); e != nil && !a.committedEmpty {
 			stored = e.guard

@@ -2,6 +2,7 @@ package psm
 
 import (
 	"iter"
+	"strconv"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/storage"
@@ -89,6 +90,45 @@ type Options struct {
 	// returned by StartVerification. Off by default here because the append
 	// path has no transaction coordinator to ask; Kafka's default is on.
 	VerifyTransactions bool
+	// Release is the Kafka release whose rules apply where they changed
+	// between releases still in use; the zero value is Kafka4.
+	Release Release
+}
+
+// Release names the Apache Kafka release line whose producer-state rules
+// apply where a rule changed between 3.x and 4.x (docs/producer-state.md,
+// "Which Kafka"). Every other rule is the same in both.
+type Release uint8
+
+const (
+	// Kafka4 is Apache Kafka 4.0 and later (the default). A transaction
+	// counts as ongoing for the verification guard only at the batch's
+	// epoch: UnifiedLog#hasOngoingTransaction(producerId, producerEpoch),
+	// KAFKA-14563.
+	Kafka4 Release = iota
+	// Kafka3 is Apache Kafka 3.6 to 3.9 (KIP-890 verification without
+	// KAFKA-14563): an open transaction at any epoch counts as ongoing, so
+	// a transactional batch of a higher epoch needs no guard and
+	// StartVerification hands out the sentinel.
+	Kafka3
+)
+
+func (r Release) String() string {
+	switch r {
+	case Kafka4:
+		return "kafka4"
+	case Kafka3:
+		return "kafka3"
+	}
+	return "Release(" + strconv.Itoa(int(r)) + ")"
+}
+
+// ongoing is UnifiedLog#hasOngoingTransaction for a producer whose entry
+// has open transaction txnFirst (-1: none) at epoch entryEpoch, asked for a
+// batch or verification of epoch: Kafka 4 compares the epochs (KAFKA-14563),
+// Kafka 3 does not.
+func (o Options) ongoing(txnFirst int64, entryEpoch, epoch int16) bool {
+	return txnFirst >= 0 && (o.Release == Kafka3 || entryEpoch == epoch)
 }
 
 func (o Options) withDefaults() Options {
