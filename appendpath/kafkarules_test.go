@@ -2,7 +2,9 @@ package appendpath
 
 import (
 	"testing"
+	"time"
 
+	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
@@ -32,5 +34,30 @@ func TestTruncateDropsSnapshotAtLogStart(t *testing.T) {
 	}
 	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: 5})); err != nil {
 		t.Fatalf("pid 7 seq 5 after truncation: %v; Kafka forgot pid 7 and accepts it", err)
+	}
+}
+
+// UnifiedLog#hasLateTransaction through the partition's clock.
+func TestPartitionHasLateTransaction(t *testing.T) {
+	now := testNow()
+	p := mustOpen(t, Config{Now: func() time.Time { return now }})
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, txn: true})); err != nil {
+		t.Fatal(err)
+	}
+	ts := time.UnixMilli(1700000000000) // the batch's timestamp (mkBatch)
+	bound := time.Duration(psm.DefaultMaxTransactionTimeoutMs+psm.LateTransactionBufferMs) * time.Millisecond
+	now = ts.Add(bound)
+	if p.HasLateTransaction() {
+		t.Fatal("late at exactly the bound")
+	}
+	now = now.Add(time.Millisecond)
+	if !p.HasLateTransaction() {
+		t.Fatal("not late past the bound")
+	}
+	if _, err := p.AppendCoordinator(mkMarker(7, 0, 0, false)); err != nil {
+		t.Fatal(err)
+	}
+	if p.HasLateTransaction() {
+		t.Fatal("late after the commit")
 	}
 }

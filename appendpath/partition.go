@@ -726,6 +726,16 @@ func (p *Partition) LastStableOffset() int64 {
 	return p.lso()
 }
 
+// HasLateTransaction reports a transaction open longer than
+// transaction.max.timeout.ms plus Kafka's buffer at the partition's clock
+// (UnifiedLog#hasLateTransaction, the broker's hanging-transaction metric;
+// psm.Manager.HasLateTransaction).
+func (p *Partition) HasLateTransaction() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.psm.HasLateTransaction(p.id, p.now().UnixMilli())
+}
+
 func (p *Partition) lso() int64 {
 	return max(p.psm.LastStableOffset(p.id, p.hw), p.log.Start())
 }

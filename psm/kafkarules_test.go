@@ -74,3 +74,62 @@ func TestReleaseOngoingTransactionEpoch(t *testing.T) {
 		})
 	}
 }
+
+// ProducerStateManagerTest#testHasLateTransaction: the oldest open
+// transaction's producer timestamp decides; completing it hands the
+// question to the next one.
+func TestHasLateTransaction(t *testing.T) {
+	const maxTimeout = 60000
+	late := int64(maxTimeout + LateTransactionBufferMs)
+	forEachImpl(t, Options{MaxTransactionTimeoutMs: maxTimeout}, func(t *testing.T, h *harness) {
+		now := int64(1_700_000_000_000)
+		at := func(b Batch) Batch {
+			b.MaxTimestamp, b.ControlTimestamp = now, now
+			return b
+		}
+		check := func(want bool) {
+			t.Helper()
+			if got := h.m.HasLateTransaction(h.p, now); got != want {
+				t.Fatalf("HasLateTransaction at %d = %v, want %v", now, got, want)
+			}
+		}
+		h.ok(Client, at(txnData(39, 2, 0, 1)))
+		check(false)
+		now += 500
+		h.ok(Client, at(txnData(57, 9, 0, 1)))
+		check(false)
+		now += late - 500 // exactly the bound for pid 39: not yet late (>)
+		check(false)
+		now++
+		check(true) // only the first transaction is late
+		now += 500
+		check(true) // both are
+		h.ok(Coordinator, at(marker(39, 2, false, 0)))
+		check(true) // pid 57's is late too
+		h.ok(Coordinator, at(marker(57, 9, false, 0)))
+		check(false)
+	})
+}
+
+// ProducerStateManagerTest#testHasLateTransactionInitializedAfterReload:
+// the open transactions of a loaded snapshot count, with their producers'
+// timestamps.
+func TestHasLateTransactionAfterSnapshotLoad(t *testing.T) {
+	late := int64(DefaultMaxTransactionTimeoutMs + LateTransactionBufferMs)
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		b := txnData(39, 2, 0, 1)
+		b.MaxTimestamp = 1_700_000_000_000
+		h.ok(Client, b)
+		snap := h.m.AppendSnapshot(nil, h.p)
+		h.m.Clear(h.p)
+		if h.m.HasLateTransaction(h.p, b.MaxTimestamp+late+1) {
+			t.Fatal("late transaction after Clear")
+		}
+		if err := h.m.LoadSnapshot(h.p, snap, b.MaxTimestamp); err != nil {
+			t.Fatal(err)
+		}
+		if h.m.HasLateTransaction(h.p, b.MaxTimestamp+late) || !h.m.HasLateTransaction(h.p, b.MaxTimestamp+late+1) {
+			t.Fatal("the loaded open transaction is not late exactly past the bound")
+		}
+	})
+}

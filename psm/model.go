@@ -450,6 +450,21 @@ func (m *Model) Clear(p PartitionID) {
 	clear(part.unreplicated)
 }
 
+// HasLateTransaction reads the oldest open transaction's producer entry as
+// ProducerStateManager#updateOldestTxnTimestamp does (no entry: -1).
+func (m *Model) HasLateTransaction(p PartitionID, nowMs int64) bool {
+	part := m.part(p)
+	if len(part.ongoing) == 0 {
+		return false
+	}
+	oldest := sortedTxns(part.ongoing)[0]
+	lastTs := int64(-1)
+	if e := part.producers[oldest.ProducerID]; e != nil {
+		lastTs = e.lastTimestamp
+	}
+	return m.opts.late(lastTs, nowMs)
+}
+
 func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard {
 	part := m.part(p)
 	if e := part.producers[pid]; e != nil && m.opts.ongoing(e.txnFirst, e.epoch, epoch) {

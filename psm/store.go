@@ -258,6 +258,20 @@ func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 	return e.guard
 }
 
+// HasLateTransaction reads the oldest open transaction's producer entry as
+// ProducerStateManager#updateOldestTxnTimestamp does (no entry: -1).
+func (s *Store) HasLateTransaction(p PartitionID, nowMs int64) bool {
+	sp := s.part(p)
+	if len(sp.ongoing) == 0 {
+		return false
+	}
+	lastTs := int64(-1)
+	if sh, i := sp.lookup(sp.ongoing[0].ProducerID); sh != nil {
+		lastTs = sh.slots[i].lastTs
+	}
+	return s.opts.late(lastTs, nowMs)
+}
+
 func (s *Store) Producer(p PartitionID, pid int64) (ProducerInfo, bool) {
 	if sh, i := s.part(p).lookup(pid); sh != nil {
 		return sh.info(i), true

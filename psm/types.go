@@ -76,6 +76,14 @@ const (
 	NumBatchesToRetain  = 5        // ProducerStateEntry.NUM_BATCHES_TO_RETAIN
 )
 
+// The bound of HasLateTransaction (ProducerStateManager#hasLateTransaction).
+const (
+	// DefaultMaxTransactionTimeoutMs is transaction.max.timeout.ms.
+	DefaultMaxTransactionTimeoutMs = 900000
+	// LateTransactionBufferMs is ProducerStateManager.LATE_TRANSACTION_BUFFER_MS.
+	LateTransactionBufferMs = 5 * 60 * 1000
+)
+
 // Options configure a Store or a Model. The zero value is Kafka's stock
 // behaviour with the default expiration.
 type Options struct {
@@ -90,6 +98,9 @@ type Options struct {
 	// returned by StartVerification. Off by default here because the append
 	// path has no transaction coordinator to ask; Kafka's default is on.
 	VerifyTransactions bool
+	// MaxTransactionTimeoutMs is transaction.max.timeout.ms, the bound of
+	// HasLateTransaction; values below 1 mean the default.
+	MaxTransactionTimeoutMs int64
 	// Release is the Kafka release whose rules apply where they changed
 	// between releases still in use; the zero value is Kafka4.
 	Release Release
@@ -135,7 +146,16 @@ func (o Options) withDefaults() Options {
 	if o.ExpirationMs < 1 {
 		o.ExpirationMs = DefaultExpirationMs
 	}
+	if o.MaxTransactionTimeoutMs < 1 {
+		o.MaxTransactionTimeoutMs = DefaultMaxTransactionTimeoutMs
+	}
 	return o
+}
+
+// late is the test of ProducerStateManager#hasLateTransaction on the last
+// timestamp of the oldest open transaction's producer (-1: none).
+func (o Options) late(lastTs, nowMs int64) bool {
+	return lastTs > 0 && nowMs-lastTs > o.MaxTransactionTimeoutMs+LateTransactionBufferMs
 }
 
 func (o Options) tracks(pid int64) bool {
@@ -353,6 +373,11 @@ type Manager interface {
 	// timestamp is at least ExpirationMs before nowMs, and verification
 	// entries as old. It returns the number of producers removed.
 	ExpireProducers(p PartitionID, nowMs int64) int
+	// HasLateTransaction is ProducerStateManager#hasLateTransaction (the
+	// broker's hanging-transaction metric): the producer of p's oldest open
+	// transaction (by first offset) has a last timestamp above 0 and more
+	// than MaxTransactionTimeoutMs + LateTransactionBufferMs before nowMs.
+	HasLateTransaction(p PartitionID, nowMs int64) bool
 	// AppendSnapshot appends p's snapshot file (ProducerStateManager#writeSnapshot),
 	// entries sorted by PID.
 	AppendSnapshot(dst []byte, p PartitionID) []byte
