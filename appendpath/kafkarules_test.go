@@ -1,10 +1,12 @@
 package appendpath
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
@@ -59,5 +61,38 @@ func TestPartitionHasLateTransaction(t *testing.T) {
 	}
 	if p.HasLateTransaction() {
 		t.Fatal("late after the commit")
+	}
+}
+
+// LogLoader#load removes the stray snapshots (ProducerStateManager
+// #removeStraySnapshots with the segment base offsets) before the rebuild:
+// a snapshot at no segment's base goes, the clean shutdown's at the log end
+// stays and is the one loaded.
+func TestOpenRemovesStraySnapshots(t *testing.T) {
+	fs := vfs.NewMemFS()
+	cfg := Config{Dir: "/l", FS: fs}
+	p := mustOpen(t, cfg)
+	for seq := range int32(3) {
+		if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: seq})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean, err := fs.ReadFile(storage.FileName("/l", 3, storage.SnapshotSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.WriteFile(storage.FileName("/l", 1, storage.SnapshotSuffix), clean, true); err != nil {
+		t.Fatal(err)
+	}
+	p = mustOpen(t, cfg)
+	defer p.Close()
+	if got := p.snaps.Offsets(); !slices.Equal(got, []int64{3}) {
+		t.Fatalf("snapshots after open %v, want [3] (1 is at no segment base and not the newest)", got)
+	}
+	if r := p.Recovery(); r.Snapshot != 3 {
+		t.Fatalf("loaded snapshot %d, want 3", r.Snapshot)
 	}
 }

@@ -212,6 +212,15 @@ func Open(cfg Config) (*Partition, error) {
 		p.hw = 0
 		return p, nil
 	}
+	// LogLoader#load: ProducerStateManager#removeStraySnapshots with the
+	// segment base offsets, then the rebuild.
+	bases := make([]int64, l.Segments())
+	for i := range bases {
+		bases[i] = l.SegmentBase(i)
+	}
+	if err := p.snaps.RemoveStray(bases); err != nil {
+		return nil, err
+	}
 	if err := p.snaps.RemoveAbove(l.End()); err != nil {
 		return nil, err
 	}
