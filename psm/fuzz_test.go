@@ -177,6 +177,13 @@ func (d *diff) run() {
 					next += int64(b.LastOffsetDelta) + 1
 				}
 			}
+			for _, pid := range fuzzPIDs {
+				mi, mok := ma.Pending(pid)
+				si, sok := sa.Pending(pid)
+				if mok != sok || mi != si {
+					d.fail("Pending(%d): model %+v %v store %+v %v", pid, mi, mok, si, sok)
+				}
+			}
 			if op%4 == 3 {
 				d.trace(p, "abort", Batch{}, 0)
 				ma.Abort()

@@ -133,3 +133,53 @@ func TestHasLateTransactionAfterSnapshotLoad(t *testing.T) {
 		}
 	})
 }
+
+// ProducerStateManagerTest#testPrepareUpdateDoesNotMutate: an append's
+// batches change nothing committed until Commit, and the pending entry
+// (ProducerAppendInfo#toEntry) already holds them: the new scalars and only
+// this append's batches. Plain data (the Store's fast path) and a
+// transactional batch (its general path) alike.
+func TestPendingEntryBeforeCommit(t *testing.T) {
+	for _, txn := range []bool{false, true} {
+		name := "data"
+		if txn {
+			name = "txn"
+		}
+		t.Run(name, func(t *testing.T) {
+			forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+				h.ok(Client, data(5, 0, 0, 2))
+				a := h.m.Begin(h.p, Client)
+				if _, ok := a.Pending(5); ok {
+					t.Fatal("pending entry before any batch")
+				}
+				b := data(5, 0, 2, 3)
+				b.Transactional, b.BaseOffset, b.MaxTimestamp = txn, h.next, 1500
+				if _, err := a.Add(&b); err != nil {
+					t.Fatal(err)
+				}
+				if got := h.producer(5); got.LastSeq() != 1 || got.NumBatches != 1 || got.TxnFirstOffset != -1 {
+					t.Fatalf("committed entry changed before Commit: %+v", got)
+				}
+				in, ok := a.Pending(5)
+				if !ok {
+					t.Fatal("no pending entry")
+				}
+				wantTxn := int64(-1)
+				if txn {
+					wantTxn = h.next
+				}
+				if in.ProducerID != 5 || in.Epoch != 0 || in.LastSeq() != 4 || in.NumBatches != 1 ||
+					in.LastTimestamp != 1500 || in.TxnFirstOffset != wantTxn || in.Batches[0].LastOffset != h.next+2 {
+					t.Fatalf("pending entry %+v", in)
+				}
+				if _, ok := a.Pending(6); ok {
+					t.Fatal("pending entry of a producer with no batch in the append")
+				}
+				a.Commit()
+				if got := h.producer(5); got.LastSeq() != 4 || got.NumBatches != 2 {
+					t.Fatalf("after Commit %+v", got)
+				}
+			})
+		})
+	}
+}

@@ -293,6 +293,15 @@ func (m *Model) Begin(p PartitionID, origin Origin) Appender {
 
 func (a *modelAppend) SetGuard(g Guard) { a.guard = g }
 
+// Pending is ProducerAppendInfo#toEntry: the updated entry.
+func (a *modelAppend) Pending(pid int64) (ProducerInfo, bool) {
+	ai := a.infos[pid]
+	if ai == nil {
+		return ProducerInfo{}, false
+	}
+	return ai.upd.info(), true
+}
+
 func (a *modelAppend) committed(pid int64) *modelEntry {
 	if a.committedEmpty {
 		return nil

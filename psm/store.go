@@ -580,6 +580,43 @@ func (a *StoreAppender) clearPending() {
 
 func (a *StoreAppender) SetGuard(g Guard) { a.guard = g }
 
+// Pending is ProducerAppendInfo#toEntry. A general-path append keeps it in
+// its pending entry; a fast-path one as batches against the committed slot
+// (plain data batches: epoch, window and timestamp change, nothing else).
+func (a *StoreAppender) Pending(pid int64) (ProducerInfo, bool) {
+	for i := range a.pend {
+		if w := &a.pend[i]; w.pid == pid {
+			return w.upd.info(pid), true
+		}
+	}
+	if !a.fastSet || a.general {
+		return ProducerInfo{}, false
+	}
+	var v slotVal
+	found := false
+	for i := -1; i < len(a.more); i++ {
+		f := &a.fast
+		if i >= 0 {
+			f = &a.more[i]
+		}
+		if f.pid != pid {
+			continue
+		}
+		if !found {
+			s := &a.part.shards[f.shard].slots[f.slot]
+			v = slotVal{lastTs: s.lastTs, txnFirst: s.txnFirst, coordEpoch: s.coordEpoch, epoch: s.epoch}
+			found = true
+		}
+		v.maybeUpdateEpoch(f.epoch)
+		v.push(f.m)
+		v.lastTs = f.m.Timestamp
+	}
+	if !found {
+		return ProducerInfo{}, false
+	}
+	return v.info(pid), true
+}
+
 func (a *StoreAppender) findPending(pid int64, h uint64) int {
 	if len(a.pend) <= linearPending {
 		for i := range a.pend {

@@ -317,6 +317,12 @@ type Appender interface {
 	// pointers, not values, because 64- to 80-byte structs copied through an
 	// interface call cost more than the Store's whole update (results/psm.md).
 	Add(b *Batch) (*Outcome, error)
+	// Pending returns pid's pending entry before Commit: ProducerAppendInfo
+	// #toEntry, the committed entry's scalars as the accepted batches of
+	// this append left them, with only this append's batches cached. ok is
+	// false when no accepted batch of this append is pid's. For inspection
+	// (Kafka's ProducerStateManagerTest reads it); not on the hot path.
+	Pending(pid int64) (ProducerInfo, bool)
 	// Commit applies every accepted batch (after the log write succeeded).
 	Commit() *Committed
 	// Abort discards the append.
