@@ -392,12 +392,13 @@ func (it *RecordIter) Timestamp(r *Record) int64 {
 	return it.batch.BaseTimestamp() + r.TimestampDelta
 }
 
-// Sequence is r's sequence (DefaultRecord#sequence): NoSequence when the
-// batch's baseSequence is, else baseSequence advanced by r's offsetDelta
-// with wrap-around (DefaultRecordBatch.incrementSequence); NoSequence with
-// no batch bound (In).
+// Sequence is r's sequence as DefaultRecord.readFrom computes it:
+// NoSequence when the batch's baseSequence is negative (any negative value,
+// not only -1), else baseSequence advanced by r's offsetDelta with
+// wrap-around (DefaultRecordBatch.incrementSequence); NoSequence with no
+// batch bound (In).
 func (it *RecordIter) Sequence(r *Record) int32 {
-	if it.batch == nil || it.batch.BaseSequence() == NoSequence {
+	if it.batch == nil || it.batch.BaseSequence() < 0 {
 		return NoSequence
 	}
 	return IncrementSequence(it.batch.BaseSequence(), r.OffsetDelta)

@@ -23,6 +23,7 @@ func TestRecordIterAbsoluteFields(t *testing.T) {
 		{"CreateTime", 0, 10, CompressionNone, []int32{10, 11, 12}, []int64{1000, 1007, 1003}},
 		{"SequenceWraps", 0, math.MaxInt32 - 1, CompressionNone, []int32{math.MaxInt32 - 1, math.MaxInt32, 0}, []int64{1000, 1007, 1003}},
 		{"NoSequence", 0, NoSequence, CompressionNone, []int32{-1, -1, -1}, []int64{1000, 1007, 1003}},
+		{"NegativeSequence", 0, -5, CompressionNone, []int32{-1, -1, -1}, []int64{1000, 1007, 1003}}, // baseSequence >= 0 ? ... : NO_SEQUENCE
 		{"LogAppendTime", AttrLogAppendTime, 0, CompressionNone, []int32{0, 1, 2}, []int64{5000, 5000, 5000}},
 		{"Compressed", 0, 4, CompressionGzip, []int32{4, 5, 6}, []int64{1000, 1007, 1003}},
 	} {
