@@ -213,6 +213,15 @@ func Open(cfg Config) (*Partition, error) {
 		p.hw = 0
 		return p, nil
 	}
+	// LogLoader#load: ProducerStateManager#removeStraySnapshots with the
+	// segment base offsets, then the rebuild.
+	bases := make([]int64, l.Segments())
+	for i := range bases {
+		bases[i] = l.SegmentBase(i)
+	}
+	if err := p.snaps.RemoveStray(bases); err != nil {
+		return nil, err
+	}
 	if err := p.snaps.RemoveAbove(l.End()); err != nil {
 		return nil, err
 	}
@@ -727,6 +736,16 @@ func (p *Partition) LastStableOffset() int64 {
 	return p.lso()
 }
 
+// HasLateTransaction reports a transaction open longer than
+// transaction.max.timeout.ms plus Kafka's buffer at the partition's clock
+// (UnifiedLog#hasLateTransaction, the broker's hanging-transaction metric;
+// psm.Manager.HasLateTransaction).
+func (p *Partition) HasLateTransaction() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.psm.HasLateTransaction(p.id, p.now().UnixMilli())
+}
+
 func (p *Partition) lso() int64 {
 	return max(p.psm.LastStableOffset(p.id, p.hw), p.log.Start())
 }
@@ -950,18 +969,30 @@ func (p *Partition) Rebuild() error {
 }
 
 // rebuild is rebuildProducerState (Kafka's ProducerStateManager and
-// LogLoader): clear, load the newest snapshot at or below the log end
-// (corrupt ones are deleted and the next older tried), replay every later
+// LogLoader): delete the snapshots out of (log start, log end], clear,
+// load the newest snapshot left (corrupt ones are deleted and the next
+// older tried), replay every later
 // batch with REPLICATION rules, one by one (barriers in exact order) or,
 // under psm.Prototype, a segment per Appender (replaySegments), then
 // snapshot at the log end. With
 // reindex the .txnindex entries of the replayed range are rewritten from the
 // replay (recovery after a crash, when they may be missing).
 func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
+	// ProducerStateManager#truncateAndReload first deletes every snapshot
+	// out of range: past the log end, and at or below the log start (<=: a
+	// snapshot at the log start is never loaded; its producers are rebuilt
+	// from the log, so those whose batches went with deleted segments are
+	// forgotten).
+	if err := p.snaps.RemoveAbove(p.log.End()); err != nil {
+		return err
+	}
+	if err := p.snaps.RemoveBelow(p.log.Start() + 1); err != nil {
+		return err
+	}
 	p.psm.Clear(p.id)
 	from := p.log.Start()
 	nowMs := p.now().UnixMilli()
-	o, err := p.snaps.LoadNewest(p.log.Start(), p.log.End(), func(data []byte) error {
+	o, err := p.snaps.LoadNewest(p.log.Start()+1, p.log.End(), func(data []byte) error {
 		return p.psm.LoadSnapshot(p.id, data, nowMs)
 	}, func(err error) bool { return errors.Is(err, psm.ErrCorruptSnapshot) })
 	if err != nil {

@@ -89,7 +89,7 @@ func (b Batch) OpenRecords(buf []byte, limit int) (RecordIter, []byte, error) {
 	if err != nil {
 		return RecordIter{err: err}, out, err
 	}
-	return NewRecordIter(out, n), out, nil
+	return NewRecordIter(out, n).In(b), out, nil
 }
 
 // readCapped reads r to EOF into dst[:0] (see appendReadCapped).

@@ -355,7 +355,53 @@ type RecordIter struct {
 	left    int32
 	pos     int
 	err     error
-	partial bool // NewPartialRecordIter: Kafka's partial read (partial.go)
+	partial bool  // NewPartialRecordIter: Kafka's partial read (partial.go)
+	batch   Batch // the header the records belong to (In), nil if none
+}
+
+// In returns it bound to the batch whose records it walks, for Offset,
+// Timestamp and Sequence; only b's header is read. Batch.Records and
+// Batch.OpenRecords bind their iterators already.
+func (it RecordIter) In(b Batch) RecordIter {
+	if len(b) >= HeaderSize {
+		it.batch = b[:HeaderSize:HeaderSize]
+	}
+	return it
+}
+
+// Offset is r's absolute offset, the batch's baseOffset plus r's
+// offsetDelta (DefaultRecord#offset); with no batch bound (In), the
+// offsetDelta.
+func (it *RecordIter) Offset(r *Record) int64 {
+	if it.batch == nil {
+		return int64(r.OffsetDelta)
+	}
+	return it.batch.BaseOffset() + int64(r.OffsetDelta)
+}
+
+// Timestamp is r's timestamp as DefaultRecordBatch's iterator gives it: the
+// batch's maxTimestamp under LogAppendTime, else its baseTimestamp plus r's
+// timestampDelta; with no batch bound (In), the timestampDelta.
+func (it *RecordIter) Timestamp(r *Record) int64 {
+	switch {
+	case it.batch == nil:
+		return r.TimestampDelta
+	case it.batch.Attributes().LogAppendTime():
+		return it.batch.MaxTimestamp()
+	}
+	return it.batch.BaseTimestamp() + r.TimestampDelta
+}
+
+// Sequence is r's sequence as DefaultRecord.readFrom computes it:
+// NoSequence when the batch's baseSequence is negative (any negative value,
+// not only -1), else baseSequence advanced by r's offsetDelta with
+// wrap-around (DefaultRecordBatch.incrementSequence); NoSequence with no
+// batch bound (In).
+func (it *RecordIter) Sequence(r *Record) int32 {
+	if it.batch == nil || it.batch.BaseSequence() < 0 {
+		return NoSequence
+	}
+	return IncrementSequence(it.batch.BaseSequence(), r.OffsetDelta)
 }
 
 // NewRecordIter iterates count records encoded back to back in records: the
@@ -378,7 +424,7 @@ func (b Batch) Records() RecordIter {
 	if n > 0 && b.Compression() != CompressionNone {
 		return RecordIter{err: ErrCompressed}
 	}
-	return NewRecordIter(b[HeaderSize:], n)
+	return NewRecordIter(b[HeaderSize:], n).In(b)
 }
 
 // Next returns the next record, io.EOF after the last one, or the first

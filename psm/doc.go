@@ -2,6 +2,16 @@
 // ProducerAppendInfo and ProducerStateEntry (docs/producer-state.md), plus the
 // MIRROR_PID_RESET barrier of cluster mirroring (docs/strategies.md).
 //
+// # Which Kafka
+//
+// The rules are Apache Kafka 4.0's and later's. Where a rule changed
+// between the 3.x and 4.x lines still in use, Options.Release picks the
+// line: Kafka4 (the default) or Kafka3 (3.6 to 3.9). The one such rule
+// is UnifiedLog#hasOngoingTransaction for the KIP-890 verification guard,
+// which since KAFKA-14563 (4.0) counts an open transaction only at the
+// batch's epoch. docs/producer-state.md ("Which Kafka") lists the
+// differences and the Kafka commit the rules were checked against.
+//
 // # Two implementations, one behaviour
 //
 // Model is the reference: Go maps and pointers, one function per Kafka

@@ -66,6 +66,7 @@ func optionsFrom(b byte) Options {
 		BarrierApply:       BarrierApply(b >> 1 & 1),
 		VerifyTransactions: b>>2&1 == 1,
 		ExpirationMs:       int64(b>>3)*7 + 1,
+		Release:            Release(b >> 7),
 	}
 }
 
@@ -121,6 +122,20 @@ func (d *diff) compareState(p PartitionID) {
 	if mf != sf || mok != sok {
 		d.fail("FUO model %d %v store %d %v", mf, mok, sf, sok)
 	}
+	// HasLateTransaction on both sides of the bound of the oldest open
+	// transaction's producer.
+	bound := int64(DefaultMaxTransactionTimeoutMs + LateTransactionBufferMs)
+	nows := []int64{d.now}
+	if txns := d.model.OpenTxns(nil, p); len(txns) > 0 {
+		if in, ok := d.model.Producer(p, txns[0].ProducerID); ok {
+			nows = append(nows, in.LastTimestamp+bound, in.LastTimestamp+bound+1)
+		}
+	}
+	for _, now := range nows {
+		if a, b := d.model.HasLateTransaction(p, now), d.store.HasLateTransaction(d.base+p, now); a != b {
+			d.fail("HasLateTransaction(%d) model %v store %v", now, a, b)
+		}
+	}
 	hw := d.next[p] / 2
 	if a, b := d.model.LastStableOffset(p, hw), d.store.LastStableOffset(d.base+p, hw); a != b {
 		d.fail("LSO model %d store %d", a, b)
@@ -161,6 +176,13 @@ func (d *diff) run() {
 				}
 				if merr == nil && !val(mo).Duplicate.Found {
 					next += int64(b.LastOffsetDelta) + 1
+				}
+			}
+			for _, pid := range fuzzPIDs {
+				mi, mok := ma.Pending(pid)
+				si, sok := sa.Pending(pid)
+				if mok != sok || mi != si {
+					d.fail("Pending(%d): model %+v %v store %+v %v", pid, mi, mok, si, sok)
 				}
 			}
 			if op%4 == 3 {

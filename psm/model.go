@@ -293,6 +293,15 @@ func (m *Model) Begin(p PartitionID, origin Origin) Appender {
 
 func (a *modelAppend) SetGuard(g Guard) { a.guard = g }
 
+// Pending is ProducerAppendInfo#toEntry: the updated entry.
+func (a *modelAppend) Pending(pid int64) (ProducerInfo, bool) {
+	ai := a.infos[pid]
+	if ai == nil {
+		return ProducerInfo{}, false
+	}
+	return ai.upd.info(), true
+}
+
 func (a *modelAppend) committed(pid int64) *modelEntry {
 	if a.committedEmpty {
 		return nil
@@ -353,7 +362,7 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 	}
 	if (a.origin == Client || a.origin == Coordinator) && b.Transactional && !b.Control && a.m.opts.VerifyTransactions {
 		e := a.committed(pid)
-		ongoing := e != nil && e.txnFirst >= 0 && e.epoch == b.ProducerEpoch
+		ongoing := e != nil && a.m.opts.ongoing(e.txnFirst, e.epoch, b.ProducerEpoch)
 		var stored Guard
 		if v := a.part.verification[pid]; v != nil && !a.committedEmpty {
 			stored = v.guard
@@ -440,17 +449,34 @@ func (m *Model) Reset(p PartitionID) int {
 	return len(part.ongoing)
 }
 
+// Clear is the reset of ProducerStateManager#truncateAndReload: producers
+// and transactions go, the verification entries stay (Kafka keeps its
+// verificationStates across a truncation).
 func (m *Model) Clear(p PartitionID) {
 	part := m.part(p)
 	clear(part.producers)
-	clear(part.verification)
 	clear(part.ongoing)
 	clear(part.unreplicated)
 }
 
+// HasLateTransaction reads the oldest open transaction's producer entry as
+// ProducerStateManager#updateOldestTxnTimestamp does (no entry: -1).
+func (m *Model) HasLateTransaction(p PartitionID, nowMs int64) bool {
+	part := m.part(p)
+	if len(part.ongoing) == 0 {
+		return false
+	}
+	oldest := sortedTxns(part.ongoing)[0]
+	lastTs := int64(-1)
+	if e := part.producers[oldest.ProducerID]; e != nil {
+		lastTs = e.lastTimestamp
+	}
+	return m.opts.late(lastTs, nowMs)
+}
+
 func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard {
 	part := m.part(p)
-	if e := part.producers[pid]; e != nil && e.txnFirst >= 0 && e.epoch == epoch {
+	if e := part.producers[pid]; e != nil && m.opts.ongoing(e.txnFirst, e.epoch, epoch) {
 		return 0
 	}
 	v := part.verification[pid]

@@ -131,9 +131,10 @@ func (nopManager) Begin(PartitionID, Origin) Appender { return nopAppender{} }
 func (nopManager) Update(PartitionID, Origin, *Batch) (*Outcome, *Committed, error) {
 	return &nopOutcome, &nopCommitted, nil
 }
-func (nopAppender) SetGuard(Guard)               {}
-func (nopAppender) Add(*Batch) (*Outcome, error) { return &nopOutcome, nil }
-func (nopAppender) Commit() *Committed           { return &nopCommitted }
+func (nopAppender) SetGuard(Guard)                     {}
+func (nopAppender) Add(*Batch) (*Outcome, error)       { return &nopOutcome, nil }
+func (nopAppender) Pending(int64) (ProducerInfo, bool) { return ProducerInfo{}, false }
+func (nopAppender) Commit() *Committed                 { return &nopCommitted }
 
 var (
 	nopOutcome   Outcome

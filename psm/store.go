@@ -225,10 +225,13 @@ func (s *Store) Reset(p PartitionID) int {
 }
 
 // Clear empties p's tables outright, O(table slots), so that the rebuild or
-// snapshot load that follows inserts into clean tables.
+// snapshot load that follows inserts into clean tables. The verification
+// entries stay, as ProducerStateManager#truncateAndReload keeps them.
 func (s *Store) Clear(p PartitionID) {
 	sp := s.part(p)
+	verif := sp.verif
 	sp.resetProducers()
+	sp.verif = verif
 	for i := range sp.shards {
 		sp.shards[i].clear()
 	}
@@ -238,7 +241,7 @@ func (s *Store) Clear(p PartitionID) {
 
 func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard {
 	sp := s.part(p)
-	if sh, i := sp.lookup(pid); sh != nil && sh.slots[i].txnFirst >= 0 && sh.slots[i].epoch == epoch {
+	if sh, i := sp.lookup(pid); sh != nil && s.opts.ongoing(sh.slots[i].txnFirst, sh.slots[i].epoch, epoch) {
 		return 0
 	}
 	e := sp.verifEntry(pid)
@@ -253,6 +256,20 @@ func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 		e.lowestSeq = seq
 	}
 	return e.guard
+}
+
+// HasLateTransaction reads the oldest open transaction's producer entry as
+// ProducerStateManager#updateOldestTxnTimestamp does (no entry: -1).
+func (s *Store) HasLateTransaction(p PartitionID, nowMs int64) bool {
+	sp := s.part(p)
+	if len(sp.ongoing) == 0 {
+		return false
+	}
+	lastTs := int64(-1)
+	if sh, i := sp.lookup(sp.ongoing[0].ProducerID); sh != nil {
+		lastTs = sh.slots[i].lastTs
+	}
+	return s.opts.late(lastTs, nowMs)
 }
 
 func (s *Store) Producer(p PartitionID, pid int64) (ProducerInfo, bool) {
@@ -563,6 +580,43 @@ func (a *StoreAppender) clearPending() {
 
 func (a *StoreAppender) SetGuard(g Guard) { a.guard = g }
 
+// Pending is ProducerAppendInfo#toEntry. A general-path append keeps it in
+// its pending entry; a fast-path one as batches against the committed slot
+// (plain data batches: epoch, window and timestamp change, nothing else).
+func (a *StoreAppender) Pending(pid int64) (ProducerInfo, bool) {
+	for i := range a.pend {
+		if w := &a.pend[i]; w.pid == pid {
+			return w.upd.info(pid), true
+		}
+	}
+	if !a.fastSet || a.general {
+		return ProducerInfo{}, false
+	}
+	var v slotVal
+	found := false
+	for i := -1; i < len(a.more); i++ {
+		f := &a.fast
+		if i >= 0 {
+			f = &a.more[i]
+		}
+		if f.pid != pid {
+			continue
+		}
+		if !found {
+			s := &a.part.shards[f.shard].slots[f.slot]
+			v = slotVal{lastTs: s.lastTs, txnFirst: s.txnFirst, coordEpoch: s.coordEpoch, epoch: s.epoch}
+			found = true
+		}
+		v.maybeUpdateEpoch(f.epoch)
+		v.push(f.m)
+		v.lastTs = f.m.Timestamp
+	}
+	if !found {
+		return ProducerInfo{}, false
+	}
+	return v.info(pid), true
+}
+
 func (a *StoreAppender) findPending(pid int64, h uint64) int {
 	if len(a.pend) <= linearPending {
 		for i := range a.pend {
@@ -740,7 +794,7 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 		}
 	}
 	if a.origin != Replication && b.Transactional && !b.Control && a.s.opts.VerifyTransactions {
-		ongoing := cv != nil && cv.txnFirst >= 0 && cv.epoch == b.ProducerEpoch
+		ongoing := cv != nil && a.s.opts.ongoing(cv.txnFirst, cv.epoch, b.ProducerEpoch)
 		var stored Guard
 		if e := sp.verifEntry(pid); e != nil && !a.committedEmpty {
 			stored = e.guard

@@ -152,6 +152,16 @@ func (v *slotVal) push(m BatchMetadata) {
 	}
 }
 
+// info is v as pid's ProducerInfo, window oldest first.
+func (v *slotVal) info(pid int64) ProducerInfo {
+	in := ProducerInfo{ProducerID: pid, Epoch: v.epoch, CoordinatorEpoch: v.coordEpoch,
+		LastTimestamp: v.lastTs, TxnFirstOffset: v.txnFirst, NumBatches: int(v.n)}
+	for k := range int(v.n) {
+		in.Batches[k] = *v.at(k)
+	}
+	return in
+}
+
 func valOf(in *ProducerInfo) slotVal {
 	v := slotVal{lastTs: in.LastTimestamp, txnFirst: in.TxnFirstOffset, coordEpoch: in.CoordinatorEpoch, epoch: in.Epoch}
 	for _, m := range in.Window() {

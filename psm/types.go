@@ -2,6 +2,7 @@ package psm
 
 import (
 	"iter"
+	"strconv"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/storage"
@@ -75,6 +76,14 @@ const (
 	NumBatchesToRetain  = 5        // ProducerStateEntry.NUM_BATCHES_TO_RETAIN
 )
 
+// The bound of HasLateTransaction (ProducerStateManager#hasLateTransaction).
+const (
+	// DefaultMaxTransactionTimeoutMs is transaction.max.timeout.ms.
+	DefaultMaxTransactionTimeoutMs = 900000
+	// LateTransactionBufferMs is ProducerStateManager.LATE_TRANSACTION_BUFFER_MS.
+	LateTransactionBufferMs = 5 * 60 * 1000
+)
+
 // Options configure a Store or a Model. The zero value is Kafka's stock
 // behaviour with the default expiration.
 type Options struct {
@@ -89,13 +98,64 @@ type Options struct {
 	// returned by StartVerification. Off by default here because the append
 	// path has no transaction coordinator to ask; Kafka's default is on.
 	VerifyTransactions bool
+	// MaxTransactionTimeoutMs is transaction.max.timeout.ms, the bound of
+	// HasLateTransaction; values below 1 mean the default.
+	MaxTransactionTimeoutMs int64
+	// Release is the Kafka release whose rules apply where they changed
+	// between releases still in use; the zero value is Kafka4.
+	Release Release
+}
+
+// Release names the Apache Kafka release line whose producer-state rules
+// apply where a rule changed between 3.x and 4.x (docs/producer-state.md,
+// "Which Kafka"). Every other rule is the same in both.
+type Release uint8
+
+const (
+	// Kafka4 is Apache Kafka 4.0 and later (the default). A transaction
+	// counts as ongoing for the verification guard only at the batch's
+	// epoch: UnifiedLog#hasOngoingTransaction(producerId, producerEpoch),
+	// KAFKA-14563.
+	Kafka4 Release = iota
+	// Kafka3 is Apache Kafka 3.6 to 3.9 (KIP-890 verification without
+	// KAFKA-14563): an open transaction at any epoch counts as ongoing, so
+	// a transactional batch of a higher epoch needs no guard and
+	// StartVerification hands out the sentinel.
+	Kafka3
+)
+
+func (r Release) String() string {
+	switch r {
+	case Kafka4:
+		return "kafka4"
+	case Kafka3:
+		return "kafka3"
+	}
+	return "Release(" + strconv.Itoa(int(r)) + ")"
+}
+
+// ongoing is UnifiedLog#hasOngoingTransaction for a producer whose entry
+// has open transaction txnFirst (-1: none) at epoch entryEpoch, asked for a
+// batch or verification of epoch: Kafka 4 compares the epochs (KAFKA-14563),
+// Kafka 3 does not.
+func (o Options) ongoing(txnFirst int64, entryEpoch, epoch int16) bool {
+	return txnFirst >= 0 && (o.Release == Kafka3 || entryEpoch == epoch)
 }
 
 func (o Options) withDefaults() Options {
 	if o.ExpirationMs < 1 {
 		o.ExpirationMs = DefaultExpirationMs
 	}
+	if o.MaxTransactionTimeoutMs < 1 {
+		o.MaxTransactionTimeoutMs = DefaultMaxTransactionTimeoutMs
+	}
 	return o
+}
+
+// late is the test of ProducerStateManager#hasLateTransaction on the last
+// timestamp of the oldest open transaction's producer (-1: none).
+func (o Options) late(lastTs, nowMs int64) bool {
+	return lastTs > 0 && nowMs-lastTs > o.MaxTransactionTimeoutMs+LateTransactionBufferMs
 }
 
 func (o Options) tracks(pid int64) bool {
@@ -257,6 +317,12 @@ type Appender interface {
 	// pointers, not values, because 64- to 80-byte structs copied through an
 	// interface call cost more than the Store's whole update (results/psm.md).
 	Add(b *Batch) (*Outcome, error)
+	// Pending returns pid's pending entry before Commit: ProducerAppendInfo
+	// #toEntry, the committed entry's scalars as the accepted batches of
+	// this append left them, with only this append's batches cached. ok is
+	// false when no accepted batch of this append is pid's. For inspection
+	// (Kafka's ProducerStateManagerTest reads it); not on the hot path.
+	Pending(pid int64) (ProducerInfo, bool)
 	// Commit applies every accepted batch (after the log write succeeded).
 	Commit() *Committed
 	// Abort discards the append.
@@ -282,7 +348,9 @@ type Manager interface {
 	// verification entry is removed, open transactions are kept. It returns the
 	// number of open transactions kept.
 	Reset(p PartitionID) (keptOpenTxns int)
-	// Clear forgets everything about p (truncation before a rebuild).
+	// Clear forgets p's producers and transactions (the reset of
+	// ProducerStateManager#truncateAndReload, before a rebuild); p's
+	// verification entries stay, as Kafka keeps them across a truncation.
 	Clear(p PartitionID)
 	// StartVerification is maybeStartTransactionVerification: the
 	// sentinel when the producer has an open transaction at this epoch, else
@@ -311,11 +379,16 @@ type Manager interface {
 	// timestamp is at least ExpirationMs before nowMs, and verification
 	// entries as old. It returns the number of producers removed.
 	ExpireProducers(p PartitionID, nowMs int64) int
+	// HasLateTransaction is ProducerStateManager#hasLateTransaction (the
+	// broker's hanging-transaction metric): the producer of p's oldest open
+	// transaction (by first offset) has a last timestamp above 0 and more
+	// than MaxTransactionTimeoutMs + LateTransactionBufferMs before nowMs.
+	HasLateTransaction(p PartitionID, nowMs int64) bool
 	// AppendSnapshot appends p's snapshot file (ProducerStateManager#writeSnapshot),
 	// entries sorted by PID.
 	AppendSnapshot(dst []byte, p PartitionID) []byte
-	// LoadSnapshot replaces p's state with the snapshot in src, dropping
-	// entries expired at nowMs. A corrupt src is an error matching
+	// LoadSnapshot replaces p's producers and transactions (Clear) with
+	// the snapshot in src, dropping entries expired at nowMs. A corrupt src is an error matching
 	// ErrCorruptSnapshot and leaves p unchanged.
 	LoadSnapshot(p PartitionID, src []byte, nowMs int64) error
 }

@@ -45,6 +45,7 @@
 //
 // SnapshotDir keeps the <offset>.snapshot files of producer state (their
 // encoding is psm's): written and synced on roll and close, deleted with
-// their segments and past a truncation, and LoadNewest walks them from the
-// newest, deleting the corrupt ones, as ProducerStateManager does.
+// their segments and past a truncation, the stray ones (at no segment base,
+// RemoveStray) dropped when a log is loaded, and LoadNewest walks them from
+// the newest, deleting the corrupt ones, as ProducerStateManager does.
 package storage

@@ -237,6 +237,9 @@ func (l *Log) Segments() int { return len(l.segs) }
 // SegmentSize is the size in bytes of segment i (0 is the oldest).
 func (l *Log) SegmentSize(i int) int64 { return l.segs[i].size }
 
+// SegmentBase is the base offset of segment i (0 is the oldest).
+func (l *Log) SegmentBase(i int) int64 { return l.segs[i].base }
+
 // OffsetIndex appends to dst the sparse offset index of segment i (0 is the
 // oldest) as Read looks it up: for a file log what .index holds once synced.
 func (l *Log) OffsetIndex(i int, dst []OffsetPosition) []OffsetPosition {

@@ -119,6 +119,35 @@ func (d *SnapshotDir) RemoveBelow(offset int64) error {
 	return nil
 }
 
+// RemoveStray deletes the snapshots whose offset is not the base offset of
+// a segment in bases, except the newest such stray one when it lies above
+// every base (the one a clean shutdown wrote at the log end), as
+// ProducerStateManager#removeStraySnapshots does when a log is loaded.
+// With no bases the newest stray snapshot is kept too.
+func (d *SnapshotDir) RemoveStray(bases []int64) error {
+	var strays []int64
+	for _, o := range d.offsets {
+		if !slices.Contains(bases, o) {
+			strays = append(strays, o)
+		}
+	}
+	if len(strays) == 0 {
+		return nil
+	}
+	keep := strays[len(strays)-1]
+	if len(bases) > 0 && keep < slices.Max(bases) {
+		keep = -1
+	}
+	for _, o := range strays {
+		if o != keep {
+			if err := d.Remove(o); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // LoadNewest walks the snapshots at offsets in [lo, hi] from the newest down
 // and hands each one's bytes to load until load accepts one
 // (ProducerStateManager#loadFromSnapshot). A snapshot that load refuses with

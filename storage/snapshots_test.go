@@ -91,3 +91,52 @@ func TestSnapshotDirLoadNewest(t *testing.T) {
 		}
 	}
 }
+
+// ProducerStateManagerTest#testRemoveStraySnapshotsKeepCleanShutdownSnapshot
+// and #testRemoveAllStraySnapshots: a snapshot at no segment's base goes,
+// unless it is the newest one and above every base (a clean shutdown's).
+func TestSnapshotDirRemoveStray(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		snaps, base []int64
+		want        []int64
+	}{
+		{"KeepCleanShutdownSnapshot", []int64{5, 2, 42}, []int64{5}, []int64{5, 42}},
+		{"RemoveAllStraySnapshots", []int64{5, 2, 42}, []int64{42}, []int64{42}},
+		{"NoSegments", []int64{3, 7}, nil, []int64{7}},
+		{"NoStray", []int64{0, 10}, []int64{0, 10, 20}, []int64{0, 10}},
+		{"StrayBetweenBases", []int64{0, 4, 10, 15}, []int64{0, 10, 20}, []int64{0, 10}},
+	} {
+		for _, dir := range []string{"", "/s"} {
+			t.Run(c.name+"/dir="+dir, func(t *testing.T) {
+				fs := vfs.NewMemFS()
+				d, err := OpenSnapshotDir(fs, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, o := range c.snaps {
+					if err := d.Write(o, []byte{1}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := d.RemoveStray(c.base); err != nil {
+					t.Fatal(err)
+				}
+				if got := d.Offsets(); !slices.Equal(got, c.want) {
+					t.Fatalf("left %v, want %v", got, c.want)
+				}
+				if dir == "" {
+					return
+				}
+				// The files are gone too: a reopened directory lists the same.
+				r, err := OpenSnapshotDir(fs, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := r.Offsets(); !slices.Equal(got, c.want) {
+					t.Fatalf("files left %v, want %v", got, c.want)
+				}
+			})
+		}
+	}
+}
