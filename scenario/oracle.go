@@ -573,9 +573,8 @@ func (o *oracle) checkPartition(p *partition) {
 }
 
 // checkMirrorsCaughtUp is I3 on MIRRORING partitions, run when a sync
-// converges: a partition whose mirror has caught up (it has fetched its
-// source up to the source's high watermark, and its own replicas agree on
-// the high watermark) has an LSO below its high watermark only while some
+// converges: a partition whose mirror has caught up along its whole chain
+// (chainCaughtUp) has an LSO below its high watermark only while some
 // coordinator up its mirror chain (its own cluster's, its source's, the
 // source's source's…) holds a transaction open on that partition. Else the
 // mirrored end marker did not close what it should have (a rewritten PID, a
@@ -587,19 +586,40 @@ func (o *oracle) checkMirrorsCaughtUp() {
 			continue
 		}
 		for _, p := range cl.parts {
-			if p.state != stateMirroring || p.source == nil || p.source.failed {
+			if p.state != stateMirroring || !o.w.chainCaughtUp(p) {
 				continue
 			}
-			lead, src := p.lead(), p.source.part(p.key).lead()
-			if p.srcPos < src.HighWatermark() || lead.HighWatermark() != lead.LogEndOffset() {
-				continue
-			}
+			lead := p.lead()
 			if lso, hw := lead.LastStableOffset(), lead.HighWatermark(); lso < hw && !o.w.txnOpenUpstream(p) {
 				o.report("M6", p, fmt.Sprintf("LSO %d pinned below the high watermark %d of a caught-up mirror with no transaction open on %s or upstream",
 					lso, hw, p.source.name))
 			}
 		}
 	}
+}
+
+// chainCaughtUp reports whether p's mirror has caught up all the way up its
+// chain: p has fetched its source up to the source's high watermark, its
+// replicas agree on its high watermark, and, when the source partition
+// mirrors in turn, the source has caught up with its own source, and so on.
+// A marker that a coordinator upstream wrote reaches p only through every
+// hop, so a hop that has not fetched yet (a `sync` of one cluster) or a
+// failed cluster on the way leaves p's transaction open without a hang.
+func (w *world) chainCaughtUp(p *partition) bool {
+	for x, hops := p, 0; hops <= len(w.clusters); hops++ {
+		if x.source == nil || x.source.failed {
+			return false
+		}
+		lead, src := x.lead(), x.source.part(p.key)
+		if x.srcPos < src.lead().HighWatermark() || lead.HighWatermark() != lead.LogEndOffset() {
+			return false
+		}
+		if src.state != stateMirroring {
+			return true
+		}
+		x = src
+	}
+	return false // a mirror loop: never caught up
 }
 
 // txnOpenUpstream reports whether a coordinator of p's cluster or of any
