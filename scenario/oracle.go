@@ -681,23 +681,41 @@ func (o *oracle) checkReplicasAgree() {
 // windowsAgree compares the duplicate windows of two replicas' entries (both
 // sorted by summarize, with the same PIDs): the shorter must be the newest
 // batches of the longer. A producer snapshot keeps only each entry's newest
-// batch (ProducerStateManager's snapshot format), so a replica that loaded one
-// holds a suffix of the window of a replica that kept applying batches; any
-// other difference is divergence.
+// batch, and one timestamp per entry, the entry's last (ProducerStateManager's
+// snapshot format: readSnapshot builds that batch's BatchMetadata with the
+// entry's timestamp), so a replica that loaded one holds a one-batch suffix of
+// the window of a replica that kept applying batches, whose timestamp is the
+// entry's last timestamp (an end marker's, after a transaction ended) rather
+// than the batch's own. Any other difference is divergence.
 func windowsAgree(a, b []producerEntry) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		x, y := a[i].Window, b[i].Window
-		if len(x) < len(y) {
-			x, y = y, x
-		}
-		if !slices.Equal(x[len(x)-len(y):], y) {
+		if !suffixOf(a[i].Window, b[i]) && !suffixOf(b[i].Window, a[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// suffixOf reports whether e's window is the newest batches of long, or a
+// snapshot's one batch of it (its timestamp then e's last timestamp).
+func suffixOf(long []cachedBatch, e producerEntry) bool {
+	short := e.Window
+	if len(short) > len(long) {
+		return false
+	}
+	tail := long[len(long)-len(short):]
+	if slices.Equal(tail, short) {
+		return true
+	}
+	if len(short) != 1 || short[0].Timestamp != e.LastTimestamp {
+		return false
+	}
+	got := short[0]
+	got.Timestamp = tail[0].Timestamp
+	return got == tail[0]
 }
 
 func windows(es []producerEntry) string {
