@@ -62,9 +62,9 @@ func NewBatchReader(r io.Reader, base, size int64, maxBatch int) *BatchReader {
 func (r *BatchReader) Pos() int64 { return r.pos }
 
 // Pending is the bytes read at the current position and not returned as a
-// batch: after a framing error, what was read of the bad batch's prefix
-// (enough to show its baseOffset, batchLength and magic when the stream
-// holds them). It aliases the buffer.
+// batch: after a framing error, at least the bad batch's first 17 bytes
+// (baseOffset, batchLength, partitionLeaderEpoch, magic) when the stream
+// holds them. It aliases the buffer.
 func (r *BatchReader) Pending() []byte { return r.buf[r.start:r.end] }
 
 // fill makes at least n bytes available at buf[start:] unless the stream
@@ -141,6 +141,7 @@ func (r *BatchReader) Next() (b Batch, pos int64, err error) {
 		return nil, pos, r.rerr
 	case err != nil:
 		r.done = true
+		r.fill(HeaderSizeUpToMagic) // for Pending: the prefix up to magic
 		return nil, pos, &FormatError{Pos: pos, Field: framingField(err), Err: err}
 	}
 	r.start += len(b)
