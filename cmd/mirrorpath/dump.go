@@ -153,6 +153,7 @@ type dumper struct {
 	maxBatch   int // codec.BatchReader's bound; 0 is its default
 	out        io.Writer
 	buf        []byte // decompression buffer, reused
+	enc        *json.Encoder
 }
 
 // batchInfo is one output line. The JSON keys are the dump tool's contract
@@ -385,11 +386,12 @@ func recordOf(r codec.Record) recordInfo {
 
 func (d *dumper) emit(info *batchInfo) {
 	if d.json {
-		line, err := json.Marshal(info)
-		if err != nil { // cannot happen: every field is marshalable
-			panic(err)
+		// An Encoder writes from its pooled buffer: json.Marshal would copy
+		// each line (base64 values included) and append a copy again.
+		if d.enc == nil {
+			d.enc = json.NewEncoder(d.out)
 		}
-		d.out.Write(append(line, '\n'))
+		d.enc.Encode(info) // every field is marshalable; write errors are ignored as in text mode
 		return
 	}
 	d.out.Write(textLine(info))
