@@ -40,6 +40,13 @@
 // whose key names its type (control.go): ControlRecord reads the first one,
 // which is all producer state and the barrier check need.
 //
+// # Streams
+//
+// Next and Reader frame the batches of a buffer; BatchReader frames those of
+// an io.Reader (a .log file) one at a time into a reused buffer as large as
+// the largest batch, with the same checks and errors, a batchLength above its
+// bound (DefaultMaxBatch) being ErrBatchTooLarge rather than an allocation.
+//
 // # Building
 //
 // AppendBatch, AppendEndTxnMarker and AppendBarrier append whole batches,

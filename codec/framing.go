@@ -95,7 +95,7 @@ func framingField(err error) string {
 		return "magic"
 	case ErrBadLength:
 		return "batchLength"
-	case ErrPartial:
+	case ErrPartial, ErrBatchTooLarge:
 		return "batchLength"
 	}
 	return ""

@@ -62,6 +62,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 
@@ -291,13 +292,65 @@ func nextHead(log []byte, pos int64) (batchHead, bool) {
 	if pos < 0 || pos > int64(len(log)) || int64(len(log))-pos < codec.HeaderSize {
 		return batchHead{}, false
 	}
-	b := codec.Batch(log[pos:])
+	return decodeHead(log[pos:], pos, int64(len(log)))
+}
+
+// decodeHead is nextHead on hdr, the at least HeaderSize bytes at pos of a
+// log of total bytes.
+func decodeHead(hdr []byte, pos, total int64) (batchHead, bool) {
+	b := codec.Batch(hdr)
 	size := int64(b.BatchLength()) + codec.LogOverhead
-	if size < codec.HeaderSize || size > int64(len(log))-pos || b.LastOffsetDelta() < 0 {
+	if size < codec.HeaderSize || size > total-pos || b.LastOffsetDelta() < 0 {
 		return batchHead{}, false
 	}
 	base := b.BaseOffset()
 	return batchHead{pos: pos, size: size, base: base, last: base + int64(b.LastOffsetDelta()), maxTs: b.MaxTimestamp()}, true
+}
+
+// heads is where the index checks read batch headers from: the log's bytes
+// (sliceHeads) or its file (readerHeads).
+type heads interface {
+	head(pos int64) (batchHead, bool)
+}
+
+type sliceHeads []byte
+
+func (l sliceHeads) head(pos int64) (batchHead, bool) { return nextHead(l, pos) }
+
+// headWindow is how much of the log readerHeads reads at a time: headers of
+// small batches come from one read, large batches are skipped unread.
+const headWindow = 64 << 10
+
+// readerHeads reads batch headers from a log file of size bytes through a
+// window of headWindow bytes, so that a check's memory does not depend on
+// the log's size. err is the first read failure; it ends the walk.
+type readerHeads struct {
+	r    io.ReaderAt
+	size int64
+	win  []byte
+	wpos int64
+	wlen int
+	err  error
+}
+
+func (h *readerHeads) head(pos int64) (batchHead, bool) {
+	if h.err != nil || pos < 0 || pos > h.size || h.size-pos < codec.HeaderSize {
+		return batchHead{}, false
+	}
+	if pos < h.wpos || pos+codec.HeaderSize > h.wpos+int64(h.wlen) {
+		n := min(int64(len(h.win)), h.size-pos)
+		k, err := h.r.ReadAt(h.win[:n], pos)
+		if k < codec.HeaderSize {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF // the file is shorter than its size
+			}
+			h.err = err
+			return batchHead{}, false
+		}
+		h.wpos, h.wlen = pos, k
+	}
+	off := pos - h.wpos
+	return decodeHead(h.win[off:off+codec.HeaderSize], pos, h.size)
 }
 
 // VerifyOffsetIndex checks every entry of x against log, the bytes of the
@@ -308,12 +361,27 @@ func nextHead(log []byte, pos int64) (batchHead, bool) {
 // first that does not frame. O(len(x) + batches in log); no allocation
 // unless an entry is bad.
 func VerifyOffsetIndex(x OffsetIndex, log []byte, bad func(entry int, err error)) int {
+	return verifyOffsetIndex(x, sliceHeads(log), bad)
+}
+
+// VerifyOffsetIndexAt is VerifyOffsetIndex reading the log's batch headers
+// from r, size bytes, through a 64 KiB window: memory independent of the
+// log's size, and batches larger than the window are not read past their
+// header. A read failure ends the walk (later entries count as bad) and is
+// returned.
+func VerifyOffsetIndexAt(x OffsetIndex, r io.ReaderAt, size int64, bad func(entry int, err error)) (int, error) {
+	h := &readerHeads{r: r, size: size, win: make([]byte, headWindow)}
+	n := verifyOffsetIndex(x, h, bad)
+	return n, h.err
+}
+
+func verifyOffsetIndex[H heads](x OffsetIndex, log H, bad func(entry int, err error)) int {
 	nbad := 0
-	h, ok := nextHead(log, 0)
+	h, ok := log.head(0)
 	for i := range x.Len() {
 		e := x.Entry(i)
 		for ok && h.pos < e.Position {
-			h, ok = nextHead(log, h.pos+h.size)
+			h, ok = log.head(h.pos + h.size)
 		}
 		var detail string
 		switch {
@@ -339,8 +407,20 @@ func VerifyOffsetIndex(x OffsetIndex, log []byte, bad func(entry int, err error)
 // maxTimestamp of the batches up to and including it must be the entry's
 // timestamp. Reports as VerifyOffsetIndex does.
 func VerifyTimeIndex(x TimeIndex, log []byte, bad func(entry int, err error)) int {
+	return verifyTimeIndex(x, sliceHeads(log), bad)
+}
+
+// VerifyTimeIndexAt is VerifyTimeIndex reading the log as
+// VerifyOffsetIndexAt does.
+func VerifyTimeIndexAt(x TimeIndex, r io.ReaderAt, size int64, bad func(entry int, err error)) (int, error) {
+	h := &readerHeads{r: r, size: size, win: make([]byte, headWindow)}
+	n := verifyTimeIndex(x, h, bad)
+	return n, h.err
+}
+
+func verifyTimeIndex[H heads](x TimeIndex, log H, bad func(entry int, err error)) int {
 	nbad := 0
-	h, ok := nextHead(log, 0)
+	h, ok := log.head(0)
 	maxTs := int64(math.MinInt64)
 	if ok {
 		maxTs = h.maxTs
@@ -348,7 +428,7 @@ func VerifyTimeIndex(x TimeIndex, log []byte, bad func(entry int, err error)) in
 	for i := range x.Len() {
 		e := x.Entry(i)
 		for ok && h.last < e.Offset {
-			if h, ok = nextHead(log, h.pos+h.size); ok {
+			if h, ok = log.head(h.pos + h.size); ok {
 				maxTs = max(maxTs, h.maxTs)
 			}
 		}

@@ -222,6 +222,13 @@ func FuzzVerifyIndex(f *testing.F) {
 		if n != len(gotBad) || !equalInts(gotBad, wantBad) {
 			t.Fatalf(".index bad entries %v, scan %v", gotBad, wantBad)
 		}
+		// The file walk agrees, through any window (small ones re-read).
+		var atBad []int
+		win := codec.HeaderSize + len(tidx)%300
+		h := &readerHeads{r: bytes.NewReader(log), size: int64(len(log)), win: make([]byte, win)}
+		if verifyOffsetIndex(x, h, func(i int, err error) { atBad = append(atBad, i) }); h.err != nil || !equalInts(atBad, wantBad) {
+			t.Fatalf(".index bad entries from the file %v (%v), scan %v", atBad, h.err, wantBad)
+		}
 		wantBad, gotBad = nil, nil
 		for i := range tx.Len() {
 			e := tx.Entry(i)
@@ -240,6 +247,10 @@ func FuzzVerifyIndex(f *testing.F) {
 		n = VerifyTimeIndex(tx, log, func(i int, err error) { gotBad = append(gotBad, i) })
 		if n != len(gotBad) || !equalInts(gotBad, wantBad) {
 			t.Fatalf(".timeindex bad entries %v, scan %v", gotBad, wantBad)
+		}
+		var tBad []int
+		if n, err := VerifyTimeIndexAt(tx, bytes.NewReader(log), int64(len(log)), func(i int, err error) { tBad = append(tBad, i) }); err != nil || n != len(tBad) || !equalInts(tBad, wantBad) {
+			t.Fatalf(".timeindex bad entries from the file %v (%v), scan %v", tBad, err, wantBad)
 		}
 		// Measuring allocations stops the world: one input in eight.
 		if len(log)%8 == 0 && len(gotBad) == 0 && VerifyOffsetIndex(x, log, nil) == 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"testing"
 )
@@ -127,4 +128,28 @@ func ExampleParseOffsetIndex() {
 	// {Offset:1020 Position:4140}
 	// {Offset:1040 Position:8280}
 	// {Offset:1020 Position:4140}
+}
+
+// TestVerifyIndexAtReadError: a log file shorter than its stated size ends
+// the file walk with a read error; the entries it could not reach count as
+// bad, and a good index on the whole file has none.
+func TestVerifyIndexAtReadError(t *testing.T) {
+	var log []byte
+	for i := range 8 {
+		log = append(log, withOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 2, value: 1500}), 50+int64(2*i), 0)...)
+	}
+	idx, tidx := refIndexes(t, log, 50, true)
+	x, _ := ParseOffsetIndex(idx, 50)
+	tx, _ := ParseTimeIndex(tidx, 50)
+	if n, err := VerifyOffsetIndexAt(x, bytes.NewReader(log), int64(len(log)), nil); n != 0 || err != nil {
+		t.Fatalf("good index from the file: %d bad, %v", n, err)
+	}
+	if n, err := VerifyTimeIndexAt(tx, bytes.NewReader(log), int64(len(log)), nil); n != 0 || err != nil {
+		t.Fatalf("good time index from the file: %d bad, %v", n, err)
+	}
+	short := bytes.NewReader(log[:x.Entry(0).Position+10])
+	n, err := VerifyOffsetIndexAt(x, short, int64(len(log)), nil)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || n != x.Len() {
+		t.Fatalf("short file: %d of %d bad, %v; want all and io.ErrUnexpectedEOF", n, x.Len(), err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -293,9 +294,12 @@ func (l *Log) newSegment(base int64, recovering bool) (*segment, error) {
 	if l.Memory() {
 		return s, nil
 	}
-	f, _, err := l.cfg.FS.OpenAppend(FileName(l.cfg.Dir, base, LogSuffix))
+	f, fsize, err := l.cfg.FS.OpenAppend(FileName(l.cfg.Dir, base, LogSuffix))
 	if err != nil {
 		return nil, err
+	}
+	if recovering {
+		s.size = fsize // recoverSegment's scan bound; it sets the size kept
 	}
 	t, _, err := l.cfg.FS.OpenAppend(FileName(l.cfg.Dir, base, TxnIndexSuffix))
 	if err != nil {
@@ -807,11 +811,11 @@ func openFileLog(cfg Config) (*Log, Recovery, error) {
 				cut, rec.Reason = true, ErrOffsetRegression
 				rec.TruncatedSegment, rec.TruncatedAt = base, 0
 			}
-			data, err := cfg.FS.ReadFile(name)
+			size, err := fileSize(cfg.FS, name)
 			if err != nil {
 				return nil, rec, err
 			}
-			rec.TruncatedBytes += int64(len(data))
+			rec.TruncatedBytes += size
 			for _, suffix := range segmentSuffixes {
 				if err := cfg.FS.Remove(FileName(cfg.Dir, base, suffix)); err != nil {
 					return nil, rec, err
@@ -857,42 +861,59 @@ func openFileLog(cfg Config) (*Log, Recovery, error) {
 	return l, rec, l.Sync()
 }
 
-// recoverSegment opens the segment at base, cuts it at the first bad batch
-// (recording where in rec) and reloads its transaction index.
-func (l *Log) recoverSegment(base int64, rec *Recovery) (*segment, error) {
-	data, err := l.cfg.FS.ReadFile(FileName(l.cfg.Dir, base, LogSuffix))
+// fileSize is the size of the existing file name.
+func fileSize(fs vfs.FS, name string) (int64, error) {
+	f, size, err := fs.OpenAppend(name)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
+	return size, f.Close()
+}
+
+// recoverSegment opens the segment at base, cuts it at the first bad batch
+// (recording where in rec) and reloads its transaction index. The segment
+// is read through its file one batch at a time (codec.BatchReader), so
+// memory is bounded by its largest batch, not its size; the reader's bound
+// is the file's size, so no batch the log holds whole is refused.
+func (l *Log) recoverSegment(base int64, rec *Recovery) (*segment, error) {
 	s, err := l.newSegment(base, true)
 	if err != nil {
 		return nil, err
 	}
+	size := s.size // the file's, from newSegment
+	r := codec.NewBatchReader(io.NewSectionReader(s.file, 0, size), 0, size, int(min(size, math.MaxInt32+codec.LogOverhead)))
+	r.CheckCRC = false
 	next := base
-	pos := 0
-	for pos < len(data) {
-		b, _, err := codec.Next(data[pos:])
-		if err == nil {
-			switch {
-			case b.VerifyCRC() != nil:
-				err = codec.ErrCRC
-			case b.BaseOffset() < next || b.LastOffsetDelta() < 0:
-				err = ErrOffsetRegression
-			}
+	pos := int64(0)
+	for {
+		b, _, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		var fe *codec.FormatError
+		switch {
+		case errors.As(err, &fe):
+			err = fe.Err
+		case err != nil:
+			return nil, err // the file could not be read
+		case b.VerifyCRC() != nil:
+			err = codec.ErrCRC
+		case b.BaseOffset() < next || b.LastOffsetDelta() < 0:
+			err = ErrOffsetRegression
 		}
 		if err != nil {
-			rec.TruncatedSegment, rec.TruncatedAt, rec.Reason = base, int64(pos), err
-			rec.TruncatedBytes += int64(len(data) - pos)
-			if err := s.file.Truncate(int64(pos)); err != nil {
+			rec.TruncatedSegment, rec.TruncatedAt, rec.Reason = base, pos, err
+			rec.TruncatedBytes += size - pos
+			if err := s.file.Truncate(pos); err != nil {
 				return nil, err
 			}
 			break
 		}
-		s.indexBatch(b.LastOffset(), b.MaxTimestamp(), int64(pos))
+		s.indexBatch(b.LastOffset(), b.MaxTimestamp(), pos)
 		next = b.NextOffset()
-		pos += len(b)
+		pos += int64(len(b))
 	}
-	s.size, s.next = int64(pos), next
+	s.size, s.next = pos, next
 	// Transaction index: keep the whole, increasing entries of surviving markers.
 	idx, err := l.cfg.FS.ReadFile(FileName(l.cfg.Dir, base, TxnIndexSuffix))
 	if err != nil {

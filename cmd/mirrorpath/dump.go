@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,18 +33,23 @@ const defaultDumpLimit = 64 << 20
 // a .txnindex file one line per aborted transaction and for a producer
 // .snapshot one line per producer, in DumpLogSegments' words.
 // Exit 1 when any batch, index entry or file is invalid (with --strict, also
-// when a batch breaks a rule of dump_strict.go), 2 on a usage error. Each file is read once into memory; decompression is capped per
-// batch by --max-decompressed, so memory stays within file size + cap.
+// when a batch breaks a rule of dump_strict.go), 2 on a usage error. A
+// .log is streamed one batch at a time (codec.BatchReader): a batch above
+// --max-batch is a framing error, decompression is capped per batch by
+// --max-decompressed, so memory stays within the largest batch + the cap
+// whatever the file size. Index, .txnindex and .snapshot files are read
+// whole; --check streams the .log beside an index through a 64 KiB window.
 func runDump(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	deep := fs.Bool("deep", false, "also print every record (offset and timestamp deltas, key, value, headers)")
 	asJSON := fs.Bool("json", false, "one JSON object per batch per line")
 	limit := fs.Int("max-decompressed", defaultDumpLimit, "most decompressed `BYTES` accepted from one batch")
+	maxBatch := fs.Int("max-batch", codec.DefaultMaxBatch, "largest batch `BYTES` (12-byte prefix included) read from a .log; a batchLength claiming more is a framing error (Kafka's max.message.bytes, raised)")
 	check := fs.Bool("check", false, "check each .index and .timeindex entry against the segment's .log beside it")
 	strict := fs.Bool("strict", false, "also flag batches Kafka's reader accepts but the v2 format (KIP-98) rules out; exit 1 on any violation")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mirrorpath dump [--deep] [--json] [--check] [--strict] [--max-decompressed BYTES] FILE...")
+		fmt.Fprintln(stderr, "usage: mirrorpath dump [--deep] [--json] [--check] [--strict] [--max-decompressed BYTES] [--max-batch BYTES] FILE...")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, `
@@ -80,9 +86,20 @@ violation|warning: MESSAGE" after its batch; JSON adds "strict": [...].`)
 	if *limit < 0 {
 		return usageError(fs, stderr, "--max-decompressed must be >= 0")
 	}
-	d := dumper{deep: *deep, json: *asJSON, strict: *strict, limit: *limit, out: stdout}
+	if *maxBatch < codec.HeaderSize {
+		return usageError(fs, stderr, fmt.Sprintf("--max-batch must be >= %d (a batch header)", codec.HeaderSize))
+	}
+	d := dumper{deep: *deep, json: *asJSON, strict: *strict, limit: *limit, maxBatch: *maxBatch, out: stdout}
 	invalid := false
 	for _, name := range fs.Args() {
+		if !isIndexFile(name) && !strings.HasSuffix(name, txnIndexSuffix) && !strings.HasSuffix(name, snapshotSuffix) {
+			bad, err := d.logFile(name)
+			if err != nil {
+				fmt.Fprintf(stderr, "dump: %v\n", err)
+			}
+			invalid = bad || err != nil || invalid
+			continue
+		}
 		data, err := os.ReadFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "dump: %v\n", err)
@@ -93,16 +110,25 @@ violation|warning: MESSAGE" after its batch; JSON adds "strict": [...].`)
 			if _, ok := indexBase(name); !ok {
 				fmt.Fprintf(stderr, "dump: %s: name is not <20-digit base offset>%s; offsets assume base 0\n", name, filepath.Ext(name))
 			}
-			var log []byte
+			var log *os.File
 			if *check {
-				if log, err = readSegmentLog(name); err != nil {
+				if log, err = openSegmentLog(name); err != nil {
 					fmt.Fprintf(stderr, "dump: %v\n", err)
 					invalid = true
 				} else if log == nil {
 					fmt.Fprintf(stderr, "dump: %s: no %s beside it; entries not checked\n", name, filepath.Base(segmentLog(name)))
 				}
 			}
-			if d.indexFile(name, data, log) {
+			if log != nil {
+				var bad bool
+				bad, err = d.checkedIndexFile(name, data, log)
+				log.Close()
+				invalid = bad || invalid
+				if err != nil {
+					fmt.Fprintf(stderr, "dump: %s: %v\n", segmentLog(name), err)
+					invalid = true
+				}
+			} else if d.indexFile(name, data, nil) {
 				invalid = true
 			}
 			continue
@@ -112,8 +138,6 @@ violation|warning: MESSAGE" after its batch; JSON adds "strict": [...].`)
 			invalid = d.txnIndexFile(name, data) || invalid
 		case strings.HasSuffix(name, snapshotSuffix):
 			invalid = d.snapshotFile(name, data) || invalid
-		default:
-			invalid = d.file(name, data) || invalid
 		}
 	}
 	if invalid {
@@ -126,8 +150,10 @@ type dumper struct {
 	deep, json bool
 	strict     bool
 	limit      int
+	maxBatch   int // codec.BatchReader's bound; 0 is its default
 	out        io.Writer
 	buf        []byte // decompression buffer, reused
+	enc        *json.Encoder
 }
 
 // batchInfo is one output line. The JSON keys are the dump tool's contract
@@ -180,22 +206,50 @@ type headerInfo struct {
 
 func ptr[T any](v T) *T { return &v }
 
-// file dumps one segment and reports whether anything in it was invalid.
-func (d *dumper) file(name string, data []byte) (invalid bool) {
+// logFile dumps the segment in file name, streamed, and reports whether
+// anything in it was invalid; err is a failure to open or read the file
+// (reported after the batches before it).
+func (d *dumper) logFile(name string) (invalid bool, err error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if err := notDir(f); err != nil {
+		return false, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		size = -1 // a pipe or device: read to its end
+	}
+	return d.file(name, f, size)
+}
+
+// file dumps one segment read from src (size bytes, or -1 when unknown) and
+// reports whether anything in it was invalid; err is a failure of src.
+func (d *dumper) file(name string, src io.Reader, size int64) (invalid bool, err error) {
 	if !d.json {
 		fmt.Fprintf(d.out, "Dumping %s\n", name)
 	}
-	r := codec.NewReader(data, 0)
+	r := codec.NewBatchReader(src, 0, size, d.maxBatch)
 	for {
 		b, pos, err := r.Next()
 		if err == io.EOF {
-			return invalid
+			return invalid, nil
 		}
 		info := batchInfo{File: name, Position: pos}
 		if b == nil {
+			var fe *codec.FormatError
+			if !errors.As(err, &fe) {
+				return true, err
+			}
 			// Framing failed: show what the prefix says, then stop (the
 			// rest of the file cannot be framed).
-			rest := data[pos:]
+			rest := r.Pending()
 			if len(rest) >= codec.LogOverhead {
 				info.BaseOffset = ptr(int64(beUint64(rest[codec.OffBaseOffset:])))
 				info.BatchLength = ptr(int32(beUint32(rest[codec.OffBatchLength:])))
@@ -332,11 +386,12 @@ func recordOf(r codec.Record) recordInfo {
 
 func (d *dumper) emit(info *batchInfo) {
 	if d.json {
-		line, err := json.Marshal(info)
-		if err != nil { // cannot happen: every field is marshalable
-			panic(err)
+		// An Encoder writes from its pooled buffer: json.Marshal would copy
+		// each line (base64 values included) and append a copy again.
+		if d.enc == nil {
+			d.enc = json.NewEncoder(d.out)
 		}
-		d.out.Write(append(line, '\n'))
+		d.enc.Encode(info) // every field is marshalable; write errors are ignored as in text mode
 		return
 	}
 	d.out.Write(textLine(info))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/mirrorpath/mirrorpath/storage"
 )
@@ -57,17 +59,45 @@ type indexInfo struct {
 	Error      string `json:"error,omitempty"`
 }
 
-// readSegmentLog reads the .log beside an index file for --check: nil and
+// openSegmentLog opens the .log beside an index file for --check: nil and
 // no error when there is none.
-func readSegmentLog(name string) ([]byte, error) {
-	data, err := os.ReadFile(segmentLog(name))
+func openSegmentLog(name string) (*os.File, error) {
+	f, err := os.Open(segmentLog(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err == nil && data == nil {
-		data = []byte{}
+	if err != nil {
+		return nil, err
 	}
-	return data, err
+	if err := notDir(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// notDir is the error reading a directory gives (os.ReadFile's), so that
+// a directory fails before anything is printed for it.
+func notDir(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return &fs.PathError{Op: "read", Path: f.Name(), Err: syscall.EISDIR}
+	}
+	return nil
+}
+
+// checkedIndexFile is indexFile with --check against log, the segment's
+// .log, read through storage's 64 KiB header window; err is a failure to
+// read it.
+func (d *dumper) checkedIndexFile(name string, data []byte, log *os.File) (invalid bool, err error) {
+	st, err := log.Stat()
+	if err != nil {
+		return false, err
+	}
+	return d.indexFileFrom(name, data, log, st.Size())
 }
 
 // indexFile dumps one .index or .timeindex file, one line per entry with the
@@ -77,6 +107,17 @@ func readSegmentLog(name string) ([]byte, error) {
 // it), an entry disagrees with the log. Decoding aliases data and is
 // O(entries); the check adds one pass over the log's batch headers.
 func (d *dumper) indexFile(name string, data, log []byte) (invalid bool) {
+	if log == nil {
+		invalid, _ = d.indexFileFrom(name, data, nil, 0)
+		return invalid
+	}
+	invalid, _ = d.indexFileFrom(name, data, bytes.NewReader(log), int64(len(log)))
+	return invalid
+}
+
+// indexFileFrom is indexFile with the log read from log (logSize bytes; nil:
+// no check); err is a failure to read it.
+func (d *dumper) indexFileFrom(name string, data []byte, log io.ReaderAt, logSize int64) (invalid bool, err error) {
 	if !d.json {
 		fmt.Fprintf(d.out, "Dumping %s\n", name)
 	}
@@ -84,7 +125,7 @@ func (d *dumper) indexFile(name string, data, log []byte) (invalid bool) {
 	time := strings.HasSuffix(name, timeIndexSuffix)
 	var n int
 	var entry func(i int) indexInfo
-	var err error
+	var logErr error
 	var bad map[int]string
 	report := func(i int, e error) {
 		if bad == nil {
@@ -100,7 +141,7 @@ func (d *dumper) indexFile(name string, data, log []byte) (invalid bool) {
 			return indexInfo{Timestamp: ptr(e.Timestamp), Offset: ptr(e.Offset)}
 		}
 		if log != nil {
-			storage.VerifyTimeIndex(x, log, report)
+			_, logErr = storage.VerifyTimeIndexAt(x, log, logSize, report)
 		}
 	} else {
 		var x storage.OffsetIndex
@@ -110,7 +151,7 @@ func (d *dumper) indexFile(name string, data, log []byte) (invalid bool) {
 			return indexInfo{Offset: ptr(e.Offset), Position: ptr(e.Position)}
 		}
 		if log != nil {
-			storage.VerifyOffsetIndex(x, log, report)
+			_, logErr = storage.VerifyOffsetIndexAt(x, log, logSize, report)
 		}
 	}
 	for i := range n {
@@ -124,7 +165,7 @@ func (d *dumper) indexFile(name string, data, log []byte) (invalid bool) {
 	if log != nil {
 		d.emitIndex(&indexInfo{File: name, Log: segmentLog(name), Checked: ptr(n), Mismatches: ptr(len(bad))})
 	}
-	return err != nil || len(bad) > 0
+	return err != nil || len(bad) > 0 || logErr != nil, logErr
 }
 
 func (d *dumper) emitIndex(info *indexInfo) { emitLine(d, info, indexText) }

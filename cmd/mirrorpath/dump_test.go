@@ -153,7 +153,7 @@ func TestDumpJSONShape(t *testing.T) {
 }
 
 func TestDumpUsage(t *testing.T) {
-	for _, args := range [][]string{{"dump"}, {"dump", "--bogus", "x"}, {"dump", "--max-decompressed", "-1", "x"}} {
+	for _, args := range [][]string{{"dump"}, {"dump", "--bogus", "x"}, {"dump", "--max-decompressed", "-1", "x"}, {"dump", "--max-batch", "60", "x"}} {
 		var out, errOut bytes.Buffer
 		if code := mainArgs(args, &out, &errOut); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
@@ -162,6 +162,12 @@ func TestDumpUsage(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := mainArgs([]string{"dump", filepath.Join(t.TempDir(), "missing.log")}, &out, &errOut); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := mainArgs([]string{"dump", t.TempDir()}, &out, &errOut); code != 1 || out.Len() != 0 ||
+		!strings.Contains(errOut.String(), "is a directory") {
+		t.Errorf("a directory: exit %d, stdout %q, stderr %q; want 1, nothing, \"is a directory\"", code, out.String(), errOut.String())
 	}
 	empty := filepath.Join(t.TempDir(), "empty.log")
 	os.WriteFile(empty, nil, 0o644)
@@ -271,7 +277,10 @@ func FuzzDump(f *testing.F) {
 			js := mode.js
 			out.Reset()
 			d := dumper{deep: true, json: js, strict: mode.strict, limit: dumpFuzzLimit, out: &out, buf: buf}
-			invalid := d.file("fuzz.log", data)
+			invalid, err := d.file("fuzz.log", bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
 			buf = d.buf
 			hasErr := false
 			for rest := out.Bytes(); len(rest) > 0; {

@@ -26,10 +26,11 @@ func init() {
 	})
 }
 
-const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|patch] [--chunk BYTES] [--count N] [--min-time D] SEGMENT..."
+const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|patch] [--chunk BYTES] [--count N] [--min-time D] [--max-input BYTES] SEGMENT..."
 
 // runReplay is `mirrorpath replay`: every SEGMENT (a Kafka .log file) is
-// read and checked, cut into fetch-sized chunks of whole batches, and
+// streamed and checked, its batches held in memory up to --max-input bytes
+// in all, cut into fetch-sized chunks of whole batches, and
 // appended as mirrored data to a fresh in-memory partition under each
 // strategy. Segments in one directory come from one source cluster (one
 // partition's log); segments from different directories are different
@@ -47,6 +48,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	minTime := fs.Duration("min-time", 200*time.Millisecond, "append time per measurement (`D`): whole passes over the input are repeated until it is spent")
 	hasPID := fs.String("has-producer-id", "not-minus-one", "which PIDs producer state tracks (`not-minus-one|stock`)")
 	policy := fs.String("pid-policy", "reject", "bitfield: PIDs >= 2^31 (`reject|alias`)")
+	maxInput := fs.Int64("max-input", defaultReplayInput, "most `BYTES` of batches held in memory and replayed; every segment is still checked whole, streamed")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, replayUsage)
 		fmt.Fprintln(stderr)
@@ -88,8 +90,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, stderr, "no SEGMENT given")
 	case *chunk < 1 || *count < 1:
 		return usageError(fs, stderr, "--chunk and --count must be at least 1")
+	case *maxInput < 1:
+		return usageError(fs, stderr, "--max-input must be at least 1")
 	}
-	in, err := loadSegments(fs.Args())
+	in, err := loadSegments(fs.Args(), *maxInput)
 	if err != nil {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 1
@@ -117,10 +121,20 @@ type replayInput struct {
 	segments []string
 	sources  [][16]byte // per source directory
 	dirs     []string
-	segs     []replayChunk // one per segment, whole
-	bytes    int64
+	segs     []replayChunk // one per segment: its batches held in memory
+	bytes    int64         // held in memory and replayed
 	batches  int
+	// checkedBytes and checkedBatches count every batch checked; they
+	// exceed bytes and batches when --max-input cut the replayed input.
+	checkedBytes   int64
+	checkedBatches int
 }
+
+// defaultReplayInput bounds the input replay holds in memory: the timed
+// loop appends from memory so that it measures the append path, not the
+// disk. Whole passes are repeated until --min-time, so a larger input adds
+// no precision.
+const defaultReplayInput = 256 << 20
 
 type replayChunk struct {
 	data    []byte
@@ -136,17 +150,14 @@ func sourceID(dir string) [16]byte {
 	return id
 }
 
-// loadSegments reads every segment, verifies framing and CRCs (a corrupt or
-// cut batch is an error naming the file and byte position), and cuts the
-// batches into chunks.
-func loadSegments(paths []string) (replayInput, error) {
+// loadSegments streams every segment, verifying framing and CRCs (a corrupt
+// or cut batch is an error naming the file and byte position) with memory
+// bounded by the largest batch, and keeps in memory the batches that fit in
+// maxInput bytes, in order: those are replayed.
+func loadSegments(paths []string, maxInput int64) (replayInput, error) {
 	in := replayInput{segments: paths}
 	dirIndex := map[string]int{}
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return in, err
-		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			return in, err
@@ -159,25 +170,60 @@ func loadSegments(paths []string) (replayInput, error) {
 			in.sources = append(in.sources, sourceID(dir))
 			in.dirs = append(in.dirs, dir)
 		}
-		r := codec.NewReader(data, 0)
-		for {
-			_, _, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				var fe *codec.FormatError
-				if errors.As(err, &fe) {
-					return in, fmt.Errorf("%s: corrupt at byte %d (%s): %w", path, fe.Pos, fe.Field, fe.Err)
-				}
-				return in, fmt.Errorf("%s: %w", path, err)
-			}
-			in.batches++
+		data, err := loadSegment(path, &in, maxInput)
+		if err != nil {
+			return in, err
 		}
-		in.bytes += int64(len(data))
 		in.segs = append(in.segs, replayChunk{data: data, source: src})
 	}
 	return in, nil
+}
+
+// loadSegment checks the segment at path and returns the batches of it that
+// fit in what maxInput leaves, counting them in in.
+func loadSegment(path string, in *replayInput, maxInput int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := notDir(f); err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		size = -1
+	}
+	var data []byte
+	if size > 0 {
+		data = make([]byte, 0, min(size, max(maxInput-in.bytes, 0)))
+	}
+	r := codec.NewBatchReader(f, 0, size, 0)
+	full := false
+	for {
+		b, _, err := r.Next()
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			var fe *codec.FormatError
+			if errors.As(err, &fe) {
+				return nil, fmt.Errorf("%s: corrupt at byte %d (%s): %w", path, fe.Pos, fe.Field, fe.Err)
+			}
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		in.checkedBatches++
+		in.checkedBytes += int64(len(b))
+		if full = full || in.bytes+int64(len(b)) > maxInput; !full {
+			data = append(data, b...)
+			in.batches++
+			in.bytes += int64(len(b))
+		}
+	}
 }
 
 // split cuts each segment into chunks of whole batches of at most n bytes
@@ -412,6 +458,10 @@ func (rep replayReport) write(w io.Writer, c replayConfig) {
 	mb := float64(rep.in.bytes) / 1e6
 	fmt.Fprintf(w, "replay: %d segments, %d sources, %d batches, %.3f MB; crc fix %s, chunk %d bytes, best of %d × %s\n",
 		len(rep.in.segments), len(rep.in.sources), rep.in.batches, mb, c.fix, c.chunk, c.count, c.minTime)
+	if rep.in.checkedBatches > rep.in.batches {
+		fmt.Fprintf(w, "  replayed the first %d of %d batches (%.3f of %.3f MB checked): --max-input holds the replayed input in memory\n",
+			rep.in.batches, rep.in.checkedBatches, mb, float64(rep.in.checkedBytes)/1e6)
+	}
 	for i, d := range rep.in.dirs {
 		fmt.Fprintf(w, "  source %d: %s (cluster %s)\n", i, d, pid.FormatClusterID(rep.in.sources[i]))
 	}

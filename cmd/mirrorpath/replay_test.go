@@ -94,6 +94,33 @@ func TestReplayCorruptSegment(t *testing.T) {
 	}
 }
 
+// TestReplayMaxInput: --max-input bounds the batches held and replayed, the
+// report says so, and a corrupt batch beyond the bound is still reported.
+func TestReplayMaxInput(t *testing.T) {
+	tmp := t.TempDir()
+	a := writeSegment(t, filepath.Join(tmp, "a"), 2, 5) // 10 batches
+	data, _ := os.ReadFile(a)
+	size := int(codec.Batch(data).BatchLength()) + codec.LogOverhead
+	var out, errb bytes.Buffer
+	code := mainArgs([]string{"replay", "--count", "1", "--min-time", "1ms", "--max-input", itoa(3*size + 1), a}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{" 3 batches, ", "replayed the first 3 of 10 batches"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	data[8*size+40] ^= 0xff
+	os.WriteFile(a, data, 0o644)
+	out.Reset()
+	errb.Reset()
+	if code := mainArgs([]string{"replay", "--max-input", itoa(size), a}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "corrupt at byte "+itoa(8*size)) {
+		t.Fatalf("exit %d, stderr %q: want 1 and the corrupt batch at %d", code, errb.String(), 8*size)
+	}
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestReplayUsage(t *testing.T) {
@@ -102,6 +129,7 @@ func TestReplayUsage(t *testing.T) {
 		{"replay", "--strategy", "nope", "x.log"},
 		{"replay", "--crc", "half", "x.log"},
 		{"replay", "--count", "0", "x.log"},
+		{"replay", "--max-input", "0", "x.log"},
 	} {
 		var out, errb bytes.Buffer
 		if code := mainArgs(args, &out, &errb); code != 2 {
