@@ -239,7 +239,19 @@ func FuzzScenario(f *testing.F) {
 				t.Fatalf("%s: two runs differ\n%s\n%s\n%s", st, a.String(), b.String(), src)
 			}
 		}
+		// A truncation that removed an acknowledged end marker (RPO) leaves
+		// its transaction open with no coordinator to close it: that M6 is
+		// the loss's consequence, already reported, not a design's hang.
+		lostMarker := map[[2]string]int{}
 		for _, v := range r1.Violations {
+			if v.Code == "RPO" {
+				lostMarker[[2]string{v.Cluster, v.Partition}] = v.Step
+			}
+		}
+		for _, v := range r1.Violations {
+			if step, ok := lostMarker[[2]string{v.Cluster, v.Partition}]; ok && v.Code == "M6" && step <= v.Step {
+				continue
+			}
 			bad := v.Code == "M6" || v.Code == "I2" || v.Code == "I4" // every strategy
 			if st == "barrier" {
 				bad = bad || v.Code == "M1" || v.Code == "M2" || v.Code == "M3" || v.Code == "M4"
