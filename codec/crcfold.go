@@ -1,0 +1,33 @@
+package codec
+
+// foldKind names a CRC-32C folding kernel (crcfold_amd64.s).
+type foldKind uint8
+
+const (
+	foldNone foldKind = iota // hash/crc32 (SSE4.2 on amd64), crccopy.go's fused loop
+	fold256                  // VPCLMULQDQ on 256-bit registers
+	fold512                  // VPCLMULQDQ on 512-bit registers
+)
+
+func (k foldKind) String() string {
+	switch k {
+	case fold256:
+		return "fold256"
+	case fold512:
+		return "fold512"
+	}
+	return "sse42"
+}
+
+// foldMin is the length from which Checksum and ChecksumCopy fold: below it
+// the SSE4.2 paths are as fast, and the kernels need four full registers of
+// input (256 bytes for fold512).
+const foldMin = 256
+
+// foldCopy is foldCRC that also copies src to dst (equal lengths, no overlap).
+func foldCopy(reg uint32, dst, src []byte) uint32 {
+	if foldKernel == fold256 {
+		return crcFoldCopy256(reg, &dst[0], &src[0], len(src))
+	}
+	return crcFoldCopy512(reg, &dst[0], &src[0], len(src))
+}
