@@ -1,8 +1,11 @@
 package codec
 
 import (
+	"hash/crc32"
 	"strconv"
 	"testing"
+
+	kcrc32 "github.com/klauspost/crc32"
 )
 
 // batchSizes are the shapes of docs/benchmarks.md: about 100 B, 1 KiB, 16 KiB, 1 MiB.
@@ -38,6 +41,57 @@ func BenchmarkCRC(b *testing.B) {
 				_ = Checksum(bb[CRCStart:])
 			}
 		})
+	}
+}
+
+var kCastagnoli = kcrc32.MakeTable(kcrc32.Castagnoli)
+
+// BenchmarkCRCPeers sets Checksum beside the CRC-32C of hash/crc32 (SSE4.2)
+// and of github.com/klauspost/crc32 over the same unaligned bytes: `benchstat
+// -col /impl` prints the ratios.
+func BenchmarkCRCPeers(b *testing.B) {
+	for _, s := range batchSizes {
+		bb := benchBatch(s.n)
+		for _, impl := range []struct {
+			name string
+			f    func([]byte) uint32
+		}{
+			{"mirrorpath", Checksum},
+			{"hashcrc32", func(p []byte) uint32 { return crc32.Checksum(p, stdCastagnoli) }},
+			{"klauspost", func(p []byte) uint32 { return kcrc32.Checksum(p, kCastagnoli) }},
+		} {
+			b.Run("impl="+impl.name+"/batch="+s.name, func(b *testing.B) {
+				b.SetBytes(int64(s.n))
+				b.ReportAllocs()
+				for b.Loop() {
+					sinkU32 += impl.f(bb[CRCStart:])
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCRCKernel runs Checksum and ChecksumCopy under every kernel the
+// CPU supports, forced (sse42 is hash/crc32 and the three-stream fused loop).
+func BenchmarkCRCKernel(b *testing.B) {
+	for _, op := range []string{"crc", "crccopy"} {
+		for _, s := range batchSizes {
+			bb, dst := benchBatch(s.n), make([]byte, s.n)
+			eachKernel(b, func(k foldKind) {
+				b.Run("op="+op+"/kernel="+k.String()+"/batch="+s.name, func(b *testing.B) {
+					defer setFold(k)()
+					b.SetBytes(int64(s.n))
+					b.ReportAllocs()
+					for b.Loop() {
+						if op == "crc" {
+							sinkU32 += Checksum(bb[CRCStart:])
+						} else {
+							sinkU32 += ChecksumCopy(dst[CRCStart:], bb[CRCStart:])
+						}
+					}
+				})
+			})
+		}
 	}
 }
 
