@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	kcrc32 "github.com/klauspost/crc32"
+
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
 )
 
 // batchSizes are the shapes of docs/benchmarks.md: about 100 B, 1 KiB, 16 KiB, 1 MiB.
@@ -48,7 +50,7 @@ var kCastagnoli = kcrc32.MakeTable(kcrc32.Castagnoli)
 
 // BenchmarkCRCPeers sets Checksum beside the CRC-32C of hash/crc32 (SSE4.2)
 // and of github.com/klauspost/crc32 over the same unaligned bytes: `benchstat
-// -col /impl` prints the ratios.
+// -col /impl` prints the ratios, of wall and of CPU time (cpu-ns/op).
 func BenchmarkCRCPeers(b *testing.B) {
 	for _, s := range batchSizes {
 		bb := benchBatch(s.n)
@@ -63,9 +65,11 @@ func BenchmarkCRCPeers(b *testing.B) {
 			b.Run("impl="+impl.name+"/batch="+s.name, func(b *testing.B) {
 				b.SetBytes(int64(s.n))
 				b.ReportAllocs()
+				start := cputime.Process()
 				for b.Loop() {
 					sinkU32 += impl.f(bb[CRCStart:])
 				}
+				cputime.Report(b, start)
 			})
 		}
 	}
@@ -82,6 +86,7 @@ func BenchmarkCRCKernel(b *testing.B) {
 					defer setFold(k)()
 					b.SetBytes(int64(s.n))
 					b.ReportAllocs()
+					start := cputime.Process()
 					for b.Loop() {
 						if op == "crc" {
 							sinkU32 += Checksum(bb[CRCStart:])
@@ -89,6 +94,7 @@ func BenchmarkCRCKernel(b *testing.B) {
 							sinkU32 += ChecksumCopy(dst[CRCStart:], bb[CRCStart:])
 						}
 					}
+					cputime.Report(b, start)
 				})
 			})
 		}

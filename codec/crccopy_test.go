@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
 )
 
 // checksumCopyRef is ChecksumCopy's simple reference: two passes.
@@ -140,9 +142,11 @@ func BenchmarkChecksumCopy(b *testing.B) {
 				b.SetBytes(int64(s.n))
 				b.ReportAllocs()
 				var sink uint32
+				start := cputime.Process()
 				for b.Loop() {
 					sink += impl.f(dst, src)
 				}
+				cputime.Report(b, start)
 				if sink == 1 {
 					b.Log(strconv.Itoa(int(sink)))
 				}
