@@ -24,6 +24,14 @@ func (k foldKind) String() string {
 // input (256 bytes for fold512).
 const foldMin = 256
 
+// foldAlignMin is the length from which ChecksumCopy's 512-bit kernel first
+// brings dst to a 64-byte boundary with the CRC32 instruction (up to 63
+// bytes, a few ns) so that its vector stores do not split cache lines; it
+// must leave at least foldMin bytes.
+const foldAlignMin = 1024
+
+const _ = uint(foldAlignMin - foldMin - 63) // foldAlignMin leaves foldMin bytes
+
 // foldCopy is foldCRC that also copies src to dst (equal lengths, no overlap).
 func foldCopy(reg uint32, dst, src []byte) uint32 {
 	if foldKernel == fold256 {

@@ -194,6 +194,55 @@ TEXT ·crcFoldCopy512(SB), NOSPLIT, $0-36
 	MOVQ dst+8(FP), DI
 	MOVQ src+16(FP), SI
 	MOVQ n+24(FP), CX
+
+	// From foldAlignMin bytes on, the bytes up to the next 64-byte boundary
+	// of dst go through the CRC32 instruction first, so that every vector
+	// store is aligned: a store that splits two cache lines costs two.
+	CMPQ    CX, $const_foldAlignMin
+	JB      c512start
+	MOVQ    DI, DX
+	NEGQ    DX
+	ANDQ    $63, DX
+	SUBQ    DX, CX
+
+c512h1:
+	TESTQ   $1, DI
+	JZ      c512h2
+	MOVBLZX (SI), DX
+	CRC32B  DX, AX
+	MOVB    DX, (DI)
+	ADDQ    $1, SI
+	ADDQ    $1, DI
+
+c512h2:
+	TESTQ   $2, DI
+	JZ      c512h4
+	MOVWLZX (SI), DX
+	CRC32W  DX, AX
+	MOVW    DX, (DI)
+	ADDQ    $2, SI
+	ADDQ    $2, DI
+
+c512h4:
+	TESTQ   $4, DI
+	JZ      c512h8
+	MOVL    (SI), DX
+	CRC32L  DX, AX
+	MOVL    DX, (DI)
+	ADDQ    $4, SI
+	ADDQ    $4, DI
+
+c512h8:
+	TESTQ   $63, DI
+	JZ      c512start
+	MOVQ    (SI), DX
+	CRC32Q  DX, AX
+	MOVQ    DX, (DI)
+	ADDQ    $8, SI
+	ADDQ    $8, DI
+	JMP     c512h8
+
+c512start:
 	VMOVD     AX, X4
 	VMOVDQU64 (SI), Z0
 	VMOVDQU64 64(SI), Z1
