@@ -24,10 +24,11 @@ func (k foldKind) String() string {
 // input (256 bytes for fold512).
 const foldMin = 256
 
-// foldAlignMin is the length from which ChecksumCopy's 512-bit kernel first
-// brings dst to a 64-byte boundary with the CRC32 instruction (up to 63
-// bytes, a few ns) so that its vector stores do not split cache lines; it
-// must leave at least foldMin bytes.
+// foldAlignMin is the length from which the 512-bit kernels first bring
+// their source (Checksum) or destination (ChecksumCopy) to a 64-byte
+// boundary with the CRC32 instruction (up to 63 bytes, a few ns), so that
+// their vector loads or stores do not split cache lines; it must leave at
+// least foldMin bytes.
 const foldAlignMin = 1024
 
 const _ = uint(foldAlignMin - foldMin - 63) // foldAlignMin leaves foldMin bytes

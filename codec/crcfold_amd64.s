@@ -90,6 +90,43 @@ TEXT ·crcFold512(SB), NOSPLIT, $0-28
 	MOVL reg+0(FP), AX
 	MOVQ p+8(FP), SI
 	MOVQ n+16(FP), CX
+
+	// From foldAlignMin bytes on, the bytes up to the next 64-byte boundary
+	// go through the CRC32 instruction first, so that every vector load is
+	// aligned: a load that splits two cache lines costs two.
+	CMPQ    CX, $const_foldAlignMin
+	JB      p512start
+	MOVQ    SI, DX
+	NEGQ    DX
+	ANDQ    $63, DX
+	SUBQ    DX, CX
+
+p512h1:
+	TESTQ   $1, SI
+	JZ      p512h2
+	CRC32B  (SI), AX
+	ADDQ    $1, SI
+
+p512h2:
+	TESTQ   $2, SI
+	JZ      p512h4
+	CRC32W  (SI), AX
+	ADDQ    $2, SI
+
+p512h4:
+	TESTQ   $4, SI
+	JZ      p512h8
+	CRC32L  (SI), AX
+	ADDQ    $4, SI
+
+p512h8:
+	TESTQ   $63, SI
+	JZ      p512start
+	CRC32Q  (SI), AX
+	ADDQ    $8, SI
+	JMP     p512h8
+
+p512start:
 	VMOVD     AX, X4
 	VMOVDQU64 (SI), Z0
 	VMOVDQU64 64(SI), Z1
