@@ -44,6 +44,13 @@
 // over the last bytes (fewer than one block), is the raw CRC of the whole.
 // The caller's register enters XORed into the first four message bytes.
 //
+// Alignment: from foldAlignMin bytes on, the 512-bit kernels first run the
+// CRC32 instruction over the bytes up to the next 64-byte boundary of the
+// source (crcFold512) or destination (crcFoldCopy512), at most 63, and fold
+// from there with the register that leaves: every vector load, or store, is
+// then aligned, and a split one costs two. The constants do not change: the
+// fold distances are counted from the first folded byte.
+//
 // foldK<>: k(2048) at 0, k(512) at 16, the lane constants of the 512-bit
 // reduction [k(384), k(256), k(128), 0] at 32; the 256-bit kernel takes
 // k(256) from 48 and its lane constants [k(128), 0] from 64; k(1024) at 96.
