@@ -156,3 +156,23 @@ func BenchmarkPatchCRC(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCRCLengths runs Checksum around foldMin under every kernel the CPU
+// supports: below foldMin every kernel takes the CRC32 instruction's loop, from
+// it the folding kernel; the figures say where folding starts to pay.
+func BenchmarkCRCLengths(b *testing.B) {
+	bb := benchBatch(1024 + CRCStart)
+	for _, n := range []int{128, 192, 255, 256, 320, 384, 512, 768} {
+		eachKernel(b, func(k foldKind) {
+			b.Run("kernel="+k.String()+"/n="+strconv.Itoa(n), func(b *testing.B) {
+				defer setFold(k)()
+				b.SetBytes(int64(n))
+				start := cputime.Process()
+				for b.Loop() {
+					sinkU32 += Checksum(bb[CRCStart : CRCStart+n])
+				}
+				cputime.Report(b, start)
+			})
+		})
+	}
+}
