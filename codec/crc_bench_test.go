@@ -157,12 +157,12 @@ func BenchmarkPatchCRC(b *testing.B) {
 	}
 }
 
-// BenchmarkCRCLengths runs Checksum around foldMin under every kernel the CPU
-// supports: below foldMin every kernel takes the CRC32 instruction's loop, from
-// it the folding kernel; the figures say where folding starts to pay.
+// BenchmarkCRCLengths runs Checksum around foldMin and foldMin256 under every
+// kernel the CPU supports: below them the CRC32 instruction's loop, from them
+// the folding kernel; the figures say where folding starts to pay.
 func BenchmarkCRCLengths(b *testing.B) {
 	bb := benchBatch(1024 + CRCStart)
-	for _, n := range []int{128, 192, 255, 256, 320, 384, 512, 768} {
+	for _, n := range []int{63, 64, 80, 100, 128, 192, 255, 256, 384, 768} {
 		eachKernel(b, func(k foldKind) {
 			b.Run("kernel="+k.String()+"/n="+strconv.Itoa(n), func(b *testing.B) {
 				defer setFold(k)()

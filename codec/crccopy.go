@@ -25,7 +25,7 @@ import (
 // cache between two joins. Whatever is too short for three streams goes
 // through a one-stream loop of 8-byte words, then 4, 2 and 1 bytes.
 //
-// From foldMin bytes on, on CPUs with VPCLMULQDQ, the folding kernels of
+// From foldCopyMin bytes on, on CPUs with VPCLMULQDQ, the folding kernels of
 // crcfold_amd64.s replace all of this: they store every vector they load.
 
 // Stream lengths of the three-way loop: fusedLong (hash/crc32's) while the
@@ -69,7 +69,7 @@ func fusedConsts() {
 // copy(dst, src). No allocation; O(len(src)).
 func ChecksumCopy(dst, src []byte) uint32 {
 	dst = dst[:len(src)]
-	if len(src) >= foldMin && foldKernel != foldNone && !overlaps(dst, src) {
+	if len(src) >= foldCopyMin && foldKernel != foldNone && !overlaps(dst, src) {
 		return ^foldCopy(^uint32(0), dst, src)
 	}
 	if !crcAsm || len(src) == 0 || overlaps(dst, src) {

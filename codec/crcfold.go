@@ -19,19 +19,27 @@ func (k foldKind) String() string {
 	return "sse42"
 }
 
-// foldMin is the length from which Checksum and ChecksumCopy fold: below it
-// the SSE4.2 paths are as fast, and the kernels need four full registers of
-// input (256 bytes for fold512).
-const foldMin = 256
+// foldMin is the length from which Checksum folds with the 512-bit kernel
+// (one accumulator up to 256 bytes, four from there); below it the CRC32
+// instruction's loop is as fast (BenchmarkCRCLengths).
+const foldMin = 64
+
+// foldMin256 is the length from which Checksum folds with the 256-bit
+// kernel, and foldCopyMin that from which ChecksumCopy folds with either:
+// four full registers of input.
+const (
+	foldMin256  = 256
+	foldCopyMin = 256
+)
 
 // foldAlignMin is the length from which the 512-bit kernels first bring
 // their source (Checksum) or destination (ChecksumCopy) to a 64-byte
 // boundary with the CRC32 instruction (up to 63 bytes, a few ns), so that
 // their vector loads or stores do not split cache lines; it must leave at
-// least foldMin bytes.
+// least foldMin256 bytes.
 const foldAlignMin = 1024
 
-const _ = uint(foldAlignMin - foldMin - 63) // foldAlignMin leaves foldMin bytes
+const _ = uint(foldAlignMin - foldMin256 - 63) // foldAlignMin leaves foldMin256 bytes
 
 // foldCopy is foldCRC that also copies src to dst (equal lengths, no overlap).
 func foldCopy(reg uint32, dst, src []byte) uint32 {

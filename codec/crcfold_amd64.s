@@ -92,7 +92,7 @@ TEXT ·foldTable(SB), NOSPLIT, $0-8
 
 // func crcFold512(reg uint32, p *byte, n int) uint32
 //
-// The raw CRC-32C register after the n ≥ 256 bytes at p, started from reg.
+// The raw CRC-32C register after the n ≥ 64 bytes at p, started from reg.
 TEXT ·crcFold512(SB), NOSPLIT, $0-28
 	MOVL reg+0(FP), AX
 	MOVQ p+8(FP), SI
@@ -134,6 +134,19 @@ p512h8:
 	JMP     p512h8
 
 p512start:
+	CMPQ      CX, $256
+	JAE       p512four
+
+	// Fewer than four blocks: one accumulator, block by block.
+	VMOVD     AX, X4
+	VMOVDQU64 (SI), Z0
+	VPXORQ    Z4, Z0, Z0
+	ADDQ      $64, SI
+	SUBQ      $64, CX
+	VBROADCASTI32X4 foldK<>+16(SB), Z8
+	JMP       p512block
+
+p512four:
 	VMOVD     AX, X4
 	VMOVDQU64 (SI), Z0
 	VMOVDQU64 64(SI), Z1
@@ -619,7 +632,7 @@ c256tdone:
 //
 // Checksum's body: the raw CRC-32C register after the n bytes at p, from reg.
 // From foldMin bytes on, the selected folding kernel (a tail call: the same
-// arguments); below, the CRC32 instruction eight bytes at a time, as
+// arguments; fold256 only from foldMin256); below, the CRC32 instruction eight bytes at a time, as
 // hash/crc32 does at these lengths but without its dispatch. Without a
 // kernel at these lengths, or without SSE4.2, crc32cStd (hash/crc32).
 TEXT ·crc32cUpdate(SB), NOSPLIT, $0-28
@@ -628,6 +641,8 @@ TEXT ·crc32cUpdate(SB), NOSPLIT, $0-28
 	JB   small
 	CMPB ·foldKernel(SB), $const_fold512
 	JEQ  big512
+	CMPQ CX, $const_foldMin256
+	JB   small
 	CMPB ·foldKernel(SB), $const_fold256
 	JNE  std
 	JMP  ·crcFold256(SB)

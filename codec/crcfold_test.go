@@ -71,7 +71,7 @@ func TestFoldKernels(t *testing.T) {
 			check(k, n, n%64, (n*7)%64)
 		}
 		for so := range 64 {
-			for _, n := range []int{foldMin, foldMin + 1, 1000, foldAlignMin - 1, foldAlignMin, foldAlignMin + 63, 4096 + 63} {
+			for _, n := range []int{foldMin - 1, foldMin, foldMin + 1, foldMin256 - 1, foldMin256, 1000, foldAlignMin - 1, foldAlignMin, foldAlignMin + 63, 4096 + 63} {
 				check(k, n, so, 63-so)
 			}
 		}
