@@ -35,7 +35,9 @@
 // hidden. At the end the four accumulators fold into one (D = 512, serially),
 // single 64-byte blocks fold in the same way, and the four lanes of the last
 // accumulator fold into its last lane with per-lane constants k(384), k(256),
-// k(128) and zero (the last lane stays as it is). The 256-bit kernel is the
+// k(128) and zero (the last lane stays as it is). Under four blocks (64 to
+// 255 bytes, Checksum only) crcFold512 starts with one accumulator and goes
+// straight to the single blocks. The 256-bit kernel is the
 // same with four YMM accumulators: 128 bytes a round (D = 1024), 32-byte
 // blocks (D = 256), two lanes (k(128), zero). It uses VEX encodings only.
 //
