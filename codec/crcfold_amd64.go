@@ -58,7 +58,7 @@ func foldSupported(k foldKind) bool {
 // recomputes it.
 func foldTable() *[14]uint64
 
-// crcFold512 returns the raw CRC-32C register after the n ≥ 256 bytes at p,
+// crcFold512 returns the raw CRC-32C register after the n ≥ 64 bytes at p,
 // started from reg.
 //
 //lint:ignore U1000 crc32cUpdate jumps to it.
