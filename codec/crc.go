@@ -24,10 +24,6 @@ import (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Checksum returns the CRC-32C (Castagnoli) of b: reflected polynomial
-// 0x82F63B78, initial register and final XOR 0xFFFFFFFF, as Kafka's Crc32C.
-func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
-
 // castagnoli8 is the slicing-by-8 form of the CRC-32C table: entry [k][v]
 // is the register after byte v followed by k zero bytes, from register 0.
 var castagnoli8 = func() (t [8][256]uint32) {

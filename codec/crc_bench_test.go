@@ -1,8 +1,13 @@
 package codec
 
 import (
+	"hash/crc32"
 	"strconv"
 	"testing"
+
+	kcrc32 "github.com/klauspost/crc32"
+
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
 )
 
 // batchSizes are the shapes of docs/benchmarks.md: about 100 B, 1 KiB, 16 KiB, 1 MiB.
@@ -34,10 +39,67 @@ func BenchmarkCRC(b *testing.B) {
 		b.Run("batch="+s.name, func(b *testing.B) {
 			b.SetBytes(int64(s.n))
 			b.ReportAllocs()
+			start := cputime.Process()
 			for b.Loop() {
 				_ = Checksum(bb[CRCStart:])
 			}
+			cputime.Report(b, start)
 		})
+	}
+}
+
+var kCastagnoli = kcrc32.MakeTable(kcrc32.Castagnoli)
+
+// BenchmarkCRCPeers sets Checksum beside the CRC-32C of hash/crc32 (SSE4.2)
+// and of github.com/klauspost/crc32 over the same unaligned bytes: `benchstat
+// -col /impl` prints the ratios, of wall and of CPU time (cpu-ns/op).
+func BenchmarkCRCPeers(b *testing.B) {
+	for _, s := range batchSizes {
+		bb := benchBatch(s.n)
+		for _, impl := range []struct {
+			name string
+			f    func([]byte) uint32
+		}{
+			{"mirrorpath", Checksum},
+			{"hashcrc32", func(p []byte) uint32 { return crc32.Checksum(p, stdCastagnoli) }},
+			{"klauspost", func(p []byte) uint32 { return kcrc32.Checksum(p, kCastagnoli) }},
+		} {
+			b.Run("impl="+impl.name+"/batch="+s.name, func(b *testing.B) {
+				b.SetBytes(int64(s.n))
+				b.ReportAllocs()
+				start := cputime.Process()
+				for b.Loop() {
+					sinkU32 += impl.f(bb[CRCStart:])
+				}
+				cputime.Report(b, start)
+			})
+		}
+	}
+}
+
+// BenchmarkCRCKernel runs Checksum and ChecksumCopy under every kernel the
+// CPU supports, forced (sse42 is hash/crc32 and the three-stream fused loop).
+func BenchmarkCRCKernel(b *testing.B) {
+	for _, op := range []string{"crc", "crccopy"} {
+		for _, s := range batchSizes {
+			bb, dst := benchBatch(s.n), make([]byte, s.n)
+			eachKernel(b, func(k foldKind) {
+				b.Run("op="+op+"/kernel="+k.String()+"/batch="+s.name, func(b *testing.B) {
+					defer setFold(k)()
+					b.SetBytes(int64(s.n))
+					b.ReportAllocs()
+					start := cputime.Process()
+					for b.Loop() {
+						if op == "crc" {
+							sinkU32 += Checksum(bb[CRCStart:])
+						} else {
+							sinkU32 += ChecksumCopy(dst[CRCStart:], bb[CRCStart:])
+						}
+					}
+					cputime.Report(b, start)
+				})
+			})
+		}
 	}
 }
 
@@ -91,6 +153,26 @@ func BenchmarkPatchCRC(b *testing.B) {
 			for b.Loop() {
 				sinkU32 = PatchCRC(sinkU32, old, nw, k)
 			}
+		})
+	}
+}
+
+// BenchmarkCRCLengths runs Checksum around foldMin and foldMin256 under every
+// kernel the CPU supports: below them the CRC32 instruction's loop, from them
+// the folding kernel; the figures say where folding starts to pay.
+func BenchmarkCRCLengths(b *testing.B) {
+	bb := benchBatch(1024 + CRCStart)
+	for _, n := range []int{63, 64, 80, 100, 128, 192, 255, 256, 384, 768} {
+		eachKernel(b, func(k foldKind) {
+			b.Run("kernel="+k.String()+"/n="+strconv.Itoa(n), func(b *testing.B) {
+				defer setFold(k)()
+				b.SetBytes(int64(n))
+				start := cputime.Process()
+				for b.Loop() {
+					sinkU32 += Checksum(bb[CRCStart : CRCStart+n])
+				}
+				cputime.Report(b, start)
+			})
 		})
 	}
 }

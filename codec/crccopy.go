@@ -24,6 +24,9 @@ import (
 // of the product (crcmul.go). Tables would be cold: the copy sweeps the L1
 // cache between two joins. Whatever is too short for three streams goes
 // through a one-stream loop of 8-byte words, then 4, 2 and 1 bytes.
+//
+// From foldCopyMin bytes on, on CPUs with VPCLMULQDQ, the folding kernels of
+// crcfold_amd64.s replace all of this: they store every vector they load.
 
 // Stream lengths of the three-way loop: fusedLong (hash/crc32's) while the
 // bytes last, then one or more rounds of fusedStep·j bytes per stream (j ≤
@@ -59,12 +62,16 @@ func fusedConsts() {
 
 // ChecksumCopy copies src into dst and returns Checksum(src), reading each
 // byte of src once where the hardware allows (amd64 with SSE4.2 and
-// PCLMULQDQ); elsewhere it is Checksum then copy. dst must be at least
+// PCLMULQDQ, and the folding kernels where VPCLMULQDQ is there); elsewhere
+// it is Checksum then copy. dst must be at least
 // len(src) bytes long (it panics otherwise, as a slice expression would); if
 // dst and src overlap the result is that of Checksum(src) followed by
 // copy(dst, src). No allocation; O(len(src)).
 func ChecksumCopy(dst, src []byte) uint32 {
 	dst = dst[:len(src)]
+	if len(src) >= foldCopyMin && foldKernel != foldNone && !overlaps(dst, src) {
+		return ^foldCopy(^uint32(0), dst, src)
+	}
 	if !crcAsm || len(src) == 0 || overlaps(dst, src) {
 		c := Checksum(src)
 		copy(dst, src)

@@ -2,9 +2,12 @@ package codec
 
 import (
 	"bytes"
+	"hash/crc32"
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
 )
 
 // checksumCopyRef is ChecksumCopy's simple reference: two passes.
@@ -90,50 +93,60 @@ func TestChecksumCopyAllocs(t *testing.T) {
 	}
 }
 
-// FuzzChecksumCopy: the fused pass equals Checksum then copy for any bytes,
-// length and alignment of source and destination.
+// FuzzChecksumCopy: the fused pass, under every kernel the CPU supports,
+// equals hash/crc32 then copy for any bytes, length and alignment of source
+// and destination.
 func FuzzChecksumCopy(f *testing.F) {
 	f.Add([]byte("123456789"), uint8(0), uint8(0))
 	f.Add(make([]byte, 3*fusedLong+3*fusedStep*fusedSteps+7), uint8(3), uint8(5))
-	f.Add(bytes.Repeat([]byte{0xff, 0, 1}, 1500), uint8(1), uint8(7))
+	f.Add(bytes.Repeat([]byte{0xff, 0, 1}, 1500), uint8(1), uint8(63))
 	f.Fuzz(func(t *testing.T, msg []byte, srcOff, dstOff uint8) {
-		so := min(int(srcOff%8), len(msg))
+		so := min(int(srcOff%64), len(msg))
 		s := msg[so:]
-		dst := make([]byte, len(s)+int(dstOff%8)+8)
-		for i := range dst {
-			dst[i] = 0x5a
-		}
-		d := dst[dstOff%8:]
-		if got, want := ChecksumCopy(d, s), Checksum(s); got != want {
-			t.Fatalf("crc %#x, want %#x (len %d)", got, want, len(s))
-		}
-		if !bytes.Equal(d[:len(s)], s) {
-			t.Fatal("copy differs")
-		}
-		for _, c := range d[len(s):] {
-			if c != 0x5a {
-				t.Fatal("wrote past len(src)")
+		want := crc32.Checksum(s, stdCastagnoli)
+		dst := make([]byte, len(s)+int(dstOff%64)+8)
+		eachKernel(t, func(k foldKind) {
+			for i := range dst {
+				dst[i] = 0x5a
 			}
-		}
+			d := dst[dstOff%64:]
+			if got := ChecksumCopy(d, s); got != want {
+				t.Fatalf("%v: crc %#x, want %#x (len %d)", k, got, want, len(s))
+			}
+			if !bytes.Equal(d[:len(s)], s) {
+				t.Fatalf("%v: copy differs", k)
+			}
+			for _, c := range d[len(s):] {
+				if c != 0x5a {
+					t.Fatalf("%v: wrote past len(src)", k)
+				}
+			}
+		})
 	})
 }
 
 // BenchmarkChecksumCopy: the fused pass against the two passes it replaces,
-// into a hot destination.
+// into a hot destination, and against the CRC alone (crconly).
 func BenchmarkChecksumCopy(b *testing.B) {
 	for _, s := range batchSizes {
 		src, dst := benchBatch(s.n), make([]byte, s.n)
 		for _, impl := range []struct {
 			name string
 			f    func(dst, src []byte) uint32
-		}{{"twopass", checksumCopyRef}, {"fused", ChecksumCopy}} {
+		}{
+			{"twopass", checksumCopyRef},
+			{"fused", ChecksumCopy},
+			{"crconly", func(_, src []byte) uint32 { return Checksum(src) }},
+		} {
 			b.Run("impl="+impl.name+"/batch="+s.name, func(b *testing.B) {
 				b.SetBytes(int64(s.n))
 				b.ReportAllocs()
 				var sink uint32
+				start := cputime.Process()
 				for b.Loop() {
 					sink += impl.f(dst, src)
 				}
+				cputime.Report(b, start)
 				if sink == 1 {
 					b.Log(strconv.Itoa(int(sink)))
 				}

@@ -1,0 +1,83 @@
+//go:build !purego
+
+package codec
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// Checksum returns the CRC-32C (Castagnoli) of b: reflected polynomial
+// 0x82F63B78, initial register and final XOR 0xFFFFFFFF, as Kafka's Crc32C.
+// From foldMin bytes on, where the CPU has them, by the folding kernels of
+// crcfold_amd64.s; below, by the CRC32 instruction; one call either way (it
+// inlines into its callers, the choice is made in crc32cUpdate).
+func Checksum(b []byte) uint32 { return ^crc32cUpdate(^uint32(0), unsafe.SliceData(b), len(b)) }
+
+// crc32cUpdate is the raw CRC-32C register after the n bytes at p, from reg.
+//
+//go:noescape
+func crc32cUpdate(reg uint32, p *byte, n int) uint32
+
+// crc32cStd is crc32cUpdate by hash/crc32: for CPUs without a kernel.
+//
+//lint:ignore U1000 crc32cUpdate jumps to it.
+func crc32cStd(reg uint32, p *byte, n int) uint32 { return rawCRC(reg, unsafe.Slice(p, n)) }
+
+// foldKernel is the folding kernel Checksum and ChecksumCopy use from
+// foldMin bytes on (crcfold_amd64.s): the 512-bit one where AVX-512 and
+// VPCLMULQDQ are there, else none (the SSE4.2 paths). The 256-bit kernel is
+// selectable (tests, benchmarks) but not chosen: on the CPUs that have its
+// instructions and AVX-512 it is the slower of the two (results/codec.md).
+var foldKernel = bestFold()
+
+func bestFold() foldKind {
+	if foldSupported(fold512) {
+		return fold512
+	}
+	return foldNone
+}
+
+// foldSupported reports whether this CPU runs kernel k.
+func foldSupported(k foldKind) bool {
+	switch k {
+	case foldNone:
+		return true
+	case fold256:
+		// x/sys/cpu reports VPCLMULQDQ only where the OS enables AVX-512
+		// state; the kernel itself needs only AVX2 and VPCLMULQDQ.
+		return cpu.X86.HasSSE42 && cpu.X86.HasAVX2 && cpu.X86.HasAVX512VPCLMULQDQ
+	case fold512:
+		return cpu.X86.HasSSE42 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VPCLMULQDQ
+	}
+	return false
+}
+
+// foldTable returns the kernels' constant table foldK<>, for the test that
+// recomputes it.
+func foldTable() *[14]uint64
+
+// crcFold512 returns the raw CRC-32C register after the n ≥ 64 bytes at p,
+// started from reg.
+//
+//lint:ignore U1000 crc32cUpdate jumps to it.
+//go:noescape
+func crcFold512(reg uint32, p *byte, n int) uint32
+
+// crcFoldCopy512 is crcFold512 over src that also copies the n ≥ 256 bytes
+// to dst (no overlap).
+//
+//go:noescape
+func crcFoldCopy512(reg uint32, dst, src *byte, n int) uint32
+
+// crcFold256 is crcFold512 on 256-bit registers, n ≥ 128.
+//
+//lint:ignore U1000 crc32cUpdate jumps to it.
+//go:noescape
+func crcFold256(reg uint32, p *byte, n int) uint32
+
+// crcFoldCopy256 is crcFoldCopy512 on 256-bit registers, n ≥ 128.
+//
+//go:noescape
+func crcFoldCopy256(reg uint32, dst, src *byte, n int) uint32
