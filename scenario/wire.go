@@ -187,6 +187,15 @@ func (a *apReplica) Stop(req stopRequest) error {
 	}
 	opt := appendpath.StopOptions{Variant: v, SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
 		IgnoreMarkerFailure: req.IgnoreMarkerFailure}
+	if req.Promote != nil {
+		opt.Promote = func() error {
+			err := req.Promote()
+			if errors.Is(err, errAllocatorExhausted) {
+				return errors.Join(appendpath.ErrPromotionImpossible, err)
+			}
+			return err
+		}
+	}
 	if req.FailAt != "" {
 		at, err := appendpath.ParseStopStep(req.FailAt)
 		if err != nil {
