@@ -35,6 +35,7 @@ var OptionSpecs = []OptionSpec{
 	{"hazard-r1", []string{"off", "on"}, "STOPPING of a partition that knows no source cluster id skips the barrier and goes STOPPED anyway (prototype hazard R1)"},
 	{"hazard-r2", []string{"off", "on"}, "STOPPING ignores an ABORT marker it fails to append and goes on (prototype hazard R2)"},
 	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
+	{"dedup-check", []string{"seq", "crc"}, "duplicate detection compares epoch and sequences only (seq, Kafka's), or also the cached batch's CRC, refusing a match with another CRC (crc)"},
 	{"allocator-margin", []string{"1000"}, "allocator: the failover advances the destination's PID allocator to the highest PID of its partitions plus this margin"},
 	{"allocator-mode", []string{"awaited", "async"}, "allocator: promotion waits for the allocator advance (awaited), or does not and the advance lands after the first local InitProducerId (async, Redpanda CORE-16631)"},
 }

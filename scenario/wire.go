@@ -81,6 +81,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 	if cfg.Options.Get("has-producer-id") == "stock" {
 		po.HasProducerID = psm.Stock
 	}
+	po.DedupCRC = cfg.Options.Get("dedup-check") == "crc"
 	if cfg.Options.Get("barrier-apply") == "prototype" {
 		po.BarrierApply = psm.Prototype
 	}
