@@ -55,3 +55,28 @@ func TestDedupCRC(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupCRCAllocs: the Store's append under DedupCRC allocates nothing,
+// a refused foreign batch included.
+func TestDedupCRCAllocs(t *testing.T) {
+	s := NewStore(Options{DedupCRC: true})
+	populate(s, 0, 100)
+	b := data(7, 0, 1, 1)
+	b.CRC, b.HasCRC = 1, true
+	seq := int32(1)
+	var foreign Batch // outside the closure: a Batch passed by pointer escapes
+	if n := testing.AllocsPerRun(200, func() {
+		b.BaseSequence, b.CRC = seq, uint32(seq)
+		if _, _, err := s.Update(0, Client, &b); err != nil {
+			t.Fatal(err)
+		}
+		seq++
+		foreign = b
+		foreign.CRC++
+		if _, _, err := s.Update(0, Client, &foreign); err != ErrDuplicateCRCMismatch {
+			t.Fatalf("foreign: %v", err)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocs per append", n)
+	}
+}
