@@ -292,6 +292,39 @@ func BenchmarkAppendClient(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendClientDedup: BenchmarkAppendClient's 1 KiB batch with
+// duplicate detection by sequences only (dedup=seq, Kafka's) and with the
+// cached batches' CRCs kept and checked (dedup=crc, psm.Options.DedupCRC).
+func BenchmarkAppendClientDedup(b *testing.B) {
+	sh := benchShapes[1]
+	for _, d := range []string{"seq", "crc"} {
+		b.Run("dedup="+d+"/batch="+sh.name, func(b *testing.B) {
+			in := benchBatch(b, sh.records, sh.value)
+			p := mustOpen(b, Config{SegmentBytes: benchSegmentBytes(len(in)), RetainSegments: 1, SkipRollSnapshots: true,
+				PSMOptions: psm.Options{DedupCRC: d == "crc"}})
+			seq := int32(0)
+			for range 4 * benchSegmentBytes(len(in)) / int64(len(in)) {
+				codec.Batch(in).SetBaseSequence(seq)
+				seq = codec.IncrementSequence(seq, int32(sh.records))
+				if _, err := p.AppendClient(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			cpu := cputime.Process()
+			for b.Loop() {
+				codec.Batch(in).SetBaseSequence(seq)
+				seq = codec.IncrementSequence(seq, int32(sh.records))
+				if _, err := p.AppendClient(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cputime.Report(b, cpu)
+		})
+	}
+}
+
 // BenchmarkAppendParallel: N goroutines, each appending as-is 16 KiB batches
 // to its own partition. Throughput (MB/s) is the total over the partitions.
 // The appends are handed out as b.RunParallel does, in small grains to

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage"
@@ -514,5 +515,38 @@ func TestAppendMirroredMixedSizes(t *testing.T) {
 	}
 	if got := readAll(t, p); len(got) != 3*len(bs) {
 		t.Fatalf("%d batches after rolls", len(got))
+	}
+}
+
+// TestDedupCRCClientRetry: with psm.Options.DedupCRC a CLIENT batch resent
+// byte for byte is a duplicate (acknowledged at its first offsets), while a
+// batch with the same PID, epoch and sequences but other records is refused
+// with OUT_OF_ORDER_SEQUENCE_NUMBER and nothing is appended. On a
+// LogAppendTime topic the stored CRC is not the client's, so the window keeps
+// none and Kafka's sequence-only answer applies.
+func TestDedupCRCClientRetry(t *testing.T) {
+	for _, tt := range []TimestampType{CreateTime, LogAppendTime} {
+		p := mustOpen(t, Config{TimestampType: tt, PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne, DedupCRC: true}})
+		sent := mkBatch(t, bspec{pid: 5, seq: 0, records: 3})
+		first, err := p.AppendClient(append([]byte(nil), sent...))
+		if err != nil || first.Duplicate {
+			t.Fatalf("%v: first append %+v %v", tt, first, err)
+		}
+		retry, err := p.AppendClient(append([]byte(nil), sent...))
+		if err != nil || !retry.Duplicate || retry.FirstOffset != first.FirstOffset {
+			t.Fatalf("%v: retry %+v %v, want a duplicate at %d", tt, retry, err, first.FirstOffset)
+		}
+		end := p.LogEndOffset()
+		foreign := mkBatch(t, bspec{pid: 5, seq: 0, records: 3, value: 7})
+		res, err := p.AppendClient(foreign)
+		if tt == LogAppendTime {
+			if err != nil || !res.Duplicate {
+				t.Fatalf("%v: foreign batch %+v %v, want the sequence-only duplicate", tt, res, err)
+			}
+			continue
+		}
+		if !errors.Is(err, kafkaerr.OutOfOrderSequenceNumber) || p.LogEndOffset() != end {
+			t.Fatalf("%v: foreign batch %+v %v, log end %d (want %d)", tt, res, err, p.LogEndOffset(), end)
+		}
 	}
 }

@@ -55,6 +55,11 @@ var (
 	ErrState = errors.New("appendpath: operation not allowed in this mirror state")
 	// ErrFault: a STOPPING step failed because a fault hook said so.
 	ErrFault = errors.New("appendpath: injected fault")
+	// ErrPromotionImpossible: a STOPPING promotion check (StopOptions.Promote)
+	// found that the partition can never be made writable safely, for
+	// instance a PID allocator that cannot advance past the mirrored PIDs.
+	// The partition moves to FAILED.
+	ErrPromotionImpossible = errors.New("appendpath: promotion impossible")
 	// ErrClosed: the partition was closed.
 	ErrClosed = errors.New("appendpath: partition closed")
 	// ErrInvalidConfig: Open was given a Config it cannot honour (a negative

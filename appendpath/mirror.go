@@ -68,15 +68,16 @@ func ParseStopVariant(s string) (StopVariant, error) {
 type StopStep uint8
 
 const (
-	StepAbort   StopStep = iota // close open transactions (either variant)
-	StepPersist                 // persist the last mirrored offset and epoch
-	StepBarrier                 // append the barrier (strategy barrier)
-	StepFetcher                 // remove the mirror fetcher (the first step)
-	StepEpoch                   // bump the leader epoch (abort variant)
-	StepMarker                  // append one ABORT marker (abort variant, once per open transaction)
+	StepAbort     StopStep = iota // close open transactions (either variant)
+	StepPersist                   // persist the last mirrored offset and epoch
+	StepBarrier                   // append the barrier (strategy barrier)
+	StepFetcher                   // remove the mirror fetcher (the first step)
+	StepEpoch                     // bump the leader epoch (abort variant)
+	StepMarker                    // append one ABORT marker (abort variant, once per open transaction)
+	StepAllocator                 // the promotion check (StopOptions.Promote), the last step
 )
 
-var stepNames = [...]string{"abort", "persist", "barrier", "fetcher", "epoch", "marker"}
+var stepNames = [...]string{"abort", "persist", "barrier", "fetcher", "epoch", "marker", "allocator"}
 
 func (s StopStep) String() string {
 	if int(s) < len(stepNames) {
@@ -85,15 +86,15 @@ func (s StopStep) String() string {
 	return "unknown"
 }
 
-// ParseStopStep parses a step name: abort, persist, barrier, fetcher, epoch
-// or marker.
+// ParseStopStep parses a step name: abort, persist, barrier, fetcher, epoch,
+// marker or allocator.
 func ParseStopStep(s string) (StopStep, error) {
 	for i, n := range stepNames {
 		if n == s {
 			return StopStep(i), nil
 		}
 	}
-	return 0, fmt.Errorf("appendpath: unknown stop step %q (want abort|persist|barrier|fetcher|epoch|marker)", s)
+	return 0, fmt.Errorf("appendpath: unknown stop step %q (want abort|persist|barrier|fetcher|epoch|marker|allocator)", s)
 }
 
 // StopOptions configure one STOPPING attempt.
@@ -108,6 +109,12 @@ type StopOptions struct {
 	// ABORT marker cannot be appended, leaving its transaction open.
 	SkipBarrierWithoutSource bool
 	IgnoreMarkerFailure      bool
+	// Promote, when set, runs after every other step and before the
+	// partition becomes writable: the strategy allocator's cluster-wide PID
+	// allocator advance. An error leaves the partition STOPPING (read-only,
+	// retried by the next Stop); an error matching ErrPromotionImpossible
+	// moves it to FAILED.
+	Promote func() error
 }
 
 // MirrorCheckpoint is what STOPPING persists: where mirroring left off. It
@@ -233,6 +240,17 @@ func (p *Partition) Stop(opt StopOptions) error {
 		b := codec.AppendBarrier(nil, p.leaderEpoch, src, p.now().UnixMilli())
 		if _, err := p.appendLocked(b, kindCoordinator); err != nil {
 			return err
+		}
+	}
+	if opt.Promote != nil {
+		if err := step(StepAllocator); err != nil {
+			return err
+		}
+		if err := opt.Promote(); err != nil {
+			if errors.Is(err, ErrPromotionImpossible) {
+				p.state = Failed
+			}
+			return fmt.Errorf("appendpath: STOPPING promotion: %w", err)
 		}
 	}
 	p.state = Stopped

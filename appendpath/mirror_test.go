@@ -3,6 +3,7 @@ package appendpath
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -161,5 +162,45 @@ func TestCheckpointClampedOnRecovery(t *testing.T) {
 	data, err := crashed.ReadFile("/l/" + checkpointFile)
 	if err != nil || !strings.HasPrefix(string(data), "0 -1 ") {
 		t.Fatalf("checkpoint file %q (%v) not rewritten", data, err)
+	}
+}
+
+// TestStopPromote: the promotion step (strategy allocator) runs last, after
+// the ABORT markers; an error leaves the partition STOPPING and read-only,
+// a retry closes no transaction twice, ErrPromotionImpossible moves it to
+// FAILED, and no barrier is written.
+func TestStopPromote(t *testing.T) {
+	p := mirrorWithOpenTxn(t, pid.Allocator, nil)
+	calls := 0
+	refuse := errors.New("allocator reset not confirmed")
+	err := p.Stop(StopOptions{Promote: func() error { calls++; return refuse }})
+	if !errors.Is(err, refuse) || p.State() != Stopping {
+		t.Fatalf("refused promotion: %v, state %s", err, p.State())
+	}
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 9, seq: 0})); err == nil {
+		t.Fatal("client append accepted while STOPPING")
+	}
+	end := p.LogEndOffset()
+	if err := p.Stop(StopOptions{Promote: func() error { calls++; return nil }}); err != nil || p.State() != Stopped {
+		t.Fatalf("retry: %v, state %s", err, p.State())
+	}
+	if calls != 2 || p.LogEndOffset() != end || len(p.OpenTxns(nil)) != 0 {
+		t.Fatalf("retry: %d calls, log end %d (want %d: no second ABORT, no barrier), open %v",
+			calls, p.LogEndOffset(), end, p.OpenTxns(nil))
+	}
+
+	q := mirrorWithOpenTxn(t, pid.Allocator, nil)
+	scanFails := func(s StopStep) error {
+		if s == StepAllocator {
+			return errors.New("scan failed")
+		}
+		return nil
+	}
+	if err := q.Stop(StopOptions{Fault: scanFails, Promote: func() error { t.Fatal("promoted past a failed step"); return nil }}); !errors.Is(err, ErrFault) || q.State() != Stopping {
+		t.Fatalf("fault at allocator: %v, state %s", err, q.State())
+	}
+	err = q.Stop(StopOptions{Promote: func() error { return fmt.Errorf("%w: PID near MaxInt64", ErrPromotionImpossible) }})
+	if !errors.Is(err, ErrPromotionImpossible) || q.State() != Failed {
+		t.Fatalf("impossible promotion: %v, state %s", err, q.State())
 	}
 }

@@ -512,6 +512,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	maxEpoch, lastEpoch := p.maxEpoch, int32(0)
 	for pos, i := 0, 0; pos < len(dst); i++ {
 		b := codec.Batch(dst[pos : pos+int(codec.Batch(dst[pos:]).BatchLength())+codec.LogOverhead])
+		var sent uint32 // a CLIENT batch's CRC before LogValidator's stamp
 		switch k {
 		case kindMirror:
 			if p.rewrites {
@@ -543,6 +544,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		default: // CLIENT and COORDINATOR
 			b.SetBaseOffset(next)
 			b.SetPartitionLeaderEpoch(p.leaderEpoch)
+			sent = b.CRC()    // baseOffset and partitionLeaderEpoch are outside the CRC
 			p.val.applyFix(b) // LogValidator's setMaxTimestamp, before producer state reads it
 		}
 		lastEpoch = b.PartitionLeaderEpoch()
@@ -552,7 +554,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		case k == kindClient:
 			// Only a CLIENT batch can be a duplicate.
 			var out *psm.Outcome
-			if out, err = addBatch(app, b, &p.pb); err == nil && out.Duplicate.Found {
+			if out, err = addClient(app, b, &p.pb, sent); err == nil && out.Duplicate.Found {
 				app.Abort()
 				return Result{FirstOffset: out.Duplicate.FirstOffset, LastOffset: out.Duplicate.LastOffset,
 					Duplicate: true, Batches: 1}, nil
@@ -616,6 +618,19 @@ func addBatch(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) (*psm.Outcom
 	return app.Add(pb)
 }
 
+// addClient is addBatch for a CLIENT batch whose CRC was sent as sent: a
+// stamp of LogValidator's (LogAppendTime, a corrected maxTimestamp) that
+// changed the CRC makes the stored one not the client's, so the duplicate
+// window does not keep it (psm.Options.DedupCRC).
+func addClient(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch, sent uint32) (*psm.Outcome, error) {
+	var err error
+	if *pb, err = psm.BatchOf(b); err != nil {
+		return nil, err
+	}
+	pb.HasCRC = pb.HasCRC && pb.CRC == sent
+	return app.Add(pb)
+}
+
 // addData runs one data (non-control) batch through app: psm.BatchOf's
 // fields read from the header straight into *pb, field by field (every field
 // is written: pb is reused), the Outcome discarded (it matters only for
@@ -627,6 +642,7 @@ func addData(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) error {
 	pb.LastOffsetDelta, pb.BaseOffset, pb.MaxTimestamp = b.LastOffsetDelta(), b.BaseOffset(), b.MaxTimestamp()
 	pb.RecordsCount, pb.Transactional, pb.Control = b.RecordsCount(), b.IsTransactional(), false
 	pb.ControlType, pb.CoordinatorEpoch, pb.ControlTimestamp = codec.ControlUnknown, 0, 0
+	pb.CRC, pb.HasCRC = b.CRC(), !b.Attributes().LogAppendTime()
 	_, err := app.Add(pb)
 	return err
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func TestNames(t *testing.T) {
-	want := []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier"}
+	want := []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}
 	ss := Strategies()
 	if len(ss) != len(want) {
 		t.Fatalf("Strategies() = %v", ss)

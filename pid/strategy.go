@@ -21,13 +21,17 @@ const (
 	NegateSkip                 // -(p+2) for p >= 0; negatives pass through
 	Bitfield                   // 1 | region | low 31 bits; negatives pass through
 	Barrier                    // stored as-is; a MIRROR_PID_RESET batch on STOPPING
+	// Allocator: stored as-is; at failover the destination cluster advances
+	// its PID allocator past the highest PID of all its partitions before
+	// any of them becomes writable (Redpanda's shadow-link failover).
+	Allocator
 )
 
-var strategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier"}
+var strategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}
 
 // Strategies lists every strategy in table order (docs/strategies.md).
 func Strategies() []Strategy {
-	return []Strategy{Verbatim, Negate, NegateSkip, Bitfield, Barrier}
+	return []Strategy{Verbatim, Negate, NegateSkip, Bitfield, Barrier, Allocator}
 }
 
 // ParseStrategy returns the strategy spelled s; the error matches

@@ -29,6 +29,8 @@ func BatchOf(b codec.Batch) (Batch, error) {
 		Transactional:   b.IsTransactional(),
 		Control:         b.IsControl(),
 		ControlType:     codec.ControlUnknown,
+		CRC:             b.CRC(),
+		HasCRC:          !b.Attributes().LogAppendTime(),
 	}
 	if !out.Control || out.RecordsCount <= 0 {
 		return out, nil

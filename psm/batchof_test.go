@@ -26,7 +26,8 @@ func TestBatchOf(t *testing.T) {
 		ProducerID: 77, ProducerEpoch: 3, BaseSequence: 9}, recs)
 	got, err := BatchOf(d)
 	want := Batch{ProducerID: 77, ProducerEpoch: 3, BaseSequence: 9, LastOffsetDelta: 1, BaseOffset: 40,
-		MaxTimestamp: 1005, RecordsCount: 2, Transactional: true, ControlType: codec.ControlUnknown}
+		MaxTimestamp: 1005, RecordsCount: 2, Transactional: true, ControlType: codec.ControlUnknown,
+		CRC: d.CRC(), HasCRC: true}
 	if err != nil || got != want {
 		t.Fatalf("data batch: %+v %v\nwant %+v", got, err, want)
 	}
@@ -34,7 +35,8 @@ func TestBatchOf(t *testing.T) {
 	m, _ := codec.ParseBatch(codec.AppendEndTxnMarker(nil, 77, 4, 12, true, 2500))
 	got, err = BatchOf(m)
 	want = Batch{ProducerID: 77, ProducerEpoch: 4, BaseSequence: -1, RecordsCount: 1, MaxTimestamp: 2500,
-		Transactional: true, Control: true, ControlType: codec.ControlAbort, CoordinatorEpoch: 12, ControlTimestamp: 2500}
+		Transactional: true, Control: true, ControlType: codec.ControlAbort, CoordinatorEpoch: 12, ControlTimestamp: 2500,
+		CRC: m.CRC(), HasCRC: true}
 	if err != nil || got != want {
 		t.Fatalf("marker: %+v %v\nwant %+v", got, err, want)
 	}

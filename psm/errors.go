@@ -28,6 +28,14 @@ var (
 	ErrTransactionCoordinatorFenced = kafkaerr.TransactionCoordinatorFenced
 	// ErrInvalidRecord: an undecodable control record (BatchOf).
 	ErrInvalidRecord = kafkaerr.InvalidRecord
+	// ErrDuplicateCRCMismatch (Options.DedupCRC): a CLIENT batch with the
+	// epoch and first and last sequence of a cached batch but another CRC, so
+	// not a retry of it. OUT_OF_ORDER_SEQUENCE_NUMBER: every client surfaces
+	// it as an error and none takes it for an acknowledgement
+	// (DUPLICATE_SEQUENCE_NUMBER is treated as success by the Java producer
+	// and franz-go), and an idempotent producer recovers by bumping its epoch.
+	ErrDuplicateCRCMismatch error = kafkaerr.NewReason(kafkaerr.OutOfOrderSequenceNumber,
+		"psm: batch repeats a cached batch's epoch and sequences with another CRC")
 )
 
 // ErrCorruptSnapshot is the marker every snapshot defect matches

@@ -67,6 +67,7 @@ func optionsFrom(b byte) Options {
 		VerifyTransactions: b>>2&1 == 1,
 		ExpirationMs:       int64(b>>3)*7 + 1,
 		Release:            Release(b >> 7),
+		DedupCRC:           b>>3&1 == 1, // shares its bit with ExpirationMs
 	}
 }
 
@@ -82,6 +83,10 @@ func (d *diff) batch() Batch {
 		BaseSequence:    fuzzSeqs[int(s)%len(fuzzSeqs)],
 		LastOffsetDelta: int32(s>>4) % 3,
 		MaxTimestamp:    d.now - int64(k>>5),
+		// Two CRCs, so that a repeated sequence range is a retry or a
+		// collision (Options.DedupCRC), and sometimes none known.
+		CRC:    uint32(e >> 4 & 1),
+		HasCRC: e>>5&1 == 0,
 	}
 	b.RecordsCount = b.LastOffsetDelta + 1
 	switch k % 8 {

@@ -68,9 +68,10 @@ func (e *modelEntry) addBatchMetadata(m BatchMetadata) {
 	e.batches = append(e.batches, m)
 }
 
-func (e *modelEntry) addBatch(epoch int16, lastSeq int32, lastOffset int64, offsetDelta int32, ts int64) {
+func (e *modelEntry) addBatch(epoch int16, lastSeq int32, lastOffset int64, offsetDelta int32, ts int64, crc uint32, hasCRC bool) {
 	e.maybeUpdateProducerEpoch(epoch)
-	e.addBatchMetadata(BatchMetadata{LastSeq: lastSeq, LastOffset: lastOffset, OffsetDelta: offsetDelta, Timestamp: ts})
+	e.addBatchMetadata(BatchMetadata{LastSeq: lastSeq, LastOffset: lastOffset, OffsetDelta: offsetDelta, Timestamp: ts,
+		CRC: crc, HasCRC: hasCRC})
 	e.lastTimestamp = ts
 }
 
@@ -226,7 +227,7 @@ func (ai *appendInfo) appendDataBatch(b *Batch) (started bool, err error) {
 			return false, err
 		}
 	}
-	ai.upd.addBatch(b.ProducerEpoch, b.LastSequence(), b.LastOffset(), b.LastOffsetDelta, b.MaxTimestamp)
+	ai.upd.addBatch(b.ProducerEpoch, b.LastSequence(), b.LastOffset(), b.LastOffsetDelta, b.MaxTimestamp, b.CRC, b.HasCRC)
 	switch {
 	case ai.upd.txnFirst >= 0 && !b.Transactional:
 		return false, ErrInvalidTxnState
@@ -322,21 +323,30 @@ func (a *modelAppend) prepareUpdate(pid int64) *appendInfo {
 	return ai
 }
 
-// findDuplicate is ProducerStateEntry.findDuplicateBatch.
-func findDuplicate(e *modelEntry, b *Batch) Duplicate {
+// findDuplicate is ProducerStateEntry.findDuplicateBatch; under
+// Options.DedupCRC a match whose CRC differs is ErrDuplicateCRCMismatch.
+func findDuplicate(e *modelEntry, b *Batch) (Duplicate, error) {
 	if e == nil || e.epoch != b.ProducerEpoch {
-		return Duplicate{}
+		return Duplicate{}, nil
 	}
 	last := b.LastSequence()
 	for _, m := range e.batches {
 		if m.FirstSeq() == b.BaseSequence && m.LastSeq == last {
-			return Duplicate{Found: true, FirstOffset: m.FirstOffset(), LastOffset: m.LastOffset, Timestamp: m.Timestamp}
+			if m.crcMismatch(b) {
+				return Duplicate{}, ErrDuplicateCRCMismatch
+			}
+			return Duplicate{Found: true, FirstOffset: m.FirstOffset(), LastOffset: m.LastOffset, Timestamp: m.Timestamp}, nil
 		}
 	}
-	return Duplicate{}
+	return Duplicate{}, nil
 }
 
 func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
+	if crc, has := a.m.opts.windowCRC(b); crc != b.CRC || has != b.HasCRC {
+		nb := *b // the window keeps a known CRC only under DedupCRC
+		nb.CRC, nb.HasCRC = crc, has
+		b = &nb
+	}
 	if b.isBarrier() {
 		a.barriers++
 		a.resetAtCommit = true
@@ -355,7 +365,11 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 		return &a.out, nil
 	}
 	if a.origin == Client {
-		if dup := findDuplicate(a.committed(pid), b); dup.Found {
+		dup, err := findDuplicate(a.committed(pid), b)
+		if err != nil {
+			return nil, err
+		}
+		if dup.Found {
 			a.out = Outcome{Duplicate: dup}
 			return &a.out, nil
 		}

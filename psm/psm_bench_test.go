@@ -68,14 +68,27 @@ func BenchmarkUpdate(b *testing.B) { benchUpdate(b, false) }
 // recovery pays per batch, and any caller whose log already holds the batch).
 func BenchmarkUpdateOne(b *testing.B) { benchUpdate(b, true) }
 
+// BenchmarkUpdateDedup: BenchmarkUpdate on the Store with duplicate
+// detection by sequences only (dedup=seq) and with each cached batch's CRC
+// kept and checked (dedup=crc, Options.DedupCRC).
+func BenchmarkUpdateDedup(b *testing.B) {
+	for _, d := range []string{"seq", "crc"} {
+		b.Run("dedup="+d, func(b *testing.B) { benchUpdateWith(b, false, Options{DedupCRC: d == "crc"}, []string{"store"}) })
+	}
+}
+
 func benchUpdate(b *testing.B, one bool) {
-	for _, impl := range append(benchImpls, "nop") {
+	benchUpdateWith(b, one, Options{}, append(benchImpls, "nop"))
+}
+
+func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
+	for _, impl := range impls {
 		for _, n := range benchSizes {
 			if impl == "nop" && n != benchSizes[0] {
 				continue
 			}
 			b.Run("impl="+impl+"/producers="+strconv.Itoa(n), func(b *testing.B) {
-				m := newImpl(impl, Options{})
+				m := newImpl(impl, opts)
 				if impl != "nop" {
 					populate(m, 0, n)
 				}
@@ -89,6 +102,7 @@ func benchUpdate(b *testing.B, one bool) {
 				// (Appender.Add); only the per-op fields are written.
 				bt := new(Batch)
 				*bt = data(0, 0, 0, 1)
+				bt.CRC, bt.HasCRC = 0x5eed, true
 				b.ReportAllocs()
 				start := cputime.Process()
 				for b.Loop() {

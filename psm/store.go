@@ -736,6 +736,7 @@ func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 	f.epoch = epoch
 	f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
 		OffsetDelta: b.LastOffsetDelta}
+	f.m.CRC, f.m.HasCRC = a.s.opts.windowCRC(b)
 	a.fastSet = true
 	return &a.none, nil
 }
@@ -787,6 +788,9 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 				continue
 			}
 			if m := &sh.wins[slotIdx][j]; m.FirstSeq() == b.BaseSequence {
+				if m.crcMismatch(b) {
+					return nil, ErrDuplicateCRCMismatch
+				}
 				a.out = Outcome{Duplicate: Duplicate{Found: true, FirstOffset: m.FirstOffset(),
 					LastOffset: m.LastOffset, Timestamp: m.Timestamp}}
 				return &a.out, nil
@@ -1023,8 +1027,10 @@ func (s *Store) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Commi
 	}
 	cv.lastTs = b.MaxTimestamp
 	sh.noteTs(b.MaxTimestamp)
-	cv.push(&sh.wins[i], BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
-		OffsetDelta: b.LastOffsetDelta})
+	m := BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
+		OffsetDelta: b.LastOffsetDelta}
+	m.CRC, m.HasCRC = a.s.opts.windowCRC(b)
+	cv.push(&sh.wins[i], m)
 	checkSlot(sp, sh, i)
 	return &a.none, &a.comNone, nil
 }
@@ -1161,8 +1167,10 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 		return false, false, ErrInvalidTxnState
 	}
 	u.maybeUpdateEpoch(b.ProducerEpoch)
-	u.push(BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
-		OffsetDelta: b.LastOffsetDelta})
+	m := BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
+		OffsetDelta: b.LastOffsetDelta}
+	m.CRC, m.HasCRC = a.s.opts.windowCRC(b)
+	u.push(m)
 	u.lastTs = b.MaxTimestamp
 	if u.txnFirst < 0 && b.Transactional {
 		u.txnFirst = b.BaseOffset

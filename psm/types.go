@@ -104,6 +104,12 @@ type Options struct {
 	// Release is the Kafka release whose rules apply where they changed
 	// between releases still in use; the zero value is Kafka4.
 	Release Release
+	// DedupCRC (dedup-check=crc) keeps each cached batch's CRC in the
+	// five-batch window, and a CLIENT batch that matches a cached batch's
+	// epoch and first and last sequence but not its CRC is refused with
+	// ErrDuplicateCRCMismatch instead of being acknowledged as a duplicate.
+	// Off by default, as in Kafka, which compares sequences only.
+	DedupCRC bool
 }
 
 // Release names the Apache Kafka release line whose producer-state rules
@@ -158,6 +164,15 @@ func (o Options) late(lastTs, nowMs int64) bool {
 	return lastTs > 0 && nowMs-lastTs > o.MaxTransactionTimeoutMs+LateTransactionBufferMs
 }
 
+// windowCRC is what the duplicate window keeps of b's CRC: b's, when known
+// and under DedupCRC; none (0, false) otherwise.
+func (o *Options) windowCRC(b *Batch) (uint32, bool) {
+	if o.DedupCRC && b.HasCRC {
+		return b.CRC, true
+	}
+	return 0, false
+}
+
 func (o Options) tracks(pid int64) bool {
 	if o.HasProducerID == NonNegativeOne {
 		return pid != codec.NoProducerID
@@ -180,6 +195,12 @@ type Batch struct {
 	ControlType      codec.ControlType // when Control && RecordsCount > 0
 	CoordinatorEpoch int32             // COMMIT and ABORT markers
 	ControlTimestamp int64             // timestamp of the first control record
+	// CRC is the batch's CRC-32C as its producer sent it (it excludes
+	// baseOffset and partitionLeaderEpoch); HasCRC is false when it is not
+	// known (a broker-stamped LogAppendTime batch). Read only under
+	// Options.DedupCRC.
+	CRC    uint32
+	HasCRC bool
 }
 
 // LastSequence is -1 when BaseSequence is -1, else BaseSequence advanced by
@@ -205,7 +226,15 @@ type BatchMetadata struct {
 	Timestamp   int64
 	LastSeq     int32
 	OffsetDelta int32
+	// CRC and HasCRC: the batch's CRC as sent, under Options.DedupCRC only
+	// (zero otherwise, and after a snapshot reload, which does not keep it).
+	CRC    uint32
+	HasCRC bool
 }
+
+// crcMismatch reports a CLIENT batch that repeats m's sequences but is not
+// the same batch: both CRCs known and different.
+func (m *BatchMetadata) crcMismatch(b *Batch) bool { return m.HasCRC && b.HasCRC && m.CRC != b.CRC }
 
 // FirstSeq is LastSeq moved back by OffsetDelta with wrap-around.
 func (m BatchMetadata) FirstSeq() int32 { return codec.DecrementSequence(m.LastSeq, m.OffsetDelta) }

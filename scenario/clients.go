@@ -52,7 +52,7 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	}
 	pr.needInit = false
 	if pr.txnID == "" {
-		pr.pid, pr.epoch = cl.pids.take(), 0
+		pr.pid, pr.epoch = cl.takePID(), 0
 		if first && forcedPID != -1 {
 			pr.pid = forcedPID
 		}
@@ -64,12 +64,12 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	t := cl.txn.ids[pr.txnID]
 	switch {
 	case t == nil:
-		t = &txnState{id: pr.txnID, pid: cl.pids.take()}
+		t = &txnState{id: pr.txnID, pid: cl.takePID()}
 		cl.txn.ids[pr.txnID] = t
 		cl.txn.order = append(cl.txn.order, t)
 	case epochExhausted(t.epoch):
 		w.abortOpen(cl, t, t.epoch)
-		t.pid, t.epoch = cl.pids.take(), 0
+		t.pid, t.epoch = cl.takePID(), 0
 	default:
 		t.epoch++
 		w.abortOpen(cl, t, t.epoch)

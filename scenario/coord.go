@@ -1,6 +1,11 @@
 package scenario
 
-import "math"
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
 
 // Kafka error names the coordinators return (org.apache.kafka.common.protocol.Errors).
 const (
@@ -27,6 +32,14 @@ type pidAllocator struct {
 
 func newPIDAllocator(start int64) pidAllocator { return pidAllocator{next: start, blockEnd: start} }
 
+// advance makes next the next PID handed out, when it is above the current
+// one (an allocator never goes back); the next take claims a fresh block.
+func (a *pidAllocator) advance(next int64) {
+	if next > a.next {
+		a.next, a.blockEnd = next, next
+	}
+}
+
 func (a *pidAllocator) take() int64 {
 	if a.next >= a.blockEnd { // claim the next block from the controller
 		a.blockEnd = a.next + pidBlockSize
@@ -34,6 +47,58 @@ func (a *pidAllocator) take() int64 {
 	p := a.next
 	a.next++
 	return p
+}
+
+// errAllocatorExhausted: the highest PID of a cluster is within the
+// allocator margin of MaxInt64, so no advance can clear it; the failover is
+// impossible (appendpath.ErrPromotionImpossible).
+var errAllocatorExhausted = errors.New("scenario: PID allocator cannot advance past the highest producer ID")
+
+// takePID is the cluster's InitProducerId draw. A pending asynchronous
+// allocator advance (allocator-mode=async) lands only after it: the reset
+// loses the race with the first local InitProducerId.
+func (cl *cluster) takePID() int64 {
+	p := cl.pids.take()
+	if cl.pendingAdvance >= 0 {
+		cl.pids.advance(cl.pendingAdvance)
+		cl.pendingAdvance = -1
+	}
+	return p
+}
+
+// allocatorPromote is strategy allocator's promotion step for one STOPPING
+// attempt on cl: it scans the highest producer ID over every partition of cl
+// (the leaders' producer state; STOPPING adds none, its markers use known
+// PIDs), and returns the step that moves the PID allocator to it plus
+// allocator-margin before the partition becomes writable. The step runs
+// under the partition's lock, hence the scan before. A maximum within the
+// margin of MaxInt64 is a terminal refusal. Under allocator-mode=async the
+// advance is only scheduled (takePID).
+func (w *world) allocatorPromote(cl *cluster) func() error {
+	high := int64(-1)
+	for _, p := range cl.parts {
+		for _, e := range p.lead().Producers() {
+			high = max(high, e.PID)
+		}
+	}
+	return func() error {
+		margin, err := strconv.ParseInt(w.opts.Get("allocator-margin"), 10, 64)
+		if err != nil {
+			return fmt.Errorf("scenario: allocator-margin: %w", err)
+		}
+		if high < 0 {
+			return nil // no producer ID to clear
+		}
+		if high > math.MaxInt64-margin {
+			return fmt.Errorf("%w: %s: highest producer ID %d is within %d of MaxInt64", errAllocatorExhausted, cl.name, high, margin)
+		}
+		if w.opts.Get("allocator-mode") == "async" {
+			cl.pendingAdvance = max(cl.pendingAdvance, high+margin)
+			return nil
+		}
+		cl.pids.advance(high + margin)
+		return nil
+	}
 }
 
 // txnState is the transaction coordinator's metadata of one transactional.id.

@@ -262,6 +262,9 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
 		}
 		req := w.stopRequest(variant)
+		if w.strategy == "allocator" {
+			req.Promote = w.allocatorPromote(dest)
+		}
 		crash := false
 		for i := range dest.faults {
 			if dest.faults[i].times > 0 {
@@ -284,6 +287,10 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		}
 		w.or.ackedLost(p, p.lead(), before, "STOPPING ("+variant+" variant)")
 		p.state = p.lead().State()
+		if err != nil && p.state == stateFailed {
+			// A terminal STOPPING refusal (the allocator cannot advance).
+			w.or.report("FAIL", p, "STOPPING refused for good: "+err.Error())
+		}
 		if variant == "truncate" && lso < p.mirroredEnd {
 			// The truncate variant cut the mirrored prefix back to the LSO:
 			// that is where the two sides now diverge.
@@ -368,7 +375,11 @@ func (w *world) restop(p *partition) error {
 	if err := lead.BecomeLeader(p.leaderEpoch, stateMirroring); err != nil {
 		return err
 	}
-	if err := lead.Stop(w.stopRequest(w.opts.Get("stop-variant"))); err != nil {
+	req := w.stopRequest(w.opts.Get("stop-variant"))
+	if w.strategy == "allocator" {
+		req.Promote = w.allocatorPromote(p.c)
+	}
+	if err := lead.Stop(req); err != nil {
 		p.state = lead.State()
 	} else {
 		p.stopEnd = lead.LogEndOffset()

@@ -172,8 +172,9 @@ const (
 // stopSteps are the STOPPING steps a fault can hit (appendpath.StopStep), in
 // the order STOPPING runs them: remove the fetcher, close open transactions
 // (abort: its start; epoch: the leader-epoch bump; marker: each ABORT
-// marker), persist the last mirrored offset, append the barrier.
-var stopSteps = []string{"fetcher", "abort", "epoch", "marker", "persist", "barrier"}
+// marker), persist the last mirrored offset, append the barrier, advance the
+// PID allocator (strategy allocator: the scan or the reset fails).
+var stopSteps = []string{"fetcher", "abort", "epoch", "marker", "persist", "barrier", "allocator"}
 
 // Limits keep a hostile file from sizing the simulation beyond reason: each
 // bounded key is refused above its limit (Parse reports it as a syntax error).
@@ -281,7 +282,7 @@ func sortedCodes(in []string) []string {
 }
 
 // StrategyNames are the strategies in table order (docs/strategies.md).
-var StrategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier"}
+var StrategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}
 
 func validStrategy(s string) bool {
 	for _, n := range StrategyNames {

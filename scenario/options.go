@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -13,9 +14,13 @@ var ErrOption = errors.New("scenario: bad option")
 // a file and a flag of `mirrorpath scenario run`.
 type OptionSpec struct {
 	Name    string
-	Values  []string // allowed values; Values[0] is the default
+	Values  []string // allowed values; Values[0] is the default (see intOptions)
 	Summary string
 }
+
+// intOptions take any decimal integer in [0, 2^62] instead of a listed value;
+// their Values hold the default only.
+var intOptions = map[string]bool{"allocator-margin": true}
 
 // OptionSpecs lists every option in output order.
 var OptionSpecs = []OptionSpec{
@@ -30,6 +35,9 @@ var OptionSpecs = []OptionSpec{
 	{"hazard-r1", []string{"off", "on"}, "STOPPING of a partition that knows no source cluster id skips the barrier and goes STOPPED anyway (prototype hazard R1)"},
 	{"hazard-r2", []string{"off", "on"}, "STOPPING ignores an ABORT marker it fails to append and goes on (prototype hazard R2)"},
 	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
+	{"dedup-check", []string{"seq", "crc"}, "duplicate detection compares epoch and sequences only (seq, Kafka's), or also the cached batch's CRC, refusing a match with another CRC (crc)"},
+	{"allocator-margin", []string{"1000"}, "allocator: the failover advances the destination's PID allocator to the highest PID of its partitions plus this margin"},
+	{"allocator-mode", []string{"awaited", "async"}, "allocator: promotion waits for the allocator advance (awaited), or does not and the advance lands after the first local InitProducerId (async, Redpanda CORE-16631)"},
 }
 
 // Options holds one value per OptionSpec. The zero value is not valid; use
@@ -61,6 +69,12 @@ func checkOption(name, value string) error {
 	i := optionIndex(name)
 	if i < 0 {
 		return fmt.Errorf("%w: unknown option %q", ErrOption, name)
+	}
+	if intOptions[name] {
+		if n, err := strconv.ParseInt(value, 10, 64); err == nil && n >= 0 && n <= 1<<62 && strconv.FormatInt(n, 10) == value {
+			return nil
+		}
+		return fmt.Errorf("%w: %s=%q (want a decimal integer in [0, 2^62])", ErrOption, name, value)
 	}
 	for _, v := range OptionSpecs[i].Values {
 		if v == value {
@@ -110,6 +124,8 @@ func relevant(name, st string) bool {
 		return st == "bitfield"
 	case "barrier-apply", "hazard-r1":
 		return st == "barrier"
+	case "allocator-margin", "allocator-mode":
+		return st == "allocator"
 	}
 	return true
 }

@@ -70,6 +70,9 @@ type stopRequest struct {
 	FailAt  string
 	// The prototype's hazards (options hazard-r1, hazard-r2).
 	SkipBarrierWithoutSource, IgnoreMarkerFailure bool
+	// Promote runs last, before the partition becomes writable (strategy
+	// allocator's PID allocator advance); errAllocatorExhausted is terminal.
+	Promote func() error
 }
 
 // replica is the narrow view of appendpath.Partition the simulator uses.

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -22,7 +23,7 @@ func TestWriteText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"x.scn  options: barrier-apply=exact stop-variant=abort has-producer-id=not-minus-one hazard-r1=off hazard-r2=off txn-verification=on",
+		"x.scn  options: barrier-apply=exact stop-variant=abort has-producer-id=not-minus-one hazard-r1=off hazard-r2=off txn-verification=on dedup-check=seq",
 		"strategy  M4  ERR  expect",
 		"verbatim  12  9    FAILED line 20: want M4, got M4,ERR",
 		"barrier   -   -    held: ok",
@@ -87,6 +88,25 @@ func TestRunConcurrently(t *testing.T) {
 	for i, o := range out {
 		if o != wantJSON.String() {
 			t.Errorf("goroutine %d: %s", i, o)
+		}
+	}
+}
+
+// TestAllocatorMarginOption: allocator-margin takes a plain decimal integer
+// in [0, 2^62] and nothing else.
+func TestAllocatorMarginOption(t *testing.T) {
+	o := DefaultOptions()
+	if o.Get("allocator-margin") != "1000" || o.Get("allocator-mode") != "awaited" {
+		t.Fatalf("defaults %q %q", o.Get("allocator-margin"), o.Get("allocator-mode"))
+	}
+	for _, v := range []string{"0", "1", "4611686018427387904"} {
+		if err := o.Set("allocator-margin", v); err != nil {
+			t.Errorf("allocator-margin=%s: %v", v, err)
+		}
+	}
+	for _, v := range []string{"", "-1", "07", "+5", "1e3", "4611686018427387905", "awaited"} {
+		if err := o.Set("allocator-margin", v); !errors.Is(err, ErrOption) {
+			t.Errorf("allocator-margin=%q: err %v, want ErrOption", v, err)
 		}
 	}
 }

@@ -81,6 +81,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 	if cfg.Options.Get("has-producer-id") == "stock" {
 		po.HasProducerID = psm.Stock
 	}
+	po.DedupCRC = cfg.Options.Get("dedup-check") == "crc"
 	if cfg.Options.Get("barrier-apply") == "prototype" {
 		po.BarrierApply = psm.Prototype
 	}
@@ -187,6 +188,15 @@ func (a *apReplica) Stop(req stopRequest) error {
 	}
 	opt := appendpath.StopOptions{Variant: v, SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
 		IgnoreMarkerFailure: req.IgnoreMarkerFailure}
+	if req.Promote != nil {
+		opt.Promote = func() error {
+			err := req.Promote()
+			if errors.Is(err, errAllocatorExhausted) {
+				return errors.Join(appendpath.ErrPromotionImpossible, err)
+			}
+			return err
+		}
+	}
 	if req.FailAt != "" {
 		at, err := appendpath.ParseStopStep(req.FailAt)
 		if err != nil {

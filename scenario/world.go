@@ -40,9 +40,12 @@ type cluster struct {
 	fetchBytes int
 	failed     bool
 	pids       pidAllocator
-	txn        txnCoordinator
-	parts      []*partition // in topic declaration order, then partition number
-	faults     []fault
+	// pendingAdvance is the next PID an asynchronous allocator advance
+	// will set after the next InitProducerId (-1: none pending).
+	pendingAdvance int64
+	txn            txnCoordinator
+	parts          []*partition // in topic declaration order, then partition number
+	faults         []fault
 }
 
 type fault struct {
@@ -293,6 +296,7 @@ func (w *world) addCluster(c *Command) error {
 	cl.noBarrier = argInt(c, "barrier-feature", 1) == 0
 	start, _ := argInt64(c, "pid-start")
 	cl.pids = newPIDAllocator(start)
+	cl.pendingAdvance = -1
 	w.clusters = append(w.clusters, cl)
 	w.byName[cl.name] = cl
 	for _, t := range w.topics {

@@ -376,7 +376,7 @@ func sortKeys(ks []Key) []Key {
 }
 
 // Strategies in table order (docs/strategies.md), after the as-is baseline.
-var strategyOrder = []string{"asis", "verbatim", "negate", "negate-skip", "bitfield", "barrier"}
+var strategyOrder = []string{"asis", "verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}
 
 func strategyRank(s string) int {
 	for i, x := range strategyOrder {
