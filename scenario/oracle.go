@@ -155,19 +155,25 @@ func tailOf(r replica, from int64) []codec.Batch {
 // of a transaction is no loss by itself: its fate is its marker's, and an
 // open or aborted transaction was never delivered. STOPPING's own ABORT
 // markers and barriers are no client's writes.
-func (o *oracle) acked(b codec.Batch) (records int, commit bool) {
+func (o *oracle) acked(b codec.Batch) (records int, marker string) {
 	if b.IsControl() {
 		t := readTruth(b)
-		if t.control != codec.ControlCommit {
-			return 0, false
+		if t.control != codec.ControlCommit && t.control != codec.ControlAbort {
+			return 0, ""
 		}
 		mk, known := o.w.markers[t.ts]
-		return 0, known && !mk.abort
+		switch {
+		case !known:
+			return 0, ""
+		case mk.abort:
+			return 0, "ABORT"
+		}
+		return 0, "COMMIT"
 	}
 	if b.IsTransactional() {
-		return 0, false
+		return 0, ""
 	}
-	return int(b.RecordsCount()), false
+	return int(b.RecordsCount()), ""
 }
 
 // ackedLost is RPO (scenarios' rule: any acknowledged write a truncation
@@ -175,29 +181,32 @@ func (o *oracle) acked(b codec.Batch) (records int, commit bool) {
 // before a step that may truncate (tailOf); every batch of it that r no
 // longer holds byte for byte at its offset is removed.
 func (o *oracle) ackedLost(p *partition, r replica, before []codec.Batch, why string) {
-	records, batches, commits := 0, 0, 0
+	records, batches, commits, aborts := 0, 0, 0, 0
 	first := int64(-1)
 	for _, b := range before {
 		if now, ok := batchAt(r, b.BaseOffset()); ok && string(now) == string(b) {
 			continue
 		}
-		n, commit := o.acked(b)
-		if n == 0 && !commit {
+		n, marker := o.acked(b)
+		if n == 0 && marker == "" {
 			continue
 		}
 		if first < 0 {
 			first = b.BaseOffset()
 		}
-		if commit {
+		switch marker {
+		case "COMMIT":
 			commits++
-		} else {
+		case "ABORT":
+			aborts++
+		default:
 			records += n
 			batches++
 		}
 	}
 	if first >= 0 {
-		o.report("RPO", p, fmt.Sprintf("%s removes %d acknowledged records in %d batches and %d COMMIT markers at offsets >= %d",
-			why, records, batches, commits, first))
+		o.report("RPO", p, fmt.Sprintf("%s removes %d acknowledged records in %d batches, %d COMMIT and %d ABORT markers at offsets >= %d",
+			why, records, batches, commits, aborts, first))
 	}
 }
 
