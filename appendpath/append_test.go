@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -183,7 +184,7 @@ func TestTransactionsIndexAndLSO(t *testing.T) {
 		t.Fatalf("LSO %d, want 2", got)
 	}
 	want := []storage.AbortedTxn{{ProducerID: 2, FirstOffset: 1, LastOffset: 4, LastStableOffset: 2}}
-	if got := p.AbortedTxns(nil, 0, 100); !equalAborted(got, want) {
+	if got := p.AbortedTxns(nil, 0, 100); !slices.Equal(got, want) {
 		t.Fatalf("txn index %+v, want %+v", got, want)
 	}
 	if _, err := p.AppendCoordinator(mkMarker(3, 0, 3, false)); !errors.Is(err, psm.ErrTransactionCoordinatorFenced) {
@@ -204,18 +205,6 @@ func TestTransactionsIndexAndLSO(t *testing.T) {
 	if p.LogEndOffset() != leo {
 		t.Fatal("written")
 	}
-}
-
-func equalAborted(a, b []storage.AbortedTxn) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 var nonNegOne = psm.Options{HasProducerID: psm.NonNegativeOne}

@@ -64,7 +64,7 @@ func TestFileLogNamingRollReopen(t *testing.T) {
 	if r := q.Recovery(); r.TruncatedAt != -1 || r.Snapshot != leo || r.Replayed != 0 {
 		t.Fatalf("clean reopen: %+v", r)
 	}
-	if q.LogEndOffset() != leo || !bytes.Equal(q.Snapshot(), snap) || !equalAborted(q.AbortedTxns(nil, 0, leo), aborted) {
+	if q.LogEndOffset() != leo || !bytes.Equal(q.Snapshot(), snap) || !slices.Equal(q.AbortedTxns(nil, 0, leo), aborted) {
 		t.Fatal("reopened partition differs")
 	}
 	after := readAll(t, q)
@@ -247,7 +247,7 @@ func TestCrashRecoveryProperty(t *testing.T) {
 		if q.LastStableOffset() != ref.LastStableOffset() {
 			t.Fatalf("seed %d: LSO %d vs %d", seed, q.LastStableOffset(), ref.LastStableOffset())
 		}
-		if a, b := q.AbortedTxns(nil, 0, 1<<40), ref.AbortedTxns(nil, 0, 1<<40); !equalAborted(a, b) {
+		if a, b := q.AbortedTxns(nil, 0, 1<<40), ref.AbortedTxns(nil, 0, 1<<40); !slices.Equal(a, b) {
 			t.Fatalf("seed %d: txn index %+v vs %+v", seed, a, b)
 		}
 		// The recovered log takes appends, and a second reopen sees them.

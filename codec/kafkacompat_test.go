@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -57,24 +58,12 @@ func checkKafkaVerdict(t *testing.T, name, batchHex string, want kafkaVerdict) {
 		t.Errorf("%s: want a corruption error, got %v", name, err)
 	case !want.fails && err != nil:
 		t.Errorf("%s: Kafka reads %q, we fail: %v", name, want.values, err)
-	case !want.fails && !equalStrings(got, want.values):
+	case !want.fails && !slices.Equal(got, want.values):
 		t.Errorf("%s: Kafka reads %q, we read %q", name, want.values, got)
 	}
 	if _, cerr := b.Check(nil, 1<<20); (cerr != nil) != want.fails {
 		t.Errorf("%s: Check: %v, Kafka fails: %v", name, cerr, want.fails)
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestKafkaLZ4ContentChecksumIgnored: Kafka's Lz4BlockInputStream reads the

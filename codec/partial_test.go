@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -207,7 +208,7 @@ func FuzzPartialRecords(f *testing.F) {
 		if (err == nil) != (rerr == nil) {
 			t.Fatalf("partial read %v, reference %v", err, rerr)
 		}
-		if err == nil && (!equalInt32s(offs, roffs) || !equalInt32s(keys, rkeys)) {
+		if err == nil && (!slices.Equal(offs, roffs) || !slices.Equal(keys, rkeys)) {
 			t.Fatalf("offsets %v keys %v, reference %v %v", offs, keys, roffs, rkeys)
 		}
 		if err != nil && !errors.Is(err, ErrCorrupt) {
@@ -229,16 +230,4 @@ func FuzzPartialRecords(f *testing.F) {
 			}
 		}
 	})
-}
-
-func equalInt32s(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -420,7 +421,7 @@ func FuzzRegistryLoad(f *testing.F) {
 			if err := back.Load(out); err != nil {
 				t.Fatalf("reloading what Load read: %v", err)
 			}
-			if !equalSalts(salts, back.Salts()) {
+			if !slices.Equal(salts, back.Salts()) {
 				t.Fatalf("round trip changed the salts:\n%+v\n%+v", salts, back.Salts())
 			}
 		}

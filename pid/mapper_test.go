@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -179,7 +180,7 @@ func TestRegistryReloadSameMappings(t *testing.T) {
 	if err := reg2.Load(log.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	if !equalSalts(reg.Salts(), reg2.Salts()) {
+	if !slices.Equal(reg.Salts(), reg2.Salts()) {
 		t.Fatal("reloaded salts differ")
 	}
 	if reg2.NextOffset() != reg.NextOffset() {
@@ -195,18 +196,6 @@ func TestRegistryReloadSameMappings(t *testing.T) {
 	if st := m2.Stats(); st.Collisions != 0 {
 		t.Errorf("reloaded mapper met %d collisions", st.Collisions)
 	}
-}
-
-func equalSalts(a, b []Salt) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The origins table is not persisted: after a leader change a collision

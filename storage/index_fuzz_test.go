@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -219,14 +220,14 @@ func FuzzVerifyIndex(f *testing.F) {
 			}
 			gotBad = append(gotBad, i)
 		})
-		if n != len(gotBad) || !equalInts(gotBad, wantBad) {
+		if n != len(gotBad) || !slices.Equal(gotBad, wantBad) {
 			t.Fatalf(".index bad entries %v, scan %v", gotBad, wantBad)
 		}
 		// The file walk agrees, through any window (small ones re-read).
 		var atBad []int
 		win := codec.HeaderSize + len(tidx)%300
 		h := &readerHeads{r: bytes.NewReader(log), size: int64(len(log)), win: make([]byte, win)}
-		if verifyOffsetIndex(x, h, func(i int, err error) { atBad = append(atBad, i) }); h.err != nil || !equalInts(atBad, wantBad) {
+		if verifyOffsetIndex(x, h, func(i int, err error) { atBad = append(atBad, i) }); h.err != nil || !slices.Equal(atBad, wantBad) {
 			t.Fatalf(".index bad entries from the file %v (%v), scan %v", atBad, h.err, wantBad)
 		}
 		wantBad, gotBad = nil, nil
@@ -245,11 +246,11 @@ func FuzzVerifyIndex(f *testing.F) {
 			}
 		}
 		n = VerifyTimeIndex(tx, log, func(i int, err error) { gotBad = append(gotBad, i) })
-		if n != len(gotBad) || !equalInts(gotBad, wantBad) {
+		if n != len(gotBad) || !slices.Equal(gotBad, wantBad) {
 			t.Fatalf(".timeindex bad entries %v, scan %v", gotBad, wantBad)
 		}
 		var tBad []int
-		if n, err := VerifyTimeIndexAt(tx, bytes.NewReader(log), int64(len(log)), func(i int, err error) { tBad = append(tBad, i) }); err != nil || n != len(tBad) || !equalInts(tBad, wantBad) {
+		if n, err := VerifyTimeIndexAt(tx, bytes.NewReader(log), int64(len(log)), func(i int, err error) { tBad = append(tBad, i) }); err != nil || n != len(tBad) || !slices.Equal(tBad, wantBad) {
 			t.Fatalf(".timeindex bad entries from the file %v (%v), scan %v", tBad, err, wantBad)
 		}
 		// Measuring allocations stops the world: one input in eight.
@@ -262,16 +263,4 @@ func FuzzVerifyIndex(f *testing.F) {
 			}
 		}
 	})
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
