@@ -63,10 +63,11 @@ func TestDedupCRCAllocs(t *testing.T) {
 	populate(s, 0, 100)
 	b := data(7, 0, 1, 1)
 	b.CRC, b.HasCRC = 1, true
-	seq := int32(1)
+	seq, off := int32(1), int64(100) // populate wrote offsets 0..99
 	var foreign Batch // outside the closure: a Batch passed by pointer escapes
 	if n := testing.AllocsPerRun(200, func() {
-		b.BaseSequence, b.CRC = seq, uint32(seq)
+		b.BaseSequence, b.CRC, b.BaseOffset = seq, uint32(seq), off
+		off++
 		if _, _, err := s.Update(0, Client, &b); err != nil {
 			t.Fatal(err)
 		}
