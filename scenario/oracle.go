@@ -608,19 +608,24 @@ func (o *oracle) checkMirrorsCaughtUp() {
 }
 
 // chainCaughtUp reports whether p's mirror has caught up all the way up its
-// chain: p has fetched its source up to the source's high watermark, its
-// replicas agree on its high watermark, and, when the source partition
-// mirrors in turn, the source has caught up with its own source, and so on.
-// A marker that a coordinator upstream wrote reaches p only through every
-// hop, so a hop that has not fetched yet (a `sync` of one cluster) or a
-// failed cluster on the way leaves p's transaction open without a hang.
+// chain: p has fetched its source up to the source's high watermark, the
+// source's high watermark has reached the source's log end, its replicas
+// agree on its high watermark, and, when the source partition mirrors in
+// turn, the source has caught up with its own source, and so on. A marker
+// that a coordinator upstream wrote reaches p only through every hop, and
+// only once it is below that hop's high watermark (a mirror fetches
+// committed batches only), so a hop that has not fetched yet (a `sync` of
+// one cluster), a source whose high watermark a paused follower holds below
+// the marker, or a failed cluster on the way leaves p's transaction open
+// without a hang.
 func (w *world) chainCaughtUp(p *partition) bool {
 	for x, hops := p, 0; hops <= len(w.clusters); hops++ {
 		if x.source == nil || x.source.failed {
 			return false
 		}
 		lead, src := x.lead(), x.source.part(p.key)
-		if x.srcPos < src.lead().HighWatermark() || lead.HighWatermark() != lead.LogEndOffset() {
+		if x.srcPos < src.lead().HighWatermark() || src.lead().HighWatermark() != src.lead().LogEndOffset() ||
+			lead.HighWatermark() != lead.LogEndOffset() {
 			return false
 		}
 		if src.state != stateMirroring {
