@@ -697,10 +697,14 @@ func (o *oracle) checkReplicasAgree() {
 // batches of the longer. A producer snapshot keeps only each entry's newest
 // batch, and one timestamp per entry, the entry's last (ProducerStateManager's
 // snapshot format: readSnapshot builds that batch's BatchMetadata with the
-// entry's timestamp), so a replica that loaded one holds a one-batch suffix of
-// the window of a replica that kept applying batches, whose timestamp is the
-// entry's last timestamp (an end marker's, after a transaction ended) rather
-// than the batch's own. Any other difference is divergence.
+// entry's timestamp), so a replica that loaded one holds a suffix of the
+// window of a replica that kept applying batches whose oldest batch is the
+// snapshot's: its timestamp is the entry's last timestamp when the snapshot
+// was taken (an end marker's, after a transaction ended) rather than the
+// batch's own. That timestamp lies between the batch's own and the next
+// batch's in the window (the entry's current last timestamp when none has
+// been appended since; a later end marker raises that one and not the
+// window's). Any other difference is divergence.
 func windowsAgree(a, b []producerEntry) bool {
 	if len(a) != len(b) {
 		return false
@@ -713,8 +717,10 @@ func windowsAgree(a, b []producerEntry) bool {
 	return true
 }
 
-// suffixOf reports whether e's window is the newest batches of long, or a
-// snapshot's one batch of it (its timestamp then e's last timestamp).
+// suffixOf reports whether e's window is the newest batches of long, its
+// oldest batch possibly a snapshot's (its timestamp then the entry's last
+// timestamp at the snapshot: at least the batch's own, at most the next
+// batch's, or e's last timestamp when it is e's newest batch).
 func suffixOf(long []cachedBatch, e producerEntry) bool {
 	short := e.Window
 	if len(short) > len(long) {
@@ -724,12 +730,19 @@ func suffixOf(long []cachedBatch, e producerEntry) bool {
 	if slices.Equal(tail, short) {
 		return true
 	}
-	if len(short) != 1 || short[0].Timestamp != e.LastTimestamp {
+	if !slices.Equal(tail[1:], short[1:]) {
 		return false
 	}
-	got := short[0]
-	got.Timestamp = tail[0].Timestamp
-	return got == tail[0]
+	got, own := short[0], tail[0]
+	upper := e.LastTimestamp
+	if len(short) > 1 {
+		upper = short[1].Timestamp
+	}
+	if got.Timestamp < own.Timestamp || got.Timestamp > upper {
+		return false
+	}
+	got.Timestamp = own.Timestamp
+	return got == own
 }
 
 func windows(es []producerEntry) string {

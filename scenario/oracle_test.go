@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -126,6 +127,26 @@ func TestOracleI2WholeEntries(t *testing.T) {
 		w.or.checkReplicasAgree()
 		if got := codesOf(w.or); got != "" {
 			t.Errorf("agreeing replicas (window %v): %q", f.Window, got)
+		}
+	}
+	// A replica that loaded a snapshot after an end marker at 95 and then
+	// appended the batch at 9: its oldest batch carries the marker's
+	// timestamp, between the batch's own (90) and the next batch's (100).
+	// A timestamp above the next batch's is no snapshot's, and only the
+	// oldest batch can be a snapshot's: I2.
+	for _, c := range []struct {
+		batch int
+		ts    int64
+		want  string
+	}{{0, 95, ""}, {0, 100, ""}, {0, 101, "I2"}, {1, 99, "I2"}} {
+		reloaded := base
+		reloaded.Window = slices.Clone(base.Window)
+		reloaded.Window[c.batch].Timestamp = c.ts
+		w := newWorld("verbatim", DefaultOptions())
+		stubPartition(w, &stubReplica{entries: []producerEntry{base}}, &stubReplica{entries: []producerEntry{reloaded}})
+		w.or.checkReplicasAgree()
+		if got := codesOf(w.or); got != c.want {
+			t.Errorf("reloaded batch %d at timestamp %d: %q, want %q", c.batch, c.ts, got, c.want)
 		}
 	}
 }
