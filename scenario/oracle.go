@@ -700,11 +700,12 @@ func (o *oracle) checkReplicasAgree() {
 // entry's timestamp), so a replica that loaded one holds a suffix of the
 // window of a replica that kept applying batches whose oldest batch is the
 // snapshot's: its timestamp is the entry's last timestamp when the snapshot
-// was taken (an end marker's, after a transaction ended) rather than the
-// batch's own. That timestamp lies between the batch's own and the next
-// batch's in the window (the entry's current last timestamp when none has
-// been appended since; a later end marker raises that one and not the
-// window's). Any other difference is divergence.
+// was taken (an end marker's, after a transaction ended, on the
+// coordinator's or the broker's clock, not ordered with the batches') rather
+// than the batch's own. Once newer batches follow it, nothing the entries
+// hold tells what that timestamp was, so it is not compared; while it is the
+// window's only batch it is the entry's last timestamp. Any other difference
+// is divergence.
 func windowsAgree(a, b []producerEntry) bool {
 	if len(a) != len(b) {
 		return false
@@ -718,9 +719,8 @@ func windowsAgree(a, b []producerEntry) bool {
 }
 
 // suffixOf reports whether e's window is the newest batches of long, its
-// oldest batch possibly a snapshot's (its timestamp then the entry's last
-// timestamp at the snapshot: at least the batch's own, at most the next
-// batch's, or e's last timestamp when it is e's newest batch).
+// oldest batch possibly a snapshot's: that batch's timestamp then differs,
+// and is e's last timestamp when no newer batch follows it.
 func suffixOf(long []cachedBatch, e producerEntry) bool {
 	short := e.Window
 	if len(short) > len(long) {
@@ -730,19 +730,12 @@ func suffixOf(long []cachedBatch, e producerEntry) bool {
 	if slices.Equal(tail, short) {
 		return true
 	}
-	if !slices.Equal(tail[1:], short[1:]) {
+	if !slices.Equal(tail[1:], short[1:]) || (len(short) == 1 && short[0].Timestamp != e.LastTimestamp) {
 		return false
 	}
-	got, own := short[0], tail[0]
-	upper := e.LastTimestamp
-	if len(short) > 1 {
-		upper = short[1].Timestamp
-	}
-	if got.Timestamp < own.Timestamp || got.Timestamp > upper {
-		return false
-	}
-	got.Timestamp = own.Timestamp
-	return got == own
+	got := short[0]
+	got.Timestamp = tail[0].Timestamp
+	return got == tail[0]
 }
 
 func windows(es []producerEntry) string {
