@@ -153,7 +153,14 @@ func batchesFrom(r replica, offset int64) []codec.Batch {
 
 // divergence is the first offset at which follower's log differs from
 // leader's (Kafka finds it through leader epochs; the simulator compares the
-// bytes), or follower's log end when it is a prefix of leader's.
+// bytes), or, when follower's batches are a prefix of leader's, the lower of
+// the two log end offsets. A log end can lie beyond the last batch (a
+// truncation inside a batch removes the batch and sets the end to the
+// truncation offset, as LocalLog#truncateTo does), and a reopen puts it back
+// after the last batch, so a follower can hold every batch of a leader that
+// reopened and still end beyond it; Kafka's follower truncates to the
+// leader's end offset for its epoch (OffsetsForLeaderEpoch) in that case,
+// so that it never ends beyond its leader.
 func divergence(leader, follower replica) int64 {
 	lb, fb := batchesFrom(leader, 0), batchesFrom(follower, 0)
 	for i, b := range fb {
@@ -161,7 +168,7 @@ func divergence(leader, follower replica) int64 {
 			return b.BaseOffset()
 		}
 	}
-	return follower.LogEndOffset()
+	return min(follower.LogEndOffset(), leader.LogEndOffset())
 }
 
 // reconcileFollowers truncates every follower to its divergence point from

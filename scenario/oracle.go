@@ -608,19 +608,24 @@ func (o *oracle) checkMirrorsCaughtUp() {
 }
 
 // chainCaughtUp reports whether p's mirror has caught up all the way up its
-// chain: p has fetched its source up to the source's high watermark, its
-// replicas agree on its high watermark, and, when the source partition
-// mirrors in turn, the source has caught up with its own source, and so on.
-// A marker that a coordinator upstream wrote reaches p only through every
-// hop, so a hop that has not fetched yet (a `sync` of one cluster) or a
-// failed cluster on the way leaves p's transaction open without a hang.
+// chain: p has fetched its source up to the source's high watermark, the
+// source's high watermark has reached the source's log end, its replicas
+// agree on its high watermark, and, when the source partition mirrors in
+// turn, the source has caught up with its own source, and so on. A marker
+// that a coordinator upstream wrote reaches p only through every hop, and
+// only once it is below that hop's high watermark (a mirror fetches
+// committed batches only), so a hop that has not fetched yet (a `sync` of
+// one cluster), a source whose high watermark a paused follower holds below
+// the marker, or a failed cluster on the way leaves p's transaction open
+// without a hang.
 func (w *world) chainCaughtUp(p *partition) bool {
 	for x, hops := p, 0; hops <= len(w.clusters); hops++ {
 		if x.source == nil || x.source.failed {
 			return false
 		}
 		lead, src := x.lead(), x.source.part(p.key)
-		if x.srcPos < src.lead().HighWatermark() || lead.HighWatermark() != lead.LogEndOffset() {
+		if x.srcPos < src.lead().HighWatermark() || src.lead().HighWatermark() != src.lead().LogEndOffset() ||
+			lead.HighWatermark() != lead.LogEndOffset() {
 			return false
 		}
 		if src.state != stateMirroring {
@@ -692,10 +697,15 @@ func (o *oracle) checkReplicasAgree() {
 // batches of the longer. A producer snapshot keeps only each entry's newest
 // batch, and one timestamp per entry, the entry's last (ProducerStateManager's
 // snapshot format: readSnapshot builds that batch's BatchMetadata with the
-// entry's timestamp), so a replica that loaded one holds a one-batch suffix of
-// the window of a replica that kept applying batches, whose timestamp is the
-// entry's last timestamp (an end marker's, after a transaction ended) rather
-// than the batch's own. Any other difference is divergence.
+// entry's timestamp), so a replica that loaded one holds a suffix of the
+// window of a replica that kept applying batches whose oldest batch is the
+// snapshot's: its timestamp is the entry's last timestamp when the snapshot
+// was taken (an end marker's, after a transaction ended, on the
+// coordinator's or the broker's clock, not ordered with the batches') rather
+// than the batch's own. Once newer batches follow it, nothing the entries
+// hold tells what that timestamp was, so it is not compared; while it is the
+// window's only batch it is the entry's last timestamp. Any other difference
+// is divergence.
 func windowsAgree(a, b []producerEntry) bool {
 	if len(a) != len(b) {
 		return false
@@ -708,8 +718,9 @@ func windowsAgree(a, b []producerEntry) bool {
 	return true
 }
 
-// suffixOf reports whether e's window is the newest batches of long, or a
-// snapshot's one batch of it (its timestamp then e's last timestamp).
+// suffixOf reports whether e's window is the newest batches of long, its
+// oldest batch possibly a snapshot's: that batch's timestamp then differs,
+// and is e's last timestamp when no newer batch follows it.
 func suffixOf(long []cachedBatch, e producerEntry) bool {
 	short := e.Window
 	if len(short) > len(long) {
@@ -719,7 +730,7 @@ func suffixOf(long []cachedBatch, e producerEntry) bool {
 	if slices.Equal(tail, short) {
 		return true
 	}
-	if len(short) != 1 || short[0].Timestamp != e.LastTimestamp {
+	if !slices.Equal(tail[1:], short[1:]) || (len(short) == 1 && short[0].Timestamp != e.LastTimestamp) {
 		return false
 	}
 	got := short[0]

@@ -128,6 +128,30 @@ func TestOracleI2WholeEntries(t *testing.T) {
 			t.Errorf("agreeing replicas (window %v): %q", f.Window, got)
 		}
 	}
+	// A replica that loaded a snapshot after an end marker and then
+	// appended the batch at 9: its oldest batch carries the marker's
+	// timestamp, whatever it is (a broker's clock can stand behind the
+	// clients'). A different timestamp on a newer batch is no snapshot's,
+	// nor one on a lone batch other than the entry's last timestamp: I2.
+	for _, c := range []struct {
+		window []cachedBatch
+		want   string
+	}{
+		{[]cachedBatch{{LastOffset: 4, Timestamp: 95, LastSeq: 4, OffsetDelta: 4}, base.Window[1]}, ""},
+		{[]cachedBatch{{LastOffset: 4, Timestamp: 0, LastSeq: 4, OffsetDelta: 4}, base.Window[1]}, ""},
+		{[]cachedBatch{{LastOffset: 4, Timestamp: 95, LastSeq: 3, OffsetDelta: 4}, base.Window[1]}, "I2"},
+		{[]cachedBatch{base.Window[0], {LastOffset: 9, Timestamp: 99, LastSeq: 9, OffsetDelta: 4}}, "I2"},
+		{[]cachedBatch{{LastOffset: 9, Timestamp: 99, LastSeq: 9, OffsetDelta: 4}}, "I2"},
+	} {
+		reloaded := base
+		reloaded.Window = c.window
+		w := newWorld("verbatim", DefaultOptions())
+		stubPartition(w, &stubReplica{entries: []producerEntry{base}}, &stubReplica{entries: []producerEntry{reloaded}})
+		w.or.checkReplicasAgree()
+		if got := codesOf(w.or); got != c.want {
+			t.Errorf("reloaded window %v: %q, want %q", c.window, got, c.want)
+		}
+	}
 }
 
 func TestOracleReportsOnce(t *testing.T) {

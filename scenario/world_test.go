@@ -160,3 +160,56 @@ func TestStrategyNamesMatchPID(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowerEndsNotBeyondItsLeader: a truncation inside a batch leaves each
+// replica's log end at the truncation offset with the batch gone; a new
+// leader reopens and ends after its last batch instead, below its followers.
+// The followers must truncate to the leader's end (Kafka's
+// OffsetsForLeaderEpoch answer) rather than keep ending beyond it: otherwise
+// they count as caught up once the leader's new batches reach their end,
+// hold none of them, and their producer state differs from the leader's
+// (I2).
+func TestFollowerEndsNotBeyondItsLeader(t *testing.T) {
+	src := "cluster A replicas=3\ntopic t\nproducer p on A\nsend p t/0 records=4\nsync\n" +
+		"producer q on A\nsend q t/0 records=3\nsync\n"
+	s, err := Parse("inline", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld("verbatim", DefaultOptions())
+	run := func(cmds []Command) {
+		for i := range cmds {
+			if err := w.exec(&cmds[i]); err != nil {
+				t.Fatal(err)
+			}
+			w.or.afterStep()
+		}
+	}
+	run(s.Commands[:5])
+	p := w.byName["A"].part("t/0")
+	for i, r := range p.reps {
+		if err := r.Truncate(3); err != nil { // inside the batch [0, 3]
+			t.Fatalf("truncate replica %d: %v", i, err)
+		}
+	}
+	w.or.rescan(p)
+	if err := w.elect(p, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range p.reps {
+		if r.LogEndOffset() > p.lead().LogEndOffset() {
+			t.Errorf("replica %d ends at %d, beyond its leader's %d", i, r.LogEndOffset(), p.lead().LogEndOffset())
+		}
+	}
+	run(s.Commands[5:])
+	for _, v := range w.or.violations {
+		t.Errorf("%s at step %d: %s", v.Code, v.Step, v.Detail)
+	}
+	want := summarize(p.lead().Producers())
+	for i, r := range p.reps {
+		if r.LogEndOffset() != p.lead().LogEndOffset() || summarize(r.Producers()) != want {
+			t.Errorf("replica %d: end %d, producers %s; leader: end %d, producers %s",
+				i, r.LogEndOffset(), summarize(r.Producers()), p.lead().LogEndOffset(), want)
+		}
+	}
+}
