@@ -64,7 +64,7 @@ func TestDedupCRCAllocs(t *testing.T) {
 	b := data(7, 0, 1, 1)
 	b.CRC, b.HasCRC = 1, true
 	seq, off := int32(1), int64(100) // populate wrote offsets 0..99
-	var foreign Batch // outside the closure: a Batch passed by pointer escapes
+	var foreign Batch                // outside the closure: a Batch passed by pointer escapes
 	if n := testing.AllocsPerRun(200, func() {
 		b.BaseSequence, b.CRC, b.BaseOffset = seq, uint32(seq), off
 		off++

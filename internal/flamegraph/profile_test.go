@@ -54,7 +54,7 @@ func synthetic() []byte {
 	for i, n := range []uint64{5, 6, 7, 8} {
 		p = p.msg(5, pb{}.uint(1, uint64(i+1)).uint(2, n).uint(3, n).uint(4, 9))
 	}
-	p = p.msg(3, pb{}.uint(1, 1)) // a mapping: skipped
+	p = p.msg(3, pb{}.uint(1, 1))                         // a mapping: skipped
 	p = append(p.varint(30<<3|1), 1, 2, 3, 4, 5, 6, 7, 8) // a field profile.proto lacks: skipped
 	p = p.uint(12, 10000000).uint(10, 1e9).uint(14, 3)
 	p = p.msg(11, pb{}.uint(1, 3).uint(2, 4))
