@@ -14,7 +14,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
-// Batch shapes (docs/benchmarks.md): one small record, 1 KiB, 16 KiB (the
+// Batch shapes (docs/measuring.md): one small record, 1 KiB, 16 KiB (the
 // producer's batch.size), 1 MiB (max.message.bytes). Sizes are approximate
 // and odd, as real batches are.
 var benchShapes = []struct {
@@ -144,7 +144,7 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
-// BenchmarkLimit is the physical limit of the as-is path (docs/benchmarks.md):
+// BenchmarkLimit is the physical limit of the as-is path (docs/measuring.md):
 // one CRC-32C pass over batch[21:] plus one copy of the batch, measured in
 // the same process as BenchmarkAppend.
 func BenchmarkLimit(b *testing.B) { benchLimit(b, false) }

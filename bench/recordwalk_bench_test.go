@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// walkRecords is the record count of the 16 KiB batch of docs/benchmarks.md:
+// walkRecords is the record count of the 16 KiB batch of docs/measuring.md:
 // 129 records of 10-byte keys and 106-byte values.
 const walkRecords = 129
 

@@ -7,7 +7,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/cputime"
 )
 
-// TestCPUTimeRatios measures the gates of docs/benchmarks.md in CPU time, which a
+// TestCPUTimeRatios measures the gates of docs/measuring.md in CPU time, which a
 // machine shared with other jobs does not inflate by descheduling (wall-clock
 // benchmarks there swing ±50%): ParseBatch+VerifyCRC over the bare CRC,
 // the O(1) CRC patch, and the uncompressed record walk. Each figure is the

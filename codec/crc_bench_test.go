@@ -10,7 +10,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/cputime"
 )
 
-// batchSizes are the shapes of docs/benchmarks.md: about 100 B, 1 KiB, 16 KiB, 1 MiB.
+// batchSizes are the shapes of docs/measuring.md: about 100 B, 1 KiB, 16 KiB, 1 MiB.
 var batchSizes = []struct {
 	name string
 	n    int

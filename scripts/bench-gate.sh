@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI benchmark gate: compares the working tree (head) with a base revision,
 # interleaving the runs, and fails on a significant slowdown above the
-# threshold or any allocs/op increase (docs/benchmarks.md).
+# threshold or any allocs/op increase (docs/measuring.md).
 #
 #   BASE_REF   base revision (default: merge-base with origin/main, else HEAD~1)
 #   OUT        output directory for base.txt, head.txt, gate.txt, gate.csv

@@ -50,7 +50,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, stderr, "--threshold must be >= 0 and --alpha in (0,1)")
 	}
 	if *count < 10 {
-		fmt.Fprintf(stderr, "bench: warning: --count %d < 10: the gate needs at least 10 samples per side (docs/benchmarks.md) (with fewer than 5, no p-value can fall below 0.01)\n", *count)
+		fmt.Fprintf(stderr, "bench: warning: --count %d < 10: the gate needs at least 10 samples per side (docs/measuring.md) (with fewer than 5, no p-value can fall below 0.01)\n", *count)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()

@@ -75,7 +75,7 @@ func init() {
 	})
 }
 
-// Benchmark selection of `mirrorpath run` (docs/benchmarks.md): the append path
+// Benchmark selection of `mirrorpath run` (docs/measuring.md): the append path
 // under each strategy, the physical limit and the producer-state update. The
 // quick default keeps BenchmarkAppend at producers=1000 (the charted count);
 // the other counts, a million producers above all, need seconds of warm-up

@@ -1,5 +1,5 @@
 // Package benchgate decides whether a change made benchmarks slower, the way
-// docs/benchmarks.md describes: time is compared only between samples taken
+// docs/measuring.md describes: time is compared only between samples taken
 // interleaved in one job (base, head, head, base, …), and a row fails the gate
 // only when the Mann-Whitney U test (benchmath.AssumeNothing) finds the two
 // samples different with p < Alpha AND the median slowed down by more than
@@ -57,7 +57,7 @@ type Options struct {
 	Threshold float64
 }
 
-// DefaultOptions are the gate's thresholds (docs/benchmarks.md): p < 0.01 and
+// DefaultOptions are the gate's thresholds (docs/measuring.md): p < 0.01 and
 // a slowdown above 5 %.
 var DefaultOptions = Options{Alpha: 0.01, Threshold: 0.05}
 

@@ -1,5 +1,5 @@
 // Package report turns one run of the mirrorpath benchmarks and the scenario
-// catalog into the figures the user asks for (docs/benchmarks.md): the cost of
+// catalog into the figures the user asks for (docs/measuring.md): the cost of
 // each PID strategy relative to storing batches as-is, the as-is path
 // relative to the physical limit, and the fast producer-state store relative
 // to the reference model; plus the scenario verdict matrix. It writes them as
@@ -27,7 +27,7 @@ import (
 )
 
 // Key identifies one benchmark configuration by its name parts
-// (docs/benchmarks.md, "Naming"),
+// (docs/measuring.md, "Naming"),
 // e.g. BenchmarkAppend/strategy=bitfield/crc=patch/batch=16KiB/producers=1000.
 // Parts a benchmark does not have are "".
 type Key struct {

@@ -8,7 +8,7 @@ import (
 )
 
 // mostProducers picks the producer count to chart: 1000 when measured (the
-// middle of docs/benchmarks.md's 1 / 1000 / 1,000,000), else the most common.
+// middle of docs/measuring.md's 1 / 1000 / 1,000,000), else the most common.
 func mostProducers(ks []Key) string {
 	count := map[string]int{}
 	best := ""

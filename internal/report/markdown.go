@@ -83,7 +83,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	} else {
 		tables := r.Tables()
 		if len(tables) == 0 {
-			ew.printf("No ratio could be computed: the run has none of BenchmarkAppend (with strategy=asis), BenchmarkLimit or BenchmarkUpdate/impl=store+model (docs/benchmarks.md).\n")
+			ew.printf("No ratio could be computed: the run has none of BenchmarkAppend (with strategy=asis), BenchmarkLimit or BenchmarkUpdate/impl=store+model (docs/measuring.md).\n")
 		}
 		for _, t := range tables {
 			ew.printf("### %s\n\n%s.\n\n", t.Title, t.Caption)
