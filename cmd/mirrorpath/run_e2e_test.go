@@ -13,7 +13,7 @@ import (
 )
 
 // fakeModule writes a throwaway module with benchmarks named as in
-// benchmarks.md, so that `run` can be tested end to end without the real
+// docs/measuring.md, so that `run` can be tested end to end without the real
 // packages. The costs are loops whose length the name parts set.
 func fakeModule(t *testing.T) string {
 	t.Helper()
