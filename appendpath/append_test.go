@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
+
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
@@ -70,7 +72,7 @@ func TestAppendClientRejections(t *testing.T) {
 		in   []byte
 		want error
 	}{
-		{"base offset not 0", withOffsets(good, 9, -1), ErrInvalidRecord},
+		{"base offset not 0", testlog.WithOffsets(good, 9, -1), ErrInvalidRecord},
 		{"two batches", chunk(good, good), ErrInvalidRecord},
 		{"empty", nil, ErrInvalidRecord},
 		{"truncated", good[:len(good)-3], ErrCorruptMessage},
@@ -214,9 +216,9 @@ var srcB = [16]byte{0xb1, 0xb2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0xf
 
 func TestAppendMirroredStrategies(t *testing.T) {
 	src := chunk(
-		withOffsets(mkBatch(t, bspec{pid: 5, seq: 0, records: 2}), 0, 3),
-		withOffsets(mkBatch(t, bspec{pid: 6, seq: 0}), 2, 3),
-		withOffsets(mkBatch(t, bspec{pid: -1, seq: -1}), 3, 3),
+		testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0, records: 2}), 0, 3),
+		testlog.WithOffsets(mkBatch(t, bspec{pid: 6, seq: 0}), 2, 3),
+		testlog.WithOffsets(mkBatch(t, bspec{pid: -1, seq: -1}), 3, 3),
 	)
 	bitfield5, _ := pid.MapBitfield(pid.Region(srcA), 5, pid.Reject)
 	for _, c := range []struct {
@@ -265,7 +267,7 @@ func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
 	for _, s := range []pid.Strategy{pid.Verbatim, pid.Negate, pid.Bitfield} {
 		t.Run(s.String(), func(t *testing.T) {
 			p := mustOpen(t, Config{State: Mirroring, Strategy: s, CRCFix: pid.Patch, PSMOptions: nonNegOne})
-			first := withOffsets(mkBatch(t, bspec{pid: 5, seq: 0, txn: true}), 0, 0)
+			first := testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0, txn: true}), 0, 0)
 			if _, err := p.AppendMirrored(first, srcA); err != nil {
 				t.Fatal(err)
 			}
@@ -274,9 +276,9 @@ func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
 			// Batch 2 of 3 is non-transactional data of a producer with an open
 			// transaction: INVALID_TXN_STATE on REPLICATION too.
 			bad := chunk(
-				withOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 1, 0),
-				withOffsets(mkBatch(t, bspec{pid: 5, seq: 1}), 2, 0),
-				withOffsets(mkBatch(t, bspec{pid: 9, seq: 0}), 3, 0),
+				testlog.WithOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 1, 0),
+				testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 1}), 2, 0),
+				testlog.WithOffsets(mkBatch(t, bspec{pid: 9, seq: 0}), 3, 0),
 			)
 			in := bytes.Clone(bad)
 			_, err := p.AppendMirrored(in, srcA)
@@ -295,7 +297,7 @@ func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
 				t.Fatal("log bytes changed")
 			}
 			// Offsets going backwards are refused the same way.
-			if _, err := p.AppendMirrored(withOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 0, 0), srcA); !errors.Is(err, ErrOffsetsOutOfOrder) {
+			if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 0, 0), srcA); !errors.Is(err, ErrOffsetsOutOfOrder) {
 				t.Fatalf("got %v", err)
 			}
 		})
@@ -304,7 +306,7 @@ func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
 
 func TestBitfieldUnmappableFails(t *testing.T) {
 	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Bitfield})
-	in := chunk(withOffsets(mkBatch(t, bspec{pid: 5, seq: 0}), 0, 0), withOffsets(mkBatch(t, bspec{pid: 1<<31 + 5, seq: 0}), 1, 0))
+	in := chunk(testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0}), 0, 0), testlog.WithOffsets(mkBatch(t, bspec{pid: 1<<31 + 5, seq: 0}), 1, 0))
 	_, err := p.AppendMirrored(in, srcA)
 	if !errors.Is(err, ErrUnmappablePID) {
 		t.Fatalf("got %v", err)
@@ -312,7 +314,7 @@ func TestBitfieldUnmappableFails(t *testing.T) {
 	if p.State() != Failed || p.LogEndOffset() != 0 || p.ProducerCount() != 0 {
 		t.Fatalf("state %s LEO %d producers %d", p.State(), p.LogEndOffset(), p.ProducerCount())
 	}
-	if _, err := p.AppendMirrored(withOffsets(mkBatch(t, bspec{pid: 5, seq: 0}), 0, 0), srcA); !errors.Is(err, ErrMirrorFailed) {
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0}), 0, 0), srcA); !errors.Is(err, ErrMirrorFailed) {
 		t.Fatalf("got %v", err)
 	}
 	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 5, seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
@@ -331,9 +333,9 @@ func TestBitfieldUnmappableFails(t *testing.T) {
 func TestBarrierExactOrderInChunk(t *testing.T) {
 	barrier := codec.AppendBarrier(nil, 0, "src", 1700000000000)
 	in := chunk(
-		withOffsets(mkBatch(t, bspec{pid: 1, seq: 0}), 0, 0),
-		withOffsets(barrier, 1, 0),
-		withOffsets(mkBatch(t, bspec{pid: 2, seq: 0}), 2, 0),
+		testlog.WithOffsets(mkBatch(t, bspec{pid: 1, seq: 0}), 0, 0),
+		testlog.WithOffsets(barrier, 1, 0),
+		testlog.WithOffsets(mkBatch(t, bspec{pid: 2, seq: 0}), 2, 0),
 	)
 	p := mustOpen(t, Config{})
 	if _, err := p.AppendReplica(in); err != nil {
@@ -441,7 +443,7 @@ func TestAppendMirroredMixedSizes(t *testing.T) {
 		if i == 4 {
 			lastBig = len(src)
 		}
-		src = append(src, withOffsets(mkBatch(t, s), off, 2)...)
+		src = append(src, testlog.WithOffsets(mkBatch(t, s), off, 2)...)
 		off += int64(max(s.records, 1))
 	}
 	if len(src) < 2*fuseMin {

@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
 )
 
-// bspec describes a test batch.
+// bspec describes a test batch (testlog.Spec).
 type bspec struct {
 	pid      int64
 	epoch    int16
@@ -23,44 +24,12 @@ type bspec struct {
 
 func mkBatch(t testing.TB, s bspec) []byte {
 	t.Helper()
-	if s.records == 0 {
-		s.records = 1
-	}
-	if s.value == 0 {
-		s.value = 16
-	}
-	if s.ts == 0 {
-		s.ts = 1700000000000
-	}
-	recs := make([]codec.Record, s.records)
-	for i := range recs {
-		recs[i] = codec.Record{OffsetDelta: int32(i), TimestampDelta: int64(i), Value: bytes.Repeat([]byte{byte('a' + i%26)}, s.value)}
-	}
-	var attrs codec.Attributes
-	if s.txn {
-		attrs |= codec.AttrTransactional
-	}
-	b, err := codec.AppendBatch(nil, codec.BatchHeader{
-		BaseOffset: s.base, PartitionLeaderEpoch: s.leaderEp, Attributes: attrs, BaseTimestamp: s.ts,
-		ProducerID: s.pid, ProducerEpoch: s.epoch, BaseSequence: s.seq,
-	}, recs, codec.CompressionNone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return testlog.Batch(t, testlog.Spec{PID: s.pid, Epoch: s.epoch, Seq: s.seq, Records: s.records, Txn: s.txn,
+		Value: s.value, TS: s.ts, Base: s.base, LeaderEp: s.leaderEp})
 }
 
 func mkMarker(pid int64, epoch int16, coordEpoch int32, abort bool) []byte {
 	return codec.AppendEndTxnMarker(nil, pid, epoch, coordEpoch, abort, 1700000000500)
-}
-
-// withOffsets returns a copy of b with its base offset (and leader epoch) set,
-// as a source log holds it.
-func withOffsets(b []byte, base int64, ep int32) []byte {
-	c := bytes.Clone(b)
-	codec.Batch(c).SetBaseOffset(base)
-	codec.Batch(c).SetPartitionLeaderEpoch(ep)
-	return c
 }
 
 // chunk concatenates batches.

@@ -9,51 +9,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
+
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
-
-// refIndexes is the independent model of a segment's index files: a walk of
-// the .log with codec.Next that follows Kafka's LogSegment.append literally
-// (a bytesSinceLastIndexEntry counter checked before each batch is counted,
-// storage.TimeIndex.maybeAppend's lastEntry starting at (NO_TIMESTAMP, base)), plus
-// the roll entry when sealed. It encodes with encoding/binary directly.
-func refIndexes(t testing.TB, log []byte, base int64, sealed bool) (idx, tidx []byte) {
-	t.Helper()
-	since, pos := 0, 0
-	maxTs, maxOff := int64(-1), int64(-1)
-	lastTs := int64(-1)
-	timeEntry := func(ts, off int64) {
-		if ts > lastTs {
-			tidx = binary.BigEndian.AppendUint64(tidx, uint64(ts))
-			tidx = binary.BigEndian.AppendUint32(tidx, uint32(off-base))
-			lastTs = ts
-		}
-	}
-	for rest := log; len(rest) > 0; {
-		b, r, err := codec.Next(rest)
-		if err != nil {
-			t.Fatalf("segment %d: %v", base, err)
-		}
-		if b.MaxTimestamp() > maxTs {
-			maxTs, maxOff = b.MaxTimestamp(), b.LastOffset()
-		}
-		if since > storage.IndexIntervalBytes {
-			idx = binary.BigEndian.AppendUint32(idx, uint32(b.LastOffset()-base))
-			idx = binary.BigEndian.AppendUint32(idx, uint32(pos))
-			timeEntry(maxTs, maxOff)
-			since = 0
-		}
-		since += len(b)
-		pos += len(b)
-		rest = r
-	}
-	if sealed {
-		timeEntry(maxTs, maxOff)
-	}
-	return idx, tidx
-}
 
 // segFiles is one segment's files as a MemFS holds them.
 type segFiles struct {
@@ -89,7 +50,7 @@ func checkAgainstModel(t testing.TB, fs *vfs.MemFS, dir string) (entries int) {
 	t.Helper()
 	segs := readSegments(t, fs, dir)
 	for i, s := range segs {
-		idx, tidx := refIndexes(t, s.log, s.base, i < len(segs)-1)
+		idx, tidx := testlog.RefIndexes(t, s.log, s.base, i < len(segs)-1)
 		if !s.hasIdx || !s.hasTidx {
 			t.Fatalf("segment %d: index files missing", s.base)
 		}
@@ -131,7 +92,7 @@ func replicaWorkload(t testing.TB, p *Partition, rng *rand.Rand, n int) [][]byte
 		if rng.IntN(10) == 0 {
 			base += int64(rng.IntN(50))
 		}
-		b = withOffsets(b, base, 3)
+		b = testlog.WithOffsets(b, base, 3)
 		if _, err := p.AppendReplica(b); err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +146,7 @@ func TestIndexFileBytes(t *testing.T) {
 		if len(b) != 2070 {
 			t.Fatalf("batch of %d bytes, the pinned bytes assume 2070", len(b))
 		}
-		if _, err := p.AppendReplica(withOffsets(b, int64(10*i), 0)); err != nil { // offsets 0, 10, 20, …
+		if _, err := p.AppendReplica(testlog.WithOffsets(b, int64(10*i), 0)); err != nil { // offsets 0, 10, 20, …
 			t.Fatal(err)
 		}
 	}
@@ -196,14 +157,14 @@ func TestIndexFileBytes(t *testing.T) {
 	if len(segs) != 2 || segs[1].base != 51 {
 		t.Fatalf("%d segments", len(segs))
 	}
-	want := unhex(t, `
+	want := testlog.Unhex(t, `
 		00000014 0000102c   # offset 20 at position 4140 (batch 2: 4140 bytes since the start > 4096)
 		00000028 00002058   # offset 40 at position 8280 (batch 4)
 	`)
 	if !bytes.Equal(segs[0].idx, want) {
 		t.Fatalf(".index\n got %x\nwant %x", segs[0].idx, want)
 	}
-	want = unhex(t, `
+	want = testlog.Unhex(t, `
 		0000000000000bb8 0000000a   # at batch 2: largest so far 3000, batch 1 (offset 10)
 		0000000000001388 0000001e   # at batch 4: 5000, batch 3 (offset 30)
 		0000000000001770 00000032   # roll seal: 6000, batch 5 (offset 50)
@@ -439,7 +400,7 @@ func TestIndexDefectsRebuilt(t *testing.T) {
 		}, storage.ErrIndexMismatch},
 		{"active segment sealed (Kafka's close)", func(fs *vfs.MemFS, s []segFiles) bool {
 			last := s[len(s)-1]
-			_, sealed := refIndexes(t, last.log, last.base, true)
+			_, sealed := testlog.RefIndexes(t, last.log, last.base, true)
 			if len(sealed) == len(last.tidx) {
 				return false // no seal entry to add
 			}
@@ -546,7 +507,7 @@ func TestIndexSkipsUnrepresentableOffsets(t *testing.T) {
 		if i == 6 {
 			next += 1 << 32
 		}
-		b := withOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, value: 1500}), next, 0)
+		b := testlog.WithOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, value: 1500}), next, 0)
 		if _, err := p.AppendReplica(b); err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
+
 	"github.com/cockroachdb/datadriven"
+
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
@@ -325,7 +328,7 @@ func parseMirrorBatch(t *testing.T, d *datadriven.TestData, line string, sourceL
 		t.Fatalf("%s: %q: unknown batch kind %q", d.Pos, line, fields[0])
 	}
 	if sourceLog {
-		b = withOffsets(b, take("offset", 0), int32(take("leader-epoch", 0)))
+		b = testlog.WithOffsets(b, take("offset", 0), int32(take("leader-epoch", 0)))
 	}
 	for k := range kv {
 		t.Fatalf("%s: %q: unknown argument %s=", d.Pos, line, k)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
+
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
@@ -20,8 +22,8 @@ func mirrorWithOpenTxn(t *testing.T, s pid.Strategy, fault func(StopStep) error)
 	t.Helper()
 	p := mustOpen(t, Config{State: Mirroring, Strategy: s, Fault: fault, PSMOptions: nonNegOne})
 	in := chunk(
-		withOffsets(mkBatch(t, bspec{pid: 5, epoch: 3, seq: 0, txn: true, records: 2}), 0, 4),
-		withOffsets(mkBatch(t, bspec{pid: 7, seq: 0}), 2, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{pid: 5, epoch: 3, seq: 0, txn: true, records: 2}), 0, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0}), 2, 4),
 	)
 	if _, err := p.AppendMirrored(in, srcA); err != nil {
 		t.Fatal(err)
@@ -133,8 +135,8 @@ func TestCheckpointClampedOnRecovery(t *testing.T) {
 	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne} // storage.SyncNever
 	p := mustOpen(t, cfg)
 	in := chunk(
-		withOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4),
-		withOffsets(mkBatch(t, bspec{pid: 7, seq: 2}), 2, 6),
+		testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 2}), 2, 6),
 	)
 	if _, err := p.AppendMirrored(in, srcA); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package appendpath
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/psm"
@@ -306,7 +307,7 @@ func TestTxnIndexFileBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := fs.ReadFile("/l/00000000000000000000.txnindex")
-	want := unhex(t, `
+	want := testlog.Unhex(t, `
 		0000                 # [0,2)   version 0
 		0000000000000007     # [2,10)  producerId 7
 		0000000000000001     # [10,18) firstOffset 1
@@ -316,22 +317,4 @@ func TestTxnIndexFileBytes(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("txnindex\n got %x\nwant %x", got, want)
 	}
-}
-
-// unhex decodes an annotated hex dump: '#' starts a comment, spaces ignored.
-func unhex(t *testing.T, s string) []byte {
-	t.Helper()
-	var out []byte
-	for _, line := range strings.Split(s, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		line = strings.Join(strings.Fields(line), "")
-		b, err := hex.DecodeString(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b...)
-	}
-	return out
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
+
 	"github.com/mirrorpath/mirrorpath/codec"
 )
 
@@ -75,7 +77,7 @@ func seedLog(t testing.TB) (log, idx, tidx []byte) {
 		}
 	}
 	for i := range 9 {
-		b := codec.Batch(withOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 1 + i%3, value: 8,
+		b := codec.Batch(testlog.WithOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 1 + i%3, value: 8,
 			ts: int64(5000 + 1000*(i%4))}), 100+int64(3*i), 0))
 		if b.MaxTimestamp() > maxTs {
 			maxTs, maxOff = b.MaxTimestamp(), b.LastOffset()

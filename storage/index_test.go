@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
 )
 
 func TestParseIndexErrors(t *testing.T) {
@@ -32,7 +34,7 @@ func TestParseIndexErrors(t *testing.T) {
 		{"time negative relative", true, `0000000000000009 80000000`, 0, ErrIndexRange},
 	}
 	for _, tc := range cases {
-		src := unhex(t, tc.src)
+		src := testlog.Unhex(t, tc.src)
 		var n int
 		var err error
 		if tc.time {
@@ -52,7 +54,7 @@ func TestParseIndexErrors(t *testing.T) {
 			t.Errorf("%s: error %v does not say entry %d", tc.name, err, tc.valid)
 		}
 	}
-	x, _ := ParseTimeIndex(unhex(t, `0000000000000009 00000003`), 100)
+	x, _ := ParseTimeIndex(testlog.Unhex(t, `0000000000000009 00000003`), 100)
 	if e := x.Entry(0); e != (TimestampOffset{9, 103}) {
 		t.Errorf("absolute entry %+v", e)
 	}
@@ -61,9 +63,9 @@ func TestParseIndexErrors(t *testing.T) {
 func TestVerifyIndexFindsMismatches(t *testing.T) {
 	var log []byte
 	for i := range 8 {
-		log = append(log, withOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 2, value: 1500, ts: int64(1000 - 100*(i%3))}), 50+int64(2*i), 0)...)
+		log = append(log, testlog.WithOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 2, value: 1500, ts: int64(1000 - 100*(i%3))}), 50+int64(2*i), 0)...)
 	}
-	idx, tidx := refIndexes(t, log, 50, true)
+	idx, tidx := testlog.RefIndexes(t, log, 50, true)
 	x, _ := ParseOffsetIndex(idx, 50)
 	tx, _ := ParseTimeIndex(tidx, 50)
 	if x.Len() < 2 || tx.Len() < 1 {
@@ -136,9 +138,9 @@ func ExampleParseOffsetIndex() {
 func TestVerifyIndexAtReadError(t *testing.T) {
 	var log []byte
 	for i := range 8 {
-		log = append(log, withOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 2, value: 1500}), 50+int64(2*i), 0)...)
+		log = append(log, testlog.WithOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 2, value: 1500}), 50+int64(2*i), 0)...)
 	}
-	idx, tidx := refIndexes(t, log, 50, true)
+	idx, tidx := testlog.RefIndexes(t, log, 50, true)
 	x, _ := ParseOffsetIndex(idx, 50)
 	tx, _ := ParseTimeIndex(tidx, 50)
 	if n, err := VerifyOffsetIndexAt(x, bytes.NewReader(log), int64(len(log)), nil); n != 0 || err != nil {
@@ -151,5 +153,13 @@ func TestVerifyIndexAtReadError(t *testing.T) {
 	n, err := VerifyOffsetIndexAt(x, short, int64(len(log)), nil)
 	if !errors.Is(err, io.ErrUnexpectedEOF) || n != x.Len() {
 		t.Fatalf("short file: %d of %d bad, %v; want all and io.ErrUnexpectedEOF", n, x.Len(), err)
+	}
+}
+
+// TestIndexIntervalMatches: the index model of internal/testlog writes an
+// entry every index.interval.bytes as the log does.
+func TestIndexIntervalMatches(t *testing.T) {
+	if got := testlog.IndexIntervalBytes; got != IndexIntervalBytes {
+		t.Fatalf("testlog's interval %d, the log's %d", got, IndexIntervalBytes)
 	}
 }

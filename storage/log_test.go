@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
+
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
@@ -14,7 +16,7 @@ import (
 // when it does not fit, as the append path does.
 func appendBatch(t *testing.T, l *Log, b []byte) {
 	t.Helper()
-	b = withOffsets(b, l.End(), 0)
+	b = testlog.WithOffsets(b, l.End(), 0)
 	if l.NeedsRoll(len(b)) {
 		if err := l.Roll(); err != nil {
 			t.Fatal(err)
