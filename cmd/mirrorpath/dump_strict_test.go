@@ -150,27 +150,7 @@ func TestDumpStrictGolden(t *testing.T) {
 		{"text-strict", []string{"--strict", path}, 1},
 		{"json-strict", []string{"--strict", "--json", path}, 1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			code := mainArgs(append([]string{"dump"}, tc.args...), &out, &errOut)
-			if code != tc.exit {
-				t.Fatalf("exit %d, want %d; stderr %s", code, tc.exit, errOut.String())
-			}
-			got := out.String() + "exit: " + string(rune('0'+code)) + "\n"
-			golden := filepath.Join("testdata", "dump", tc.name+".golden")
-			if *updateDump {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update-dump)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run with -update-dump to accept):\n%s", golden, got)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkDumpGolden(t, tc.name, tc.args, tc.exit) })
 	}
 }
 

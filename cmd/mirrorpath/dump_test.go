@@ -78,27 +78,7 @@ func TestDumpGolden(t *testing.T) {
 		{"json-cap", []string{"--json", "--max-decompressed", "100", c("kgo-codec-gzip")}, 1},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			code := mainArgs(append([]string{"dump"}, tc.args...), &out, &errOut)
-			if code != tc.exit {
-				t.Fatalf("exit %d, want %d; stderr %s", code, tc.exit, errOut.String())
-			}
-			got := out.String() + "exit: " + strconv.Itoa(code) + "\n"
-			golden := filepath.Join("testdata", "dump", tc.name+".golden")
-			if *updateDump {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update-dump)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run with -update-dump to accept):\n%s", golden, got)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkDumpGolden(t, tc.name, tc.args, tc.exit) })
 	}
 }
 
@@ -297,4 +277,30 @@ func FuzzDump(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkDumpGolden runs `mirrorpath dump ARGS`, wants exit status exit, and
+// compares stdout plus the exit line with testdata/dump/NAME.golden
+// (rewritten under -update-dump).
+func checkDumpGolden(t *testing.T, name string, args []string, exit int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := mainArgs(append([]string{"dump"}, args...), &out, &errOut)
+	if code != exit {
+		t.Fatalf("exit %d, want %d; stderr %s", code, exit, errOut.String())
+	}
+	got := out.String() + "exit: " + strconv.Itoa(code) + "\n"
+	golden := filepath.Join("testdata", "dump", name+".golden")
+	if *updateDump {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update-dump)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update-dump to accept):\n%s", golden, got)
+	}
 }
