@@ -347,7 +347,7 @@ func TestKafkaLogValidator_checkInvalidSequence(t *testing.T) {
 	for _, c := range allCodecs {
 		t.Run("2,"+c.String(), func(t *testing.T) {
 			in := codec.Batch(vBatch(t, codec.BatchHeader{ProducerID: 1234, BaseSequence: 0,
-				PartitionLeaderEpoch: codec.NoPartitionLeaderEpoch, BaseTimestamp: kNow},
+				PartitionLeaderEpoch: codec.NoPartitionLeaderEpoch, BaseTimestamp: codec.NoTimestamp},
 				[]codec.Record{{Value: []byte("hello")}}, c))
 			binaryPut32(in[codec.OffBaseSequence:], uint32(0xfffffffe)) // -2, at byte 53 as in Kafka's test
 			in.UpdateCRC()
