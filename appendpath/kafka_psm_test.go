@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
 	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
@@ -374,6 +376,225 @@ var kafkaPSMAppendPathTests = []struct {
 			t.Fatalf("snapshot files %v, want [5 10]", got)
 		}
 	}},
+	// A batch whose sequences wrap inside it (MaxInt32-10 .. 9), from a
+	// leader.
+	{"testProducerSequenceWithWrapAroundBatchRecord", func(t *testing.T) {
+		p := mustOpen(t, Config{})
+		kpReplica(t, p, bspec{pid: 1, epoch: 15, seq: math.MaxInt32 - 10, records: 21, base: 2000}, nil)
+		in := kpProducer(t, p, 1)
+		if in.Batches[0].FirstSeq() != math.MaxInt32-10 || in.LastSeq() != 9 ||
+			in.Batches[0].FirstOffset() != 2000 || in.Batches[0].LastOffset != 2020 {
+			t.Fatalf("entry %+v", in)
+		}
+	}},
+	// The first offset of the open transaction bounds the LSO.
+	{"testTxnFirstOffsetMetadataCached", func(t *testing.T) {
+		p := mustOpen(t, Config{})
+		kpReplica(t, p, bspec{pid: 1, txn: true, base: 992342}, nil)
+		if lso := p.LastStableOffset(); lso != 992342 {
+			t.Fatalf("LSO %d, want the transaction's first offset 992342", lso)
+		}
+	}},
+	// The oldest open transaction decides, on the partition's clock.
+	{"testHasLateTransaction", func(t *testing.T) {
+		now := time.UnixMilli(1700000000000)
+		p := mustOpen(t, Config{Now: func() time.Time { return now }})
+		late := time.Duration(psm.DefaultMaxTransactionTimeoutMs+psm.LateTransactionBufferMs) * time.Millisecond
+		kpClient(t, p, bspec{pid: 39, epoch: 2, txn: true}, nil)
+		kpClient(t, p, bspec{pid: 57, epoch: 9, txn: true, ts: 1700000000500}, nil)
+		if p.HasLateTransaction() {
+			t.Fatal("late at once")
+		}
+		now = now.Add(late + time.Millisecond)
+		if !p.HasLateTransaction() {
+			t.Fatal("the first transaction is not late")
+		}
+		kpCoordinator(t, p, mkMarker(39, 2, 0, false), nil)
+		if p.HasLateTransaction() {
+			t.Fatal("late with only the second transaction open, 499 ms short of its bound")
+		}
+		now = now.Add(500 * time.Millisecond)
+		if !p.HasLateTransaction() {
+			t.Fatal("the second transaction is not late")
+		}
+		kpCoordinator(t, p, mkMarker(57, 9, 0, false), nil)
+		if p.HasLateTransaction() {
+			t.Fatal("late with no open transaction")
+		}
+	}},
+	// A rejected chunk changes nothing: the batch before the bad one is
+	// not applied either.
+	{"testPrepareUpdateDoesNotMutate", func(t *testing.T) {
+		p := mustOpen(t, Config{})
+		kpReplica(t, p, bspec{pid: 1, records: 6, base: 15}, nil)
+		before := p.Snapshot()
+		good := mkBatch(t, bspec{pid: 1, seq: 6, records: 5, base: 26})
+		bad := mkBatch(t, bspec{pid: 1, seq: 11, records: 1, base: 31})
+		bad[len(bad)-1] ^= 1 // CRC mismatch
+		if _, err := p.AppendReplica(chunk(good, bad)); err == nil {
+			t.Fatal("chunk with a corrupt batch accepted")
+		}
+		if !slices.Equal(p.Snapshot(), before) || p.LogEndOffset() != 21 {
+			t.Fatalf("rejected chunk changed producer state or the log (end %d)", p.LogEndOffset())
+		}
+		if _, err := p.AppendReplica(good); err != nil {
+			t.Fatal(err)
+		}
+		if in := kpProducer(t, p, 1); in.Batches[0].FirstSeq() != 0 || in.LastSeq() != 10 || in.Batches[in.NumBatches-1].LastOffset != 30 {
+			t.Fatalf("entry %+v", in)
+		}
+	}},
+	// One fetched chunk: two transactional batches and the COMMIT that
+	// closes them at 40; the cached batches stay as the data left them.
+	{"updateProducerTransactionState", func(t *testing.T) {
+		p := mustOpen(t, Config{})
+		kpReplica(t, p, bspec{pid: 1, base: 9}, nil)
+		commit := testlogWithBase(mkMarker(1, 0, 15, false), 40)
+		if _, err := p.AppendReplica(chunk(mkBatch(t, bspec{pid: 1, seq: 1, records: 5, txn: true, base: 16}),
+			mkBatch(t, bspec{pid: 1, seq: 6, records: 5, txn: true, base: 26}), commit)); err != nil {
+			t.Fatal(err)
+		}
+		in := kpProducer(t, p, 1)
+		if in.TxnFirstOffset != -1 || in.CoordinatorEpoch != 15 || in.LastSeq() != 10 || in.Batches[in.NumBatches-1].LastOffset != 30 {
+			t.Fatalf("entry %+v", in)
+		}
+		if open := p.OpenTxns(nil); len(open) != 0 {
+			t.Fatalf("open %v", open)
+		}
+	}},
+	// A fencing ABORT closes the transaction and clears the cached batches;
+	// the entry survives a restart, keeping the fencing epoch.
+	{"testProducerStateAfterFencingAbortMarker", func(t *testing.T) {
+		fs := vfs.NewMemFS()
+		cfg := Config{Dir: "/l", FS: fs}
+		p := mustOpen(t, cfg)
+		kpClient(t, p, bspec{pid: 1, txn: true}, nil)
+		kpCoordinator(t, p, mkMarker(1, 1, 0, true), nil)
+		if in := kpProducer(t, p, 1); in.TxnFirstOffset != -1 || in.NumBatches != 0 || in.Epoch != 1 {
+			t.Fatalf("entry %+v", in)
+		}
+		p = kpRestart(t, p, cfg, false)
+		kpClient(t, p, bspec{pid: 1, txn: true}, psm.ErrInvalidProducerEpoch)
+	}},
+	// A restart keeps every unexpired producer of the snapshot.
+	{"testLoadFromSnapshotRetainsNonExpiredProducers", func(t *testing.T) {
+		fs := vfs.NewMemFS()
+		cfg := Config{Dir: "/l", FS: fs}
+		p := mustOpen(t, cfg)
+		kpClient(t, p, bspec{pid: 1}, nil)
+		kpClient(t, p, bspec{pid: 2}, nil)
+		p = kpRestart(t, p, cfg, false)
+		if n := p.ProducerCount(); n != 2 {
+			t.Fatalf("%d producers after the restart", n)
+		}
+		if in := kpProducer(t, p, 2); in.LastSeq() != 0 || in.Batches[0].LastOffset != 1 {
+			t.Fatalf("producer 2 %+v", in)
+		}
+	}},
+	// An idle producer is dropped when a restart finds it expired; one
+	// with an open transaction is not (testProducersWithOngoingTransactionsDontExpire).
+	{"testPidExpirationTimeout", func(t *testing.T) {
+		fs := vfs.NewMemFS()
+		p := mustOpen(t, Config{Dir: "/l", FS: fs})
+		kpClient(t, p, bspec{pid: 1, epoch: 5}, nil)
+		p = kpRestart(t, p, Config{Dir: "/l", FS: fs, Now: kpExpiredNow}, false)
+		kpClient(t, p, bspec{pid: 1, epoch: 5, seq: 1}, nil)
+		if n := p.ProducerCount(); n != 1 || kpProducer(t, p, 1).LastSeq() != 1 || p.LogEndOffset() != 2 {
+			t.Fatalf("%d producers, end %d", n, p.LogEndOffset())
+		}
+	}},
+	{"testProducersWithOngoingTransactionsDontExpire", func(t *testing.T) {
+		fs := vfs.NewMemFS()
+		p := mustOpen(t, Config{Dir: "/l", FS: fs})
+		kpClient(t, p, bspec{pid: 1, epoch: 5, txn: true}, nil)
+		p = kpRestart(t, p, Config{Dir: "/l", FS: fs, Now: kpExpiredNow}, false)
+		if in := kpProducer(t, p, 1); in.TxnFirstOffset != 0 {
+			t.Fatalf("entry %+v", in)
+		}
+		if lso := p.LastStableOffset(); lso != 0 {
+			t.Fatalf("LSO %d, want 0", lso)
+		}
+	}},
+	// The LSO with a replicated partition's high watermark: an open
+	// transaction bounds it, and a completed one until its marker is
+	// below the high watermark.
+	{"testFirstUnstableOffset", func(t *testing.T) {
+		p := mustOpen(t, Config{ManualHighWatermark: true})
+		kpReplica(t, p, bspec{pid: 1, epoch: 5, txn: true, base: 99}, nil)
+		kpReplica(t, p, bspec{pid: 2, epoch: 5, txn: true, base: 105}, nil)
+		kpReplicaBytes(t, p, testlogWithBase(mkMarker(1, 5, 0, false), 109))
+		lso := func(hw, want int64) {
+			t.Helper()
+			p.SetHighWatermark(hw)
+			if got := p.LastStableOffset(); got != want {
+				t.Fatalf("LSO %d at high watermark %d, want %d", got, hw, want)
+			}
+		}
+		lso(100, 99)
+		lso(110, 105)
+		kpReplicaBytes(t, p, testlogWithBase(mkMarker(2, 5, 0, true), 112))
+		lso(112, 105)
+		lso(113, 113)
+	}},
+	// A chunk of markers, some closing a transaction and some not, and
+	// data opening new ones: only the markers that close one write a
+	// .txnindex entry (the ABORT at 28), and the LSO ends at the open 30.
+	{"testSkipEmptyTransactions", func(t *testing.T) {
+		p := mustOpen(t, Config{})
+		m := func(abort bool, at int64) []byte { return testlogWithBase(mkMarker(1, 0, 27, abort), at) }
+		kpReplica(t, p, bspec{pid: 1, records: 5, txn: true, base: 16}, nil)
+		kpReplicaBytes(t, p, chunk(m(false, 21), m(false, 22), m(true, 23),
+			mkBatch(t, bspec{pid: 1, seq: 5, records: 4, txn: true, base: 24}), m(true, 28), m(true, 29),
+			mkBatch(t, bspec{pid: 1, seq: 9, records: 2, txn: true, base: 30})))
+		got := p.AbortedTxns(nil, 0, 32)
+		if len(got) != 1 || got[0].FirstOffset != 24 || got[0].LastOffset != 28 {
+			t.Fatalf("aborted %v, want one from 24 to 28", got)
+		}
+		if lso := p.LastStableOffset(); lso != 30 {
+			t.Fatalf("LSO %d, want 30", lso)
+		}
+	}},
+	// The LSO of an aborted transaction, in its .txnindex entry: the first
+	// offset of the earliest other open transaction, else its end.
+	{"testLastStableOffsetCompletedTxn", func(t *testing.T) {
+		p := mustOpen(t, Config{})
+		const start1 = 992342
+		const start2, start3 = start1 + 25, start1 + 57
+		kpReplica(t, p, bspec{pid: 1, txn: true, base: start1}, nil)
+		kpReplica(t, p, bspec{pid: 2, txn: true, base: start2}, nil)
+		kpReplica(t, p, bspec{pid: 3, txn: true, base: start3}, nil)
+		last1 := int64(start3 + 15)
+		last3 := last1 + 20
+		last2 := last3 + 78
+		kpReplicaBytes(t, p, testlogWithBase(mkMarker(1, 0, 0, true), last1))
+		kpReplicaBytes(t, p, testlogWithBase(mkMarker(3, 0, 0, true), last3))
+		kpReplicaBytes(t, p, testlogWithBase(mkMarker(2, 0, 0, true), last2))
+		want := []storage.AbortedTxn{ // in marker order
+			{ProducerID: 1, FirstOffset: start1, LastOffset: last1, LastStableOffset: start2},
+			{ProducerID: 3, FirstOffset: start3, LastOffset: last3, LastStableOffset: start2},
+			{ProducerID: 2, FirstOffset: start2, LastOffset: last2, LastStableOffset: last2 + 1},
+		}
+		if got := p.AbortedTxns(nil, 0, last2+1); !slices.Equal(got, want) {
+			t.Fatalf("aborted %v\nwant %v", got, want)
+		}
+	}},
+	// An empty control batch (its marker cleaned away) opens no
+	// transaction.
+	{"testAppendEmptyControlBatch", func(t *testing.T) {
+		p := mustOpen(t, Config{})
+		b, err := codec.AppendBatch(nil, codec.BatchHeader{BaseOffset: 15, Attributes: codec.AttrControl | codec.AttrTransactional,
+			BaseTimestamp: 1700000000000, ProducerID: 23423, BaseSequence: -1}, nil, codec.CompressionNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kpReplicaBytes(t, p, b)
+		if open := p.OpenTxns(nil); len(open) != 0 {
+			t.Fatalf("open %v", open)
+		}
+		if in := kpProducer(t, p, 23423); in.TxnFirstOffset != -1 {
+			t.Fatalf("entry %+v", in)
+		}
+	}},
 	// The partition's late-transaction metric after a restart: the
 	// loaded open transaction is late.
 	{"testHasLateTransactionInitializedAfterReload", func(t *testing.T) {
@@ -444,6 +665,16 @@ func kpCoordinator(t *testing.T, p *Partition, b []byte, want error) {
 	_, err := p.AppendCoordinator(b)
 	kpWant(t, "AppendCoordinator", err, want)
 }
+
+func kpReplicaBytes(t *testing.T, p *Partition, b []byte) {
+	t.Helper()
+	if _, err := p.AppendReplica(b); err != nil {
+		t.Fatalf("AppendReplica: %v", err)
+	}
+}
+
+// testlogWithBase is b at base offset base (a leader's copy).
+func testlogWithBase(b []byte, base int64) []byte { return testlog.WithOffsets(b, base, 0) }
 
 func kpReplica(t *testing.T, p *Partition, s bspec, want error) {
 	t.Helper()
