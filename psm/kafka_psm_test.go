@@ -80,14 +80,14 @@ func forEachKPSM(t *testing.T, opts Options, fn func(t *testing.T, k *kpsm)) {
 	for _, impl := range []string{"model", "store"} {
 		t.Run("impl="+impl, func(t *testing.T) {
 			k := &kpsm{impl: impl, opts: opts, fs: vfs.NewMemFS()}
-			k.harness = &harness{t: t, m: newManager(impl, opts), p: 3}
+			k.harness = &harness{t: t, m: kpNewManager(impl, opts), p: 3}
 			k.openDir()
 			fn(t, k)
 		})
 	}
 }
 
-func newManager(impl string, opts Options) Manager {
+func kpNewManager(impl string, opts Options) Manager {
 	if impl == "store" {
 		return NewStore(opts)
 	}
@@ -106,7 +106,7 @@ func (k *kpsm) openDir() {
 // Manager, the snapshot files listed again, map end offset 0.
 func (k *kpsm) reopen() *kpsm {
 	n := &kpsm{impl: k.impl, opts: k.opts, fs: k.fs}
-	n.harness = &harness{t: k.t, m: newManager(k.impl, k.opts), p: k.p}
+	n.harness = &harness{t: k.t, m: kpNewManager(k.impl, k.opts), p: k.p}
 	n.openDir()
 	return n
 }
@@ -240,27 +240,27 @@ func (k *kpsm) probeLowest(g Guard, pid int64, epoch int16, want int32) {
 	}
 }
 
-func at(b Batch, ts int64) Batch {
+func kpAt(b Batch, ts int64) Batch {
 	b.MaxTimestamp, b.ControlTimestamp = ts, ts
 	return b
 }
 
 // Kafka's lastEntry accessors on a copy of an entry.
-func firstSeq(in ProducerInfo) int32 {
+func kpFirstSeq(in ProducerInfo) int32 {
 	if in.NumBatches == 0 {
 		return -1
 	}
 	return in.Batches[0].FirstSeq()
 }
 
-func firstOffset(in ProducerInfo) int64 {
+func kpFirstOffset(in ProducerInfo) int64 {
 	if in.NumBatches == 0 {
 		return -1
 	}
 	return in.Batches[0].FirstOffset()
 }
 
-func lastOffset(in ProducerInfo) int64 {
+func kpLastOffset(in ProducerInfo) int64 {
 	if in.NumBatches == 0 {
 		return -1
 	}
@@ -268,15 +268,15 @@ func lastOffset(in ProducerInfo) int64 {
 }
 
 // wantEntry compares the fields of Kafka's assertions on one entry.
-func wantEntry(t *testing.T, in ProducerInfo, epoch int16, first, last int32, firstOff, lastOff int64) {
+func kpWantEntry(t *testing.T, in ProducerInfo, epoch int16, first, last int32, firstOff, lastOff int64) {
 	t.Helper()
-	if in.Epoch != epoch || firstSeq(in) != first || in.LastSeq() != last || firstOffset(in) != firstOff || lastOffset(in) != lastOff {
+	if in.Epoch != epoch || kpFirstSeq(in) != first || in.LastSeq() != last || kpFirstOffset(in) != firstOff || kpLastOffset(in) != lastOff {
 		t.Fatalf("entry epoch %d seq %d..%d offsets %d..%d, want epoch %d seq %d..%d offsets %d..%d (%+v)",
-			in.Epoch, firstSeq(in), in.LastSeq(), firstOffset(in), lastOffset(in), epoch, first, last, firstOff, lastOff, in)
+			in.Epoch, kpFirstSeq(in), in.LastSeq(), kpFirstOffset(in), kpLastOffset(in), epoch, first, last, firstOff, lastOff, in)
 	}
 }
 
-const kafkaLateTimeoutMs = 5 * 60 * 1000 // the test's maxTransactionTimeoutMs
+const kpLateTimeoutMs = 5 * 60 * 1000 // the test's maxTransactionTimeoutMs
 
 var kafkaPSMTests = []kafkaPSMTest{
 	// Sequences within an epoch are consecutive, a new epoch starts at 0,
@@ -317,7 +317,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		k.at(735).ok(Replication, data(1, 15, math.MaxInt32, 1))
 		k.at(1235).ok(Client, data(1, 15, 0, 1))
 		in := k.producer(1)
-		if in.Epoch != 15 || firstSeq(in) != math.MaxInt32 || in.LastSeq() != 0 {
+		if in.Epoch != 15 || kpFirstSeq(in) != math.MaxInt32 || in.LastSeq() != 0 {
 			t.Fatalf("entry %+v", in)
 		}
 	}},
@@ -334,7 +334,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 			t.Fatal("entry visible before Commit")
 		}
 		a.Commit()
-		wantEntry(t, k.producer(1), 15, math.MaxInt32-10, 9, 2000, 2020)
+		kpWantEntry(t, k.producer(1), 15, math.MaxInt32-10, 9, 2000, 2020)
 	}},
 	// After MaxInt32 only 0 is in sequence.
 	{name: "testProducerSequenceInvalidWrapAround", fn: func(t *testing.T, k *kpsm) {
@@ -344,7 +344,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// REPLICATION takes a first batch at any sequence.
 	{name: "testNoValidationOnFirstEntryWhenLoadingLog", fn: func(t *testing.T, k *kpsm) {
 		k.at(735).ok(Replication, data(1, 5, 16, 1))
-		wantEntry(t, k.producer(1), 5, 16, 16, 735, 735)
+		kpWantEntry(t, k.producer(1), 5, 16, 16, 735, 735)
 	}},
 	// A marker at a higher epoch bumps the entry's epoch and clears its
 	// cached batches; the new epoch starts at sequence 0.
@@ -352,11 +352,11 @@ var kafkaPSMTests = []kafkaPSMTest{
 		k.ok(Client, data(1, 0, 0, 1))
 		k.ok(Coordinator, marker(1, 1, true, 0))
 		in := k.producer(1)
-		if in.Epoch != 1 || in.TxnFirstOffset != -1 || firstSeq(in) != -1 || in.LastSeq() != -1 {
+		if in.Epoch != 1 || in.TxnFirstOffset != -1 || kpFirstSeq(in) != -1 || in.LastSeq() != -1 {
 			t.Fatalf("entry after the bumping marker %+v", in)
 		}
 		k.ok(Client, data(1, 1, 0, 1))
-		if in := k.producer(1); firstSeq(in) != 0 {
+		if in := k.producer(1); kpFirstSeq(in) != 0 {
 			t.Fatalf("entry %+v", in)
 		}
 	}},
@@ -369,15 +369,15 @@ var kafkaPSMTests = []kafkaPSMTest{
 	}},
 	// A transaction is late when its producer's last timestamp is more
 	// than the max timeout plus the buffer ago; the oldest open one decides.
-	{name: "testHasLateTransaction", opts: Options{MaxTransactionTimeoutMs: kafkaLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
+	{name: "testHasLateTransaction", opts: Options{MaxTransactionTimeoutMs: kpLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
 		now := int64(1_700_000_000_000)
-		late := int64(kafkaLateTimeoutMs + LateTransactionBufferMs)
-		k.at(100).ok(Client, at(txnData(39, 2, 0, 1), now))
+		late := int64(kpLateTimeoutMs + LateTransactionBufferMs)
+		k.at(100).ok(Client, kpAt(txnData(39, 2, 0, 1), now))
 		if k.m.HasLateTransaction(k.p, now) {
 			t.Fatal("late at once")
 		}
 		now += 500
-		k.at(150).ok(Client, at(txnData(57, 9, 0, 1), now))
+		k.at(150).ok(Client, kpAt(txnData(57, 9, 0, 1), now))
 		if k.m.HasLateTransaction(k.p, now) {
 			t.Fatal("late at once")
 		}
@@ -389,22 +389,22 @@ var kafkaPSMTests = []kafkaPSMTest{
 		if !k.m.HasLateTransaction(k.p, now) {
 			t.Fatal("neither is late")
 		}
-		k.at(200).ok(Coordinator, at(marker(39, 2, false, 0), now))
+		k.at(200).ok(Coordinator, kpAt(marker(39, 2, false, 0), now))
 		if !k.m.HasLateTransaction(k.p, now) {
 			t.Fatal("the second transaction is not late")
 		}
-		k.at(250).ok(Coordinator, at(marker(57, 9, false, 0), now))
+		k.at(250).ok(Coordinator, kpAt(marker(57, 9, false, 0), now))
 		if k.m.HasLateTransaction(k.p, now) {
 			t.Fatal("late with no open transaction")
 		}
 	}},
 	// The open transactions of a loaded snapshot are late as they were.
-	{name: "testHasLateTransactionInitializedAfterReload", opts: Options{MaxTransactionTimeoutMs: kafkaLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
+	{name: "testHasLateTransactionInitializedAfterReload", opts: Options{MaxTransactionTimeoutMs: kpLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
 		now := int64(1_700_000_000_000)
-		late := int64(kafkaLateTimeoutMs + LateTransactionBufferMs)
-		k.at(100).ok(Client, at(txnData(39, 2, 0, 1), now))
+		late := int64(kpLateTimeoutMs + LateTransactionBufferMs)
+		k.at(100).ok(Client, kpAt(txnData(39, 2, 0, 1), now))
 		now += 500
-		k.at(150).ok(Client, at(txnData(57, 9, 0, 1), now))
+		k.at(150).ok(Client, kpAt(txnData(57, 9, 0, 1), now))
 		if k.m.HasLateTransaction(k.p, now) {
 			t.Fatal("late at once")
 		}
@@ -420,10 +420,10 @@ var kafkaPSMTests = []kafkaPSMTest{
 		}
 	}},
 	// A truncation below a late transaction's start removes it.
-	{name: "testHasLateTransactionUpdatedAfterPartialTruncation", opts: Options{MaxTransactionTimeoutMs: kafkaLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
+	{name: "testHasLateTransactionUpdatedAfterPartialTruncation", opts: Options{MaxTransactionTimeoutMs: kpLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
 		now := int64(1_700_000_000_000)
-		k.at(100).ok(Client, at(txnData(39, 2, 0, 1), now))
-		now += kafkaLateTimeoutMs + LateTransactionBufferMs + 1
+		k.at(100).ok(Client, kpAt(txnData(39, 2, 0, 1), now))
+		now += kpLateTimeoutMs + LateTransactionBufferMs + 1
 		if !k.m.HasLateTransaction(k.p, now) {
 			t.Fatal("not late")
 		}
@@ -433,10 +433,10 @@ var kafkaPSMTests = []kafkaPSMTest{
 		}
 	}},
 	// A full truncation removes a late transaction.
-	{name: "testHasLateTransactionUpdatedAfterFullTruncation", opts: Options{MaxTransactionTimeoutMs: kafkaLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
+	{name: "testHasLateTransactionUpdatedAfterFullTruncation", opts: Options{MaxTransactionTimeoutMs: kpLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
 		now := int64(1_700_000_000_000)
-		k.at(100).ok(Client, at(txnData(39, 2, 0, 1), now))
-		now += kafkaLateTimeoutMs + LateTransactionBufferMs + 1
+		k.at(100).ok(Client, kpAt(txnData(39, 2, 0, 1), now))
+		now += kpLateTimeoutMs + LateTransactionBufferMs + 1
 		if !k.m.HasLateTransaction(k.p, now) {
 			t.Fatal("not late")
 		}
@@ -465,12 +465,12 @@ var kafkaPSMTests = []kafkaPSMTest{
 			t.Fatal(err)
 		}
 		in := k.producer(1)
-		if firstSeq(in) != 0 || in.LastSeq() != 5 || lastOffset(in) != 20 {
+		if kpFirstSeq(in) != 0 || in.LastSeq() != 5 || kpLastOffset(in) != 20 {
 			t.Fatalf("committed entry changed by an uncommitted append: %+v", in)
 		}
 		a.Commit()
 		in = k.producer(1)
-		if firstSeq(in) != 0 || in.LastSeq() != 10 || lastOffset(in) != 30 {
+		if kpFirstSeq(in) != 0 || in.LastSeq() != 10 || kpLastOffset(in) != 30 {
 			t.Fatalf("entry after Commit %+v", in)
 		}
 	}},
@@ -495,7 +495,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 			if !ok {
 				t.Fatal("no pending entry")
 			}
-			wantEntry(t, in, 0, first, last, firstOff, lastOff)
+			kpWantEntry(t, in, 0, first, last, firstOff, lastOff)
 			if in.TxnFirstOffset != txn {
 				t.Fatalf("pending transaction at %d, want %d", in.TxnFirstOffset, txn)
 			}
@@ -571,7 +571,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		r := k.reopen()
 		r.truncateAndReload(0, 3, 1000)
 		in := r.producer(1)
-		wantEntry(t, in, 0, 1, 1, 1, 1)
+		kpWantEntry(t, in, 0, 1, 1, 1, 1)
 		if in.TxnFirstOffset != 0 {
 			t.Fatalf("open transaction at %d, want 0", in.TxnFirstOffset)
 		}
@@ -586,7 +586,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		r := k.reopen()
 		r.truncateAndReload(0, 3, 2000)
 		in := r.producer(1)
-		wantEntry(t, in, 0, 1, 1, 1, 1)
+		kpWantEntry(t, in, 0, 1, 1, 1, 1)
 		if in.TxnFirstOffset != -1 {
 			t.Fatalf("open transaction at %d after the ABORT", in.TxnFirstOffset)
 		}
@@ -594,7 +594,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// A producer known only from a marker keeps the marker's timestamp.
 	{name: "testRecoverFromSnapshotEmptyTransaction", fn: func(t *testing.T, k *kpsm) {
 		const ts = 1_700_000_000_000
-		k.ok(Coordinator, at(marker(1, 0, true, 0), ts))
+		k.ok(Coordinator, kpAt(marker(1, 0, true, 0), ts))
 		k.takeSnapshot()
 		r := k.reopen()
 		r.truncateAndReload(0, 1, ts)
@@ -608,7 +608,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		k.ok(Client, txnData(1, 0, 0, 1))
 		k.ok(Coordinator, marker(1, 1, true, 0))
 		in := k.producer(1)
-		if in.TxnFirstOffset != -1 || lastOffset(in) != -1 || firstOffset(in) != -1 {
+		if in.TxnFirstOffset != -1 || kpLastOffset(in) != -1 || kpFirstOffset(in) != -1 {
 			t.Fatalf("entry %+v", in)
 		}
 		k.m.ExpireProducers(k.p, in.LastTimestamp)
@@ -619,15 +619,15 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// producer is then unknown and sequence 2 is accepted.
 	// testPidExpirationTimeout is the expiry proper.
 	{name: "testRemoveExpiredPidsOnReload", fn: func(t *testing.T, k *kpsm) {
-		k.ok(Client, at(data(1, 0, 0, 1), 0))
-		k.ok(Client, at(data(1, 0, 1, 1), 1))
+		k.ok(Client, kpAt(data(1, 0, 0, 1), 0))
+		k.ok(Client, kpAt(data(1, 0, 1, 1), 1))
 		k.takeSnapshot()
 		r := k.reopen()
 		r.truncateAndReload(0, 1, 70000)
 		if n := r.m.ProducerCount(r.p); n != 0 {
 			t.Fatalf("%d producers after the reload", n)
 		}
-		r.at(2).ok(Client, at(data(1, 0, 2, 1), 70001))
+		r.at(2).ok(Client, kpAt(data(1, 0, 2, 1), 70001))
 		if n := r.m.ProducerCount(r.p); n != 1 || r.producer(1).LastSeq() != 2 || r.next != 3 {
 			t.Fatalf("%d producers, entry %+v, map end %d", n, r.producer(1), r.next)
 		}
@@ -635,17 +635,17 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// A replica takes a batch of a producer it has no state for, and
 	// creates the entry from it.
 	{name: "testAcceptAppendWithoutProducerStateOnReplica", fn: func(t *testing.T, k *kpsm) {
-		k.ok(Client, at(data(1, 0, 0, 1), 0))
-		k.ok(Client, at(data(1, 0, 1, 1), 1))
+		k.ok(Client, kpAt(data(1, 0, 0, 1), 0))
+		k.ok(Client, kpAt(data(1, 0, 1, 1), 1))
 		k.takeSnapshot()
 		r := k.reopen()
 		r.truncateAndReload(0, 1, 70000)
 		if _, ok := r.m.Producer(r.p, 1); ok {
 			t.Fatal("producer known after the reload")
 		}
-		r.at(2).ok(Replication, at(data(1, 0, 2, 1), 70001))
+		r.at(2).ok(Replication, kpAt(data(1, 0, 2, 1), 70001))
 		in := r.producer(1)
-		if in.Epoch != 0 || firstSeq(in) != 2 || in.LastSeq() != 2 {
+		if in.Epoch != 0 || kpFirstSeq(in) != 2 || in.LastSeq() != 2 {
 			t.Fatalf("entry %+v", in)
 		}
 	}},
@@ -750,10 +750,10 @@ var kafkaPSMTests = []kafkaPSMTest{
 		if n := k.m.ProducerCount(k.p); n != 2 {
 			t.Fatalf("%d producers after the reload", n)
 		}
-		if in := k.producer(1); in.LastSeq() != 0 || lastOffset(in) != 0 {
+		if in := k.producer(1); in.LastSeq() != 0 || kpLastOffset(in) != 0 {
 			t.Fatalf("producer 1 %+v", in)
 		}
-		if in := k.producer(2); in.LastSeq() != 0 || lastOffset(in) != 1 {
+		if in := k.producer(2); in.LastSeq() != 0 || kpLastOffset(in) != 1 {
 			t.Fatalf("producer 2 %+v", in)
 		}
 	}},
@@ -1072,7 +1072,7 @@ func kafkaLoadFromCorruptSnapshot(t *testing.T, k *kpsm, damage func([]byte) []b
 	r := k.reopen()
 	r.truncateAndReload(0, 20, 1000)
 	r.wantFiles(1)
-	if in := r.producer(1); lastOffset(in) != 0 {
+	if in := r.producer(1); kpLastOffset(in) != 0 {
 		t.Fatalf("loaded entry %+v, want the snapshot at 1's", in)
 	}
 }
