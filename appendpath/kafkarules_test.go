@@ -96,3 +96,29 @@ func TestOpenRemovesStraySnapshots(t *testing.T) {
 		t.Fatalf("loaded snapshot %d, want 3", r.Snapshot)
 	}
 }
+
+// ProducerStateManager#takeSnapshot writes only when the map end offset
+// moved past the last snapshot, which is the log start when a load finds
+// none: an empty log has no snapshot after Open or Close, and the first
+// one is at the first batch's end.
+func TestNoSnapshotOfEmptyLog(t *testing.T) {
+	fs := vfs.NewMemFS()
+	cfg := Config{Dir: "/l", FS: fs}
+	p := mustOpen(t, cfg)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p = mustOpen(t, cfg)
+	if got := p.snaps.Offsets(); len(got) != 0 {
+		t.Fatalf("snapshots %v of an empty log, want none", got)
+	}
+	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7})); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.snaps.Offsets(); !slices.Equal(got, []int64{1}) {
+		t.Fatalf("snapshots %v, want [1]", got)
+	}
+}

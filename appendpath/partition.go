@@ -158,6 +158,13 @@ type Partition struct {
 	snapBuf     []byte
 	closed      bool
 
+	// lastSnap is ProducerStateManager's lastSnapOffset: takeSnapshot writes
+	// only past it. It is the offset of the snapshot written or loaded last,
+	// the log start after a rebuild that loads none, 0 after a truncation
+	// of the whole log (ProducerStateManager#truncateFullyAndStartAt).
+	lastSnap   int64
+	truncFully bool // the rebuild under way follows a truncation of the whole log
+
 	// Per-partition constants of the hot path, from cfg.
 	rewrites bool // cfg.Strategy.Rewrites()
 	assign   bool // cfg.MirrorOffsets == AssignOffsets
@@ -684,13 +691,20 @@ func (p *Partition) roll() error {
 	return p.snaps.RemoveBelow(p.log.Start())
 }
 
-// takeSnapshot writes producer state as of offset (the map end offset).
+// takeSnapshot writes producer state as of offset (the map end offset)
+// when it moved past the last snapshot (ProducerStateManager#takeSnapshot:
+// lastMapOffset > lastSnapOffset). So an empty log has no snapshot, and a
+// rebuild that ends at the offset of the snapshot it loaded writes none.
 func (p *Partition) takeSnapshot(offset int64) error {
-	if p.snaps.Newest() == offset {
-		return nil // not moved (ProducerStateManager#takeSnapshot)
+	if offset <= p.lastSnap || p.snaps.Newest() == offset {
+		return nil
 	}
 	p.snapBuf = p.psm.AppendSnapshot(p.snapBuf[:0], p.id)
-	return p.snaps.Write(offset, p.snapBuf)
+	if err := p.snaps.Write(offset, p.snapBuf); err != nil {
+		return err
+	}
+	p.lastSnap = offset
+	return nil
 }
 
 // Read returns a copy of whole batches starting with the one that holds
@@ -897,13 +911,19 @@ func (p *Partition) truncateLocked(offset int64) error {
 	if offset >= p.log.End() {
 		return nil
 	}
+	// UnifiedLog#truncateTo truncates a log fully when nothing below offset
+	// is left.
+	full := offset <= p.log.Start()
 	if err := p.log.Truncate(offset); err != nil {
 		return err
 	}
 	if err := p.snaps.RemoveAbove(p.log.End()); err != nil {
 		return err
 	}
-	if err := p.rebuild(nil, false); err != nil {
+	p.truncFully = full
+	err := p.rebuild(nil, false)
+	p.truncFully = false
+	if err != nil {
 		return err
 	}
 	p.hw = min(p.hw, p.log.End())
@@ -1014,11 +1034,15 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 	if err != nil {
 		return err
 	}
+	p.lastSnap = from
 	if o >= 0 {
-		from = o
+		from, p.lastSnap = o, o
 		if rec != nil {
 			rec.Snapshot = o
 		}
+	}
+	if p.truncFully {
+		p.lastSnap = 0
 	}
 	if reindex {
 		if err := p.log.DropAbortedFrom(from); err != nil {
