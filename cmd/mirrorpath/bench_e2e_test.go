@@ -143,7 +143,7 @@ func TestBenchGateAAandInjectedSlowdown(t *testing.T) {
 // mirrorpath first on PATH. The example's change does ten times the work, so
 // the gate must fail with the slowdown confirmed by the rerun.
 func TestBenchWorkedExample(t *testing.T) {
-	for _, tool := range []string{"bash", "git", "sed"} {
+	for _, tool := range []string{"bash", "git"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("the worked example needs %s: %v", tool, err)
 		}
