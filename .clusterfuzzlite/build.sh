@@ -2,9 +2,12 @@
 # ClusterFuzzLite build step: one libFuzzer binary per native Go fuzz target.
 # The target list is not kept by hand: scripts/fuzz-targets.sh discovers every
 # FuzzX of every package (go test -list '^Fuzz' ./...), so a new target is
-# built without touching this file. Each binary is named <package>_<FuzzX>,
-# and its seed corpus is zipped from <package>/testdata/fuzz/<FuzzX>/ next to
-# it as <name>_seed_corpus.zip.
+# built without touching this file. Each binary is named <package>_<FuzzX>;
+# its seed corpus, <name>_seed_corpus.zip next to it, is written by
+# `mirrorpath fuzz export`: every f.Add seed and testdata/fuzz/<FuzzX>/ file,
+# encoded the way this harness decodes its input (libFuzzer ignores f.Add and
+# testdata, and go-118-fuzz-build reads a []byte as a 4-byte length and the
+# bytes, not as the raw input).
 cd "$SRC/mirrorpath"
 
 # compile_native_go_fuzzer rewrites testing.F to this package's libFuzzer shim;
@@ -41,8 +44,13 @@ while read -r pkg target; do
     continue
   fi
   compile_native_go_fuzzer "$pkg" "$target" "$name"
-  python3 scripts/fuzz-seed-corpus.py "$dir/testdata/fuzz/$target" "$OUT/${name}_seed_corpus.zip"
   built=$((built + 1))
 done <<< "$targets"
 echo "build.sh: built $built fuzzers, skipped $skipped"
 [ "$built" -gt 0 ]
+
+# A seed that fails its target (a committed crasher that is not fixed yet) is
+# still archived: it is where the fuzzer should start. MIRRORPATH overrides
+# the command (the build test points it at a prebuilt binary).
+${MIRRORPATH:-go run ./cmd/mirrorpath} fuzz export --encoding go-fuzz-headers --out "$OUT" ||
+  echo "build.sh: fuzz export reported failures (above); the archives hold every seed it captured" >&2

@@ -136,3 +136,60 @@ func TestBenchGateAAandInjectedSlowdown(t *testing.T) {
 		t.Errorf("worktrees left behind:\n%s", wt)
 	}
 }
+
+// TestBenchWorkedExample runs the worked example of docs/measuring.md
+// ("Gating another module") exactly as written: the sh block after the
+// worked-example marker, in a temporary directory, with this repository's
+// mirrorpath first on PATH. The example's change does ten times the work, so
+// the gate must fail with the slowdown confirmed by the rerun.
+func TestBenchWorkedExample(t *testing.T) {
+	for _, tool := range []string{"bash", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the worked example needs %s: %v", tool, err)
+		}
+	}
+	doc, err := os.ReadFile("../../docs/measuring.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "<!-- worked-example")
+	if !ok {
+		t.Fatal("docs/measuring.md has no worked-example marker")
+	}
+	_, rest, ok = strings.Cut(rest, "```sh\n")
+	block, _, ok2 := strings.Cut(rest, "\n```")
+	if !ok || !ok2 {
+		t.Fatal("no sh block after the worked-example marker")
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "mirrorpath"), ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command("bash", "-c", block)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("worked example: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"### Benchmark gate: FAIL (1 of 3 rows)",
+		"| example.com/gatedemo | Sum | sec/op |",
+		"| 50.0% | **FAIL** | confirmed by 10 more rounds: +",
+		"<details><summary>All 3 rows</summary>",
+		"\nexit 1\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("worked example output lacks %q", want)
+		}
+	}
+	if !strings.Contains(stderr.String(), "confirming example.com/gatedemo -test.bench ^(BenchmarkSum)$") {
+		t.Errorf("no confirming rerun on stderr")
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr.String())
+	}
+}

@@ -2,11 +2,17 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestBenchArgs(t *testing.T) {
+	badThresholds := filepath.Join(t.TempDir(), "bad.txt")
+	if err := os.WriteFile(badThresholds, []byte("# limits\ndefault 5%\nBenchmarkX x%\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -19,6 +25,12 @@ func TestBenchArgs(t *testing.T) {
 		{[]string{"bench", "--nope"}, 2, "flag provided but not defined"},
 		{[]string{"bench", "--base", "x", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"bench", "--base", "no-such-ref-xyz", "--repo", t.TempDir()}, 1, "not in a git repository"},
+		{[]string{"bench", "-h"}, 0, "-confirm N"},
+		{[]string{"bench", "-h"}, 0, "-thresholds FILE"},
+		{[]string{"bench", "-h"}, 0, "-markdown"},
+		{[]string{"bench", "--base", "x", "--confirm", "-1"}, 2, "--confirm must not be negative"},
+		{[]string{"bench", "--base", "x", "--thresholds", filepath.Join(t.TempDir(), "none")}, 2, "--thresholds: open "},
+		{[]string{"bench", "--base", "x", "--thresholds", badThresholds}, 2, "bad.txt:3: \"x%\" is not a percentage"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := mainArgs(tc.args, &stdout, &stderr)

@@ -28,6 +28,14 @@ func init() {
 // rate depends on the machine and its load, a finding does not, so only a
 // caller that knows its machine (a quiet runner) should fail on it.
 func runFuzz(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "export":
+			return runFuzzExport(args[1:], stdout, stderr)
+		case "coverage":
+			return runFuzzCoverage(args[1:], stdout, stderr)
+		}
+	}
 	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
 	fuzzTime := fs.Duration("time", 20*time.Second, "fuzzing time per target (`D`)")
 	target := fs.String("target", ".", "only targets whose name matches `RE`")
@@ -39,7 +47,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	maxStall := fs.Duration("max-stall", fuzzcampaign.DefaultMaxStall, "flag targets with a stretch of `D` or more at 0 execs/s after baseline coverage (0: never)")
 	failSlow := fs.Bool("fail-slow", false, "exit 3 when a target is flagged slow and none failed")
 	if code, ok := parseHarnessFlags(fs, args, stderr,
-		"usage: mirrorpath fuzz [--time D] [--target RE] [--pkg ./...] [--minimize Nx|D] [--min-rate N] [--max-stall D] [--fail-slow]"); !ok {
+		"usage: mirrorpath fuzz [--time D] [--target RE] [--pkg ./...] [--minimize Nx|D] [--min-rate N] [--max-stall D] [--fail-slow]\n"+
+			"       mirrorpath fuzz export --out DIR [--encoding go-fuzz-headers|v2] [--target RE] [--pkg ./...] [--dir DIR]\n"+
+			"       mirrorpath fuzz coverage [--out DIR] [--cache] [--target RE] [--pkg ./...] [--dir DIR]"); !ok {
 		return code
 	}
 	re, err := regexp.Compile(*target)

@@ -55,6 +55,8 @@ type Options struct {
 	// Threshold is the fractional slowdown of the median sec/op that fails
 	// the gate when significant (0.05 = 5%).
 	Threshold float64
+	// PerBenchmark, if set, overrides Threshold per benchmark name.
+	PerBenchmark *Thresholds
 }
 
 // DefaultOptions are the gate's thresholds (docs/measuring.md): p < 0.01 and
@@ -139,13 +141,18 @@ type Row struct {
 	P               float64 // Mann-Whitney U p-value; NaN when not compared
 	Delta           float64 // (head-base)/base of the medians; +Inf from 0 up, NaN when both are 0 or a side is missing
 	Verdict         Verdict
-	Note            string // why it fails, or statistics warnings
+	Note            string  // why it fails, or statistics warnings
+	Threshold       float64 // the slowdown limit applied to this row (a fraction)
 }
 
 // Result is the outcome of a gate comparison.
 type Result struct {
 	Options Options
 	Rows    []Row
+	// Confirmed is set on a result produced by Confirm; ConfirmRounds is
+	// the confirming run's number of rounds.
+	Confirmed     bool
+	ConfirmRounds int
 }
 
 // Failed reports whether any row fails the gate.
@@ -244,6 +251,7 @@ func isTime(unit string) bool {
 // classify sets row.Verdict and the failure note from the medians and p.
 func classify(row *Row, opt Options) {
 	if row.Unit == "allocs/op" {
+		row.Threshold = 0
 		// Exact counts: any increase fails, whatever the p-value.
 		switch {
 		case row.Head.Center > row.Base.Center:
@@ -254,10 +262,12 @@ func classify(row *Row, opt Options) {
 		}
 		return
 	}
+	row.Threshold = opt.limitFor(row.Name)
 	if !(row.P < opt.Alpha) || math.IsNaN(row.Delta) {
 		row.Verdict = Same
 		return
 	}
+	limit := row.Threshold
 	worse := row.Delta
 	if !lowerIsBetter(row.Unit) {
 		worse = -worse
@@ -265,10 +275,10 @@ func classify(row *Row, opt Options) {
 	switch {
 	case worse <= 0:
 		row.Verdict = Faster
-	case worse > opt.Threshold && isTime(row.Unit):
+	case worse > limit && isTime(row.Unit):
 		row.Verdict = Regression
 		row.Note = fmt.Sprintf("%+.1f%% slower (p=%.3g < %g, threshold %.1f%%)",
-			100*row.Delta, row.P, opt.Alpha, 100*opt.Threshold)
+			100*row.Delta, row.P, opt.Alpha, 100*limit)
 	default:
 		// Significant but within the threshold, or a derived unit
 		// (B/s from SetBytes mirrors sec/op; B/op is reported, not gated).
