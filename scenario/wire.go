@@ -98,7 +98,9 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		PSMOptions:          po,
 		BarrierUnaware:      cfg.BarrierUnaware,
 		NoBarrier:           cfg.NoBarrier,
-		Now:                 func() time.Time { return time.UnixMilli(epochMillis) },
+		// recovery-barrier=ignore: the prototype's segment recovery.
+		RecoveryIgnoresBarrier: cfg.Options.Get("recovery-barrier") == "ignore",
+		Now:                    func() time.Time { return time.UnixMilli(epochMillis) },
 	}}
 	if err := a.open(appendpath.Stopped, cfg.LeaderEpoch); err != nil {
 		return nil, err
@@ -168,6 +170,7 @@ func (a *apReplica) LastStableOffset() int64     { return a.p.LastStableOffset()
 func (a *apReplica) SetHighWatermark(hw int64)   { a.p.SetHighWatermark(hw) }
 func (a *apReplica) StartMirroring() error       { return a.p.StartMirroring() }
 func (a *apReplica) Truncate(offset int64) error { return a.p.Truncate(offset) }
+func (a *apReplica) Fail()                       { a.p.Fail() }
 
 func (a *apReplica) State() string {
 	switch a.p.State() {
@@ -187,7 +190,18 @@ func (a *apReplica) Stop(req stopRequest) error {
 		return err
 	}
 	opt := appendpath.StopOptions{Variant: v, SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
-		IgnoreMarkerFailure: req.IgnoreMarkerFailure}
+		IgnoreMarkerFailure: req.IgnoreMarkerFailure, BarrierNoSource: req.BarrierNoSource,
+		HangWhenEmpty: req.HangWhenEmpty}
+	if req.UnknownSource != "" {
+		if opt.UnknownSource, err = appendpath.ParseUnknownSource(req.UnknownSource); err != nil {
+			return err
+		}
+	}
+	if req.StepErrors != "" {
+		if opt.StepErrors, err = appendpath.ParseStepErrors(req.StepErrors); err != nil {
+			return err
+		}
+	}
 	if req.Promote != nil {
 		opt.Promote = func() error {
 			err := req.Promote()
