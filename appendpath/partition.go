@@ -87,6 +87,12 @@ type Config struct {
 	// open transactions come back after a crash. Rebuilds after a
 	// truncation apply them.
 	RecoveryIgnoresBarrier bool
+	// FailOnSourceChange: a mirrored append from a cluster other than the
+	// one the persisted mirror checkpoint names (the partition stopped
+	// mirroring one cluster and now mirrors another into the same log)
+	// moves the partition to FAILED for good, as the prototype does for an
+	// inconsistent source cluster id.
+	FailOnSourceChange bool
 
 	// Producer state: a shared Store and this partition's ID in it, or nil
 	// for a Store of its own built with PSMOptions. The append path calls
@@ -341,6 +347,10 @@ func (p *Partition) AppendMirrored(batches []byte, source [16]byte) (Result, err
 		if p.state == Failed {
 			err = ErrMirrorFailed
 		}
+		p.mu.Unlock()
+		return Result{}, err
+	}
+	if err := p.checkSource(source); err != nil {
 		p.mu.Unlock()
 		return Result{}, err
 	}

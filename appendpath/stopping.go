@@ -103,7 +103,23 @@ var (
 	ErrNoLeaderEpoch = errors.New("appendpath: STOPPING: no leader epoch yet (empty partition)")
 	// ErrTerminal: the partition is FAILED for good (Fail); Stop refuses.
 	ErrTerminal = errors.New("appendpath: mirror partition failed for good")
+	// ErrSourceMismatch: a mirrored append names another source cluster
+	// than the mirror checkpoint (Config.FailOnSourceChange); it matches
+	// ErrMirrorFailed too.
+	ErrSourceMismatch = errors.New("appendpath: inconsistent source cluster id")
 )
+
+// checkSource is Config.FailOnSourceChange: a mirrored append from another
+// cluster than the persisted checkpoint's moves the partition to FAILED for
+// good.
+func (p *Partition) checkSource(source [16]byte) error {
+	if !p.cfg.FailOnSourceChange || !p.mirrored.Valid || p.mirrored.Source == source {
+		return nil
+	}
+	p.state, p.terminal = Failed, true
+	return fmt.Errorf("%w: %w: checkpoint names %s, the append %s", ErrMirrorFailed, ErrSourceMismatch,
+		pid.FormatClusterID(p.mirrored.Source), pid.FormatClusterID(source))
+}
 
 // stuckStep reports whether a failure of step s leaves the partition stuck
 // under StepErrorsStuck: the checkpoint, epoch-bump and abort steps.
@@ -129,8 +145,8 @@ func (p *Partition) stopRefused() error {
 
 // stopFailed sets the state a failed STOPPING attempt leaves, at step at
 // with err: FAILED for a promotion that can never succeed; for an unknown
-// source id, STOPPING (retry) or FAILED (fail); otherwise per
-// opt.StepErrors.
+// source id, STOPPING (retry) or FAILED (fail); STOPPING for an empty
+// partition under HangWhenEmpty; otherwise per opt.StepErrors.
 func (p *Partition) stopFailed(opt StopOptions, at StopStep, err error) {
 	switch {
 	case errors.Is(err, ErrPromotionImpossible):
@@ -139,6 +155,8 @@ func (p *Partition) stopFailed(opt StopOptions, at StopStep, err error) {
 		if opt.UnknownSource == SourceFail {
 			p.state = Failed
 		}
+	case errors.Is(err, ErrNoLeaderEpoch):
+		// The hang: STOPPING whatever the error policy.
 	case opt.StepErrors == StepErrorsFailed:
 		p.state = Failed
 	case opt.StepErrors == StepErrorsStuck && stuckStep(at):

@@ -452,9 +452,9 @@ func (w *world) stopRequest(variant string) stopRequest {
 		BarrierNoSource: w.opts.Get("barrier-source") == "off", HangWhenEmpty: w.opts.Get("empty-stop") == "hang"}
 	if w.strategy == "allocator" {
 		// Redpanda's promotion: a failed step leaves the partition
-		// read-only and the next stop retries (stop-errors is the
-		// prototype's).
-		req.StepErrors = "retry"
+		// read-only and the next stop retries, and an empty partition
+		// stops (stop-errors and empty-stop are the prototype's).
+		req.StepErrors, req.HangWhenEmpty = "retry", false
 	}
 	return req
 }

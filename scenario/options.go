@@ -40,6 +40,7 @@ var OptionSpecs = []OptionSpec{
 	{"recovery-barrier", []string{"ignore", "apply"}, "barrier: the replay of a recovery after an unclean restart stores barriers without applying them (ignore) or applies them (apply)"},
 	{"stop-completion", []string{"first", "each"}, "barrier: a stop of several partitions takes its completion from the first partition's, so the others are reported missing and get a second barrier at the next stop (first), or each partition completes on its own (each)"},
 	{"mirror-loop", []string{"fail", "refuse"}, "a mirror that would close a loop (A⇒B⇒A) moves the partition to FAILED (fail), or is refused and leaves it as it was (refuse)"},
+	{"source-change", []string{"fail", "accept"}, "a partition that stopped mirroring one cluster and then mirrors another into the same log (an inconsistent source cluster id) moves to FAILED for good (fail), or appends after what it holds (accept, fan-in)"},
 	{"failback-position", []string{"direct", "any"}, "a failback truncates to the other side's last mirrored position only when that side mirrored this cluster directly (direct), or whichever cluster it mirrored (any)"},
 	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
 	{"dedup-check", []string{"seq", "crc"}, "duplicate detection compares epoch and sequences only (seq, Kafka's), or also the cached batch's CRC, refusing a match with another CRC (crc)"},
@@ -149,7 +150,7 @@ func relevant(name, st string) bool {
 		return st == "bitfield"
 	case "barrier-apply", "unknown-source", "barrier-source", "recovery-barrier", "stop-completion":
 		return st == "barrier"
-	case "stop-errors":
+	case "stop-errors", "empty-stop":
 		return st != "allocator"
 	case "allocator-margin", "allocator-mode":
 		return st == "allocator"

@@ -100,6 +100,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		NoBarrier:           cfg.NoBarrier,
 		// recovery-barrier=ignore: the prototype's segment recovery.
 		RecoveryIgnoresBarrier: cfg.Options.Get("recovery-barrier") == "ignore",
+		FailOnSourceChange:     cfg.Options.Get("source-change") == "fail",
 		Now:                    func() time.Time { return time.UnixMilli(epochMillis) },
 	}}
 	if err := a.open(appendpath.Stopped, cfg.LeaderEpoch); err != nil {
