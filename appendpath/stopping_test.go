@@ -311,3 +311,44 @@ func removeSnapshots(t *testing.T, fs *vfs.MemFS, dir string) {
 		}
 	}
 }
+
+// TestFailOnSourceChange: once a checkpoint names a source, a mirrored
+// append from another cluster moves the partition to FAILED for good under
+// FailOnSourceChange, and is a plain append (fan-in) without it; the source
+// the checkpoint names is always accepted.
+func TestFailOnSourceChange(t *testing.T) {
+	srcB := srcA
+	srcB[0] ^= 0xff
+	for _, fail := range []bool{false, true} {
+		p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Barrier, PSMOptions: nonNegOne, FailOnSourceChange: fail})
+		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0}), 0, 4), srcB); err != nil {
+			t.Fatalf("fail=%v: before any checkpoint: %v", fail, err)
+		}
+		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 1}), 1, 4), srcA); err != nil {
+			t.Fatalf("fail=%v: before any checkpoint: %v", fail, err)
+		}
+		if err := p.Stop(StopOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.StartMirroring(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 3, 4), srcA); err != nil {
+			t.Fatalf("fail=%v: the checkpoint's source: %v", fail, err)
+		}
+		end := p.LogEndOffset()
+		_, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 9, seq: 0}), 4, 4), srcB)
+		if !fail {
+			if err != nil || p.LogEndOffset() != end+1 {
+				t.Fatalf("accept: %v, log end %d", err, p.LogEndOffset())
+			}
+			continue
+		}
+		if !errors.Is(err, ErrSourceMismatch) || !errors.Is(err, ErrMirrorFailed) || p.State() != Failed || p.LogEndOffset() != end {
+			t.Fatalf("fail: %v, state %s, log end %d (want %d)", err, p.State(), p.LogEndOffset(), end)
+		}
+		if err := p.Stop(StopOptions{}); !errors.Is(err, ErrTerminal) {
+			t.Fatalf("fail: Stop after the mismatch: %v", err)
+		}
+	}
+}

@@ -125,3 +125,40 @@ func TestUncleanRecoveryBarrier(t *testing.T) {
 		}
 	}
 }
+
+// TestHazardR1Alias: hazard-r1=on|off still set unknown-source (skip|write),
+// in a file and through Set; other values are refused.
+func TestHazardR1Alias(t *testing.T) {
+	for v, want := range map[string]string{"on": "skip", "off": "write"} {
+		o := DefaultOptions()
+		if err := o.Set("hazard-r1", v); err != nil || o.Get("unknown-source") != want {
+			t.Fatalf("Set hazard-r1=%s: %v, unknown-source=%s", v, err, o.Get("unknown-source"))
+		}
+		s, err := Parse("a.scn", []byte("set hazard-r1="+v+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err = Resolve(s, nil)
+		if err != nil || o.Get("unknown-source") != want {
+			t.Fatalf("file hazard-r1=%s: %v, unknown-source=%s", v, err, o.Get("unknown-source"))
+		}
+	}
+	o := DefaultOptions()
+	if err := o.Set("hazard-r1", "maybe"); err == nil {
+		t.Fatal("hazard-r1=maybe accepted")
+	}
+}
+
+// TestMultiPartitionStopBarriers is catalog 65's mechanism: under
+// stop-completion=first the partition after the first gets a second barrier
+// at the next stop, after q's batch; under each every partition has one.
+func TestMultiPartitionStopBarriers(t *testing.T) {
+	for v, want := range map[string][2]int{"first": {1, 2}, "each": {1, 1}} {
+		w := runWorldWith(t, "../scenarios/65-multi-partition-stop.scn", "barrier", map[string]string{"stop-completion": v})
+		b := w.byName["B"]
+		got := [2]int{len(barriersOf(t, b.part("t/0").lead())), len(barriersOf(t, b.part("t/1").lead()))}
+		if got != want {
+			t.Errorf("stop-completion=%s: barriers on t/0, t/1 = %v, want %v", v, got, want)
+		}
+	}
+}
