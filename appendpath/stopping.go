@@ -210,6 +210,14 @@ func (p *Partition) emptyForStop() (bool, error) {
 	return ep < 0 && p.log.End() == p.log.Start(), nil
 }
 
+// FailedForGood reports whether the partition is FAILED for good (Fail, an
+// inconsistent source cluster id).
+func (p *Partition) FailedForGood() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.terminal
+}
+
 // Fail moves the partition to FAILED for good: mirrored and client appends
 // are refused and Stop returns ErrTerminal (a mirror loop, an inconsistent
 // source cluster id). Only a reopen clears it.

@@ -66,7 +66,7 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 				return fmt.Errorf("start mirroring %s %s: %w", dest.name, p.key, err)
 			}
 		}
-		p.state, p.source, p.stoppedFrom = stateMirroring, src, nil
+		p.state, p.source, p.stoppedFrom, p.stopTried = stateMirroring, src, nil, false
 		p.pairs = map[int64]int64{}
 		p.advanceHW()
 	}
@@ -267,6 +267,13 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 		return false, nil
 	}
 	res, err := p.lead().AppendMirrored(data, p.source.id)
+	if err != nil && p.lead().FailedForGood() {
+		// FAILED for good (an inconsistent source cluster id): on every
+		// replica, so that no election revives it.
+		for _, r := range p.reps {
+			r.Fail()
+		}
+	}
 	if err != nil {
 		// No error of a mirrored append ends the run: the broker refused
 		// the chunk. A refusal that left the partition MIRRORING is not
@@ -300,8 +307,9 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		if p.state != stateMirroring && p.state != stateStopping && p.state != stateFailed {
 			continue
 		}
-		if p.state != stateStopping { // the first attempt: remember where mirroring left off
+		if !p.stopTried { // the first attempt: remember where mirroring left off
 			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
+			p.stopTried = true
 		}
 		req := w.stopRequest(variant)
 		if w.strategy == "allocator" {
@@ -345,7 +353,7 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 			return fmt.Errorf("stop %s %s: state %s after success", dest.name, p.key, p.state)
 		}
 		if p.state == stateStopped {
-			p.source = nil
+			p.source, p.stopTried = nil, false
 			p.stopEnd = p.lead().LogEndOffset()
 			if stopped++; stopped > 1 && w.strategy == "barrier" && w.opts.Get("stop-completion") == "first" {
 				// The stop's one completion is the first partition's: this

@@ -97,8 +97,10 @@ type replica interface {
 	StartMirroring() error
 	Stop(req stopRequest) error
 	Truncate(offset int64) error
-	// Fail moves the replica to FAILED for good (a mirror loop).
+	// Fail moves the replica to FAILED for good (a mirror loop), across
+	// reopens; FailedForGood reports it.
 	Fail()
+	FailedForGood() bool
 	// BecomeLeader makes the replica the leader at epoch, in the mirror
 	// state the controller holds for the partition; it keeps only what its
 	// log gives it.

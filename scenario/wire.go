@@ -119,6 +119,7 @@ type apReplica struct {
 	newMapper    func() *pid.Mapper
 	seed1, seed2 uint64 // the crash source's seed
 	crashes      uint64
+	terminal     bool // Fail: FAILED for good across reopens
 }
 
 // open (re)opens the partition from its files in mirror state st.
@@ -135,6 +136,9 @@ func (a *apReplica) open(st appendpath.MirrorState, epoch int32) error {
 		return err
 	}
 	a.p = p
+	if a.terminal {
+		p.Fail()
+	}
 	return nil
 }
 
@@ -171,7 +175,12 @@ func (a *apReplica) LastStableOffset() int64     { return a.p.LastStableOffset()
 func (a *apReplica) SetHighWatermark(hw int64)   { a.p.SetHighWatermark(hw) }
 func (a *apReplica) StartMirroring() error       { return a.p.StartMirroring() }
 func (a *apReplica) Truncate(offset int64) error { return a.p.Truncate(offset) }
-func (a *apReplica) Fail()                       { a.p.Fail() }
+
+// Fail moves the partition to FAILED for good; the replica reapplies it
+// whenever it reopens (a restart, a crash, an election).
+func (a *apReplica) Fail() { a.terminal = true; a.p.Fail() }
+
+func (a *apReplica) FailedForGood() bool { return a.terminal || a.p.FailedForGood() }
 
 func (a *apReplica) State() string {
 	switch a.p.State() {

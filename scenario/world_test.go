@@ -143,6 +143,8 @@ func TestMirrorLoop(t *testing.T) {
 	for _, src := range []string{
 		"cluster A\ncluster B\ntopic t\nmirror B from A\nmirror A from B\nproducer p on A\nsend p t/0\nsync\n",
 		"cluster A\ncluster B\ncluster C\ntopic t\nmirror B from A\nmirror C from B\nmirror A from C\nproducer p on A\nsend p t/0\nsync\n",
+		// FAILED for good: neither an election nor a stop revives it.
+		"cluster A replicas=2\ncluster B\ntopic t\nmirror B from A\nmirror A from B\nelect A t/0\nstop A\nproducer p on A\nsend p t/0\nsync\n",
 	} {
 		s, err := Parse("loop.scn", []byte(src))
 		if err != nil {
