@@ -83,9 +83,9 @@ type Config struct {
 	// RecoveryIgnoresBarrier: the replay of Open (recovery after an unclean
 	// shutdown; a clean Close leaves a snapshot at the log end, so nothing
 	// is replayed then) stores barriers without applying them, as the
-	// prototype's per-segment recovery does: pre-barrier producers and their
-	// open transactions come back after a crash. Rebuilds after a
-	// truncation apply them.
+	// prototype's per-segment recovery does: the producer entries built
+	// before the barrier come back after a crash, with their duplicate
+	// windows. Rebuilds after a truncation apply them.
 	RecoveryIgnoresBarrier bool
 	// FailOnSourceChange: a mirrored append from a cluster other than the
 	// one the persisted mirror checkpoint names (the partition stopped
