@@ -190,7 +190,9 @@ func (p *Partition) Failback(divergence int64) error {
 // under strategy barrier, and the partition becomes STOPPED (writable). A
 // failing step returns its error and leaves the partition in STOPPING,
 // read-only, never writable without its barrier; calling Stop again retries
-// every step. Stop on a STOPPED partition is ErrState.
+// every step. (The prototype's behaviours in StopOptions can leave it
+// FAILED, retried the same way, or stuck: stopping.go.) Stop on a STOPPED
+// partition is ErrState; on one FAILED for good (Fail) ErrTerminal.
 func (p *Partition) Stop(opt StopOptions) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
