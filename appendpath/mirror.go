@@ -115,6 +115,18 @@ type StopOptions struct {
 	// retried by the next Stop); an error matching ErrPromotionImpossible
 	// moves it to FAILED.
 	Promote func() error
+
+	// The prototype's STOPPING behaviours (stopping.go); the zero values
+	// are the design's. UnknownSource: what a partition that knows no
+	// source cluster id does at the barrier (SkipBarrierWithoutSource is
+	// SourceSkip). StepErrors: what a failing step leaves. BarrierNoSource
+	// writes the barrier without SourceClusterId. HangWhenEmpty: a
+	// partition whose log holds no batch (no leader epoch yet) fails every
+	// attempt with ErrNoLeaderEpoch and stays STOPPING.
+	UnknownSource   UnknownSource
+	StepErrors      StepErrors
+	BarrierNoSource bool
+	HangWhenEmpty   bool
 }
 
 // MirrorCheckpoint is what STOPPING persists: where mirroring left off. It
@@ -178,7 +190,9 @@ func (p *Partition) Failback(divergence int64) error {
 // under strategy barrier, and the partition becomes STOPPED (writable). A
 // failing step returns its error and leaves the partition in STOPPING,
 // read-only, never writable without its barrier; calling Stop again retries
-// every step. Stop on a STOPPED partition is ErrState.
+// every step. (The prototype's behaviours in StopOptions can leave it
+// FAILED, retried the same way, or stuck: stopping.go.) Stop on a STOPPED
+// partition is ErrState; on one FAILED for good (Fail) ErrTerminal.
 func (p *Partition) Stop(opt StopOptions) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -190,12 +204,27 @@ func (p *Partition) Stop(opt StopOptions) error {
 	if p.closed {
 		return ErrClosed
 	}
+	if err := p.stopRefused(); err != nil {
+		return err
+	}
 	p.state = Stopping
+	at := StepFetcher
+	if err := p.stopAttempt(opt, &at); err != nil {
+		p.stopFailed(opt, at, err)
+		return err
+	}
+	p.state = Stopped
+	return nil
+}
+
+// stopAttempt runs the STOPPING steps in order; *at is the step under way.
+func (p *Partition) stopAttempt(opt StopOptions, at *StopStep) error {
 	fault := opt.Fault
 	if fault == nil {
 		fault = p.cfg.Fault
 	}
 	step := func(s StopStep) error {
+		*at = s
 		if fault == nil {
 			return nil
 		}
@@ -206,6 +235,15 @@ func (p *Partition) Stop(opt StopOptions) error {
 	}
 	if err := step(StepFetcher); err != nil {
 		return err
+	}
+	if opt.HangWhenEmpty {
+		empty, err := p.emptyForStop()
+		if err != nil {
+			return err
+		}
+		if empty {
+			return ErrNoLeaderEpoch
+		}
 	}
 	if err := step(StepAbort); err != nil {
 		return err
@@ -229,7 +267,12 @@ func (p *Partition) Stop(opt StopOptions) error {
 	if err := p.persistCheckpoint(); err != nil {
 		return err
 	}
-	if p.cfg.Strategy == pid.Barrier && !p.cfg.NoBarrier && !(opt.SkipBarrierWithoutSource && !p.hasSource) {
+	*at = StepBarrier
+	write, err := p.barrierWanted(opt)
+	if err != nil {
+		return err
+	}
+	if write {
 		if err := step(StepBarrier); err != nil {
 			return err
 		}
@@ -237,8 +280,7 @@ func (p *Partition) Stop(opt StopOptions) error {
 		if p.hasSource {
 			src = pid.FormatClusterID(p.source)
 		}
-		b := codec.AppendBarrier(nil, p.leaderEpoch, src, p.now().UnixMilli())
-		if _, err := p.appendLocked(b, kindCoordinator); err != nil {
+		if err := p.appendStopBarrier(opt, src); err != nil {
 			return err
 		}
 	}
@@ -247,13 +289,9 @@ func (p *Partition) Stop(opt StopOptions) error {
 			return err
 		}
 		if err := opt.Promote(); err != nil {
-			if errors.Is(err, ErrPromotionImpossible) {
-				p.state = Failed
-			}
 			return fmt.Errorf("appendpath: STOPPING promotion: %w", err)
 		}
 	}
-	p.state = Stopped
 	return nil
 }
 

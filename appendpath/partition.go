@@ -80,6 +80,19 @@ type Config struct {
 	// NoBarrier: the feature level that enables the barrier is not reached,
 	// so STOPPING writes none (under strategy barrier).
 	NoBarrier bool
+	// RecoveryIgnoresBarrier: the replay of Open (recovery after an unclean
+	// shutdown; a clean Close leaves a snapshot at the log end, so nothing
+	// is replayed then) stores barriers without applying them, as the
+	// prototype's per-segment recovery does: the producer entries built
+	// before the barrier come back after a crash, with their duplicate
+	// windows. Rebuilds after a truncation apply them.
+	RecoveryIgnoresBarrier bool
+	// FailOnSourceChange: a mirrored append from a cluster other than the
+	// one the persisted mirror checkpoint names (the partition stopped
+	// mirroring one cluster and now mirrors another into the same log)
+	// moves the partition to FAILED for good, as the prototype does for an
+	// inconsistent source cluster id.
+	FailOnSourceChange bool
 
 	// Producer state: a shared Store and this partition's ID in it, or nil
 	// for a Store of its own built with PSMOptions. The append path calls
@@ -153,6 +166,9 @@ type Partition struct {
 	hw          int64
 	source      [16]byte // cluster of the last mirrored append
 	hasSource   bool
+	stuck       bool // a STOPPING step failed under StepErrorsStuck
+	terminal    bool // FAILED for good (Fail)
+	recovering  bool // Open's rebuild is under way (Config.RecoveryIgnoresBarrier)
 	mirrored    MirrorCheckpoint
 	recovery    Recovery
 	snapBuf     []byte
@@ -238,7 +254,10 @@ func Open(cfg Config) (*Partition, error) {
 	if err := p.clampCheckpoint(); err != nil { // a recovery cut the tail
 		return nil, err
 	}
-	if err := p.rebuild(&p.recovery, true); err != nil {
+	p.recovering = true
+	err = p.rebuild(&p.recovery, true)
+	p.recovering = false
+	if err != nil {
 		return nil, err
 	}
 	p.hw = p.log.End()
@@ -335,6 +354,10 @@ func (p *Partition) AppendMirrored(batches []byte, source [16]byte) (Result, err
 		if p.state == Failed {
 			err = ErrMirrorFailed
 		}
+		p.mu.Unlock()
+		return Result{}, err
+	}
+	if err := p.checkSource(source); err != nil {
 		p.mu.Unlock()
 		return Result{}, err
 	}
@@ -606,9 +629,10 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 }
 
 // skipsControl reports whether producer state must not see control batch b:
-// a barrier on a BarrierUnaware partition.
+// a barrier on a BarrierUnaware partition, or in Open's replay under
+// Config.RecoveryIgnoresBarrier.
 func (p *Partition) skipsControl(b codec.Batch) bool {
-	if !p.cfg.BarrierUnaware {
+	if !p.cfg.BarrierUnaware && !(p.recovering && p.cfg.RecoveryIgnoresBarrier) {
 		return false
 	}
 	cr, err := b.ControlRecord()

@@ -163,3 +163,12 @@ func AppendBarrier(dst []byte, leaderEpoch int32, sourceClusterID string, ts int
 	return appendControlBatch(dst, AttrControl, leaderEpoch, NoProducerID, NoProducerEpoch, ts,
 		ControlMirrorPidReset, m.size(), m.AppendTo)
 }
+
+// AppendBarrierNoSource is AppendBarrier in the form without
+// SourceClusterId (MirrorPidReset.SourceAbsent): the value is Version 0 and
+// an empty tagged-field section, 3 bytes. No allocation beyond growing dst.
+func AppendBarrierNoSource(dst []byte, leaderEpoch int32, ts int64) []byte {
+	m := MirrorPidReset{SourceAbsent: true}
+	return appendControlBatch(dst, AttrControl, leaderEpoch, NoProducerID, NoProducerEpoch, ts,
+		ControlMirrorPidReset, m.size(), m.AppendTo)
+}

@@ -80,52 +80,68 @@ func (m EndTxnMarker) AppendTo(dst []byte) []byte {
 type MirrorPidReset struct {
 	Version         int16
 	SourceClusterID string
+	// SourceAbsent is the form without SourceClusterId: Version, then the
+	// tagged fields (what the prototype's later line writes). Both forms
+	// are barriers; the reset never depends on the id.
+	SourceAbsent bool
 }
 
-// ParseMirrorPidReset reads a barrier value. A negative version, a short or
-// null SourceClusterId, or malformed tagged fields are ErrBadControl. Unknown
-// tagged fields are skipped. A version above 0 is still a barrier: its
-// SourceClusterId is read and whatever follows is ignored, since a later
-// version may add fields before the tagged fields. Allocates the string.
+// ParseMirrorPidReset reads a barrier value in either form: Version,
+// SourceClusterId (compact string), tagged fields; or Version and tagged
+// fields only (SourceAbsent). The first form is tried first; a value it
+// does not read is the second form when its tagged-field section takes
+// exactly the rest. A negative version, a short value, or malformed tagged
+// fields are ErrBadControl. Unknown tagged fields are skipped. A version
+// above 0 is still a barrier: its SourceClusterId is read and whatever
+// follows is ignored, since a later version may add fields before the
+// tagged fields. Allocates the string.
 func ParseMirrorPidReset(value []byte) (MirrorPidReset, error) {
-	v, id, err := parseMirrorPidReset(value)
+	v, id, absent, err := parseMirrorPidReset(value)
 	if err != nil {
 		return MirrorPidReset{}, err
 	}
-	return MirrorPidReset{Version: v, SourceClusterID: string(id)}, nil
+	return MirrorPidReset{Version: v, SourceClusterID: string(id), SourceAbsent: absent}, nil
 }
 
 // parseMirrorPidReset is ParseMirrorPidReset without the string
 // allocation: id aliases value.
-func parseMirrorPidReset(value []byte) (version int16, id []byte, err error) {
+func parseMirrorPidReset(value []byte) (version int16, id []byte, absent bool, err error) {
 	if len(value) < 2 {
-		return 0, nil, ErrBadControl
+		return 0, nil, false, ErrBadControl
 	}
 	version = int16(be.Uint16(value))
 	if version < 0 {
-		return 0, nil, ErrBadControl
+		return 0, nil, false, ErrBadControl
 	}
 	id, n, err := readCompactString(value[2:])
+	if err == nil && version == 0 {
+		_, err = skipTaggedFields(value[2+n:])
+	}
 	if err != nil {
-		return 0, nil, err
-	}
-	if version == 0 {
-		if _, err := skipTaggedFields(value[2+n:]); err != nil {
-			return 0, nil, err
+		// The form without SourceClusterId: only tagged fields follow.
+		if k, terr := skipTaggedFields(value[2:]); terr == nil && 2+k == len(value) {
+			return version, nil, true, nil
 		}
+		return 0, nil, false, err
 	}
-	return version, id, nil
+	return version, id, false, nil
 }
 
-// AppendTo appends the value with an empty tagged-field section.
+// AppendTo appends the value with an empty tagged-field section, without
+// SourceClusterId when SourceAbsent.
 func (m MirrorPidReset) AppendTo(dst []byte) []byte {
 	dst = be.AppendUint16(dst, uint16(m.Version))
-	dst = appendCompactString(dst, m.SourceClusterID)
+	if !m.SourceAbsent {
+		dst = appendCompactString(dst, m.SourceClusterID)
+	}
 	return append(dst, 0)
 }
 
 // size is the length AppendTo writes.
 func (m MirrorPidReset) size() int {
+	if m.SourceAbsent {
+		return 3
+	}
 	return 2 + sizeUvarint32(uint32(len(m.SourceClusterID))+1) + len(m.SourceClusterID) + 1
 }
 
@@ -342,7 +358,7 @@ func (c ControlRecord) checkValue() error {
 		_, err := ParseEndTxnMarker(c.Value)
 		return err
 	case ControlMirrorPidReset:
-		_, _, err := parseMirrorPidReset(c.Value)
+		_, _, _, err := parseMirrorPidReset(c.Value)
 		return err
 	}
 	return nil

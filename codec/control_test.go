@@ -103,7 +103,7 @@ const barrierValue = `
 func TestMirrorPidReset(t *testing.T) {
 	v := unhex(t, barrierValue)
 	m, err := ParseMirrorPidReset(v)
-	if err != nil || m != (MirrorPidReset{0, "abc"}) {
+	if err != nil || m != (MirrorPidReset{Version: 0, SourceClusterID: "abc"}) {
 		t.Fatalf("parse %+v %v", m, err)
 	}
 	if got := m.AppendTo(nil); !bytes.Equal(got, v) || len(got) != m.size() {
@@ -115,10 +115,14 @@ func TestMirrorPidReset(t *testing.T) {
 		want MirrorPidReset
 		err  error
 	}{
-		{"unknown tagged fields skipped", "0000 04616263 02 | 01 02 aabb | 05 00", MirrorPidReset{0, "abc"}, nil},
-		{"higher version, new field", "0003 04616263 ffffffff 00", MirrorPidReset{3, "abc"}, nil},
-		{"empty id", "0000 01 00", MirrorPidReset{0, ""}, nil},
+		{"unknown tagged fields skipped", "0000 04616263 02 | 01 02 aabb | 05 00", MirrorPidReset{Version: 0, SourceClusterID: "abc"}, nil},
+		{"higher version, new field", "0003 04616263 ffffffff 00", MirrorPidReset{Version: 3, SourceClusterID: "abc"}, nil},
+		{"empty id", "0000 01 00", MirrorPidReset{Version: 0, SourceClusterID: ""}, nil},
 		{"null id", "0000 00 00", MirrorPidReset{}, ErrBadControl},
+		{"no source id", "0000 00", MirrorPidReset{SourceAbsent: true}, nil},
+		{"no source id, a tagged field", "0000 01 05 00", MirrorPidReset{SourceAbsent: true}, nil},
+		{"no source id, higher version", "0002 00", MirrorPidReset{Version: 2, SourceAbsent: true}, nil},
+		{"no source id, trailing byte", "0000 00 00 07", MirrorPidReset{}, ErrBadControl},
 		{"negative version", "8000 04616263 00", MirrorPidReset{}, ErrBadControl},
 		{"string overruns", "0000 05616263", MirrorPidReset{}, ErrBadControl},
 		{"tagged field overruns", "0000 04616263 01 01 05 aa", MirrorPidReset{}, ErrBadControl},
@@ -313,5 +317,34 @@ func TestControlAllocs(t *testing.T) {
 	})
 	if n != 0 {
 		t.Fatalf("%v allocs per run", n)
+	}
+}
+
+// TestAppendBarrierNoSource: the barrier without SourceClusterId is the
+// same batch but for its value (Version 0, no tagged fields), and it reads
+// back as SourceAbsent.
+func TestAppendBarrierNoSource(t *testing.T) {
+	raw := AppendBarrierNoSource(nil, 9, 1700000000000)
+	b, err := ParseBatch(raw)
+	if err != nil || b.VerifyCRC() != nil {
+		t.Fatal(err, b.VerifyCRC())
+	}
+	if err := sameHeaderAsKmsg(b); err != nil {
+		t.Fatal(err)
+	}
+	c, err := b.ControlRecord()
+	if err != nil || c.Type != ControlMirrorPidReset || !bytes.Equal(c.Value, []byte{0, 0, 0}) {
+		t.Fatalf("%+v %v", c, err)
+	}
+	m, err := ParseMirrorPidReset(c.Value)
+	if err != nil || m != (MirrorPidReset{SourceAbsent: true}) {
+		t.Fatalf("parse %+v %v", m, err)
+	}
+	with := AppendBarrier(nil, 9, "", 1700000000000)
+	if len(with) != len(raw)+1 || !bytes.Equal(with[HeaderSize-4:HeaderSize], raw[HeaderSize-4:HeaderSize]) {
+		t.Fatalf("with an empty id %x, without %x", with, raw)
+	}
+	if n := testing.AllocsPerRun(100, func() { raw = AppendBarrierNoSource(raw[:0], 9, 1) }); n != 0 {
+		t.Fatalf("AppendBarrierNoSource allocates %.1f", n)
 	}
 }

@@ -247,6 +247,7 @@ func FuzzParseRaw(f *testing.F) {
 func FuzzControlValues(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1}, "abc", int64(1), int64(2), int16(0))
 	f.Add(MirrorPidReset{SourceClusterID: "lkc-abc"}.AppendTo(nil), "", int64(-1), int64(0), int16(3))
+	f.Add(MirrorPidReset{SourceAbsent: true}.AppendTo(nil), "", int64(0), int64(0), int16(2))
 	f.Add(MirrorPidCollisionKey{Partition: 3, SourceClusterID: "x", OriginalPID: 9}.AppendTo(nil), "é", int64(0), int64(0), int16(0))
 	f.Add(MirrorPidCollisionValue{Salt: 5, CollidingClusterID: "yy", TimestampMs: 7}.AppendTo(nil), "z", int64(5), int64(7), int16(1))
 	f.Add(EndTxnMarker{CoordinatorEpoch: 5}.AppendTo(nil), "q", int64(0), int64(0), int16(-1))
@@ -295,6 +296,10 @@ func FuzzControlValues(f *testing.F) {
 		// Built values round trip.
 		if v >= 0 {
 			m := MirrorPidReset{Version: v, SourceClusterID: s}
+			if got, err := ParseMirrorPidReset(m.AppendTo(nil)); err != nil || got != m {
+				t.Fatalf("built barrier %+v -> %+v %v", m, got, err)
+			}
+			m = MirrorPidReset{Version: v, SourceAbsent: true}
 			if got, err := ParseMirrorPidReset(m.AppendTo(nil)); err != nil || got != m {
 				t.Fatalf("built barrier %+v -> %+v %v", m, got, err)
 			}

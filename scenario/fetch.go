@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
 )
 
 // mirror makes dest's partitions (of topic, or all) start MIRRORING from src
@@ -29,13 +30,9 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 		case p.state == stateStopping || p.state == stateFailed:
 			return fmt.Errorf("%w: %s %s is %s: stop it before it mirrors again", ErrScenario, dest.name, p.key, p.state)
 		}
-		for x, hops := src.part(p.key), 0; x.source != nil && hops <= len(w.clusters); x, hops = x.source.part(p.key), hops+1 {
-			if x.state != stateMirroring && x.state != stateStopping {
-				break
-			}
-			if x.source == dest {
-				return fmt.Errorf("%w: %s from %s would close a mirror cycle on %s", ErrScenario, dest.name, src.name, p.key)
-			}
+		if closesLoop(dest, src, p.key, len(w.clusters)) {
+			w.mirrorLoop(p, src)
+			continue
 		}
 		p.srcPos = 0
 		sp := src.part(p.key)
@@ -45,6 +42,11 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 			div, why = 0, "failback from scratch"
 		case sp.stoppedFrom == dest:
 			div, p.srcPos, why = sp.stopSrcPos, sp.mirroredEnd, "failback truncation to the divergence point"
+		case align == "" && sp.stoppedFrom != nil && w.opts.Get("failback-position") == "any":
+			// The prototype before its fix: a last mirrored position taken
+			// from a source that mirrored a third cluster, whose offsets are
+			// not this log's.
+			div, p.srcPos, why = sp.stopSrcPos, sp.mirroredEnd, "failback truncation to a third cluster's position"
 		case align == "divergence":
 			div = divergenceFrom(p, sp)
 			p.srcPos, why = div, "truncation to the divergence point"
@@ -64,11 +66,40 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 				return fmt.Errorf("start mirroring %s %s: %w", dest.name, p.key, err)
 			}
 		}
-		p.state, p.source, p.stoppedFrom = stateMirroring, src, nil
+		p.state, p.source, p.stoppedFrom, p.stopTried = stateMirroring, src, nil, false
 		p.pairs = map[int64]int64{}
 		p.advanceHW()
 	}
 	return nil
+}
+
+// closesLoop reports whether dest mirroring src would close a mirror loop
+// on partition key: src mirrors (or is stopping from) dest, directly or
+// through a chain.
+func closesLoop(dest, src *cluster, key string, clusters int) bool {
+	for x, hops := src.part(key), 0; x.source != nil && hops <= clusters; x, hops = x.source.part(key), hops+1 {
+		if x.state != stateMirroring && x.state != stateStopping {
+			return false
+		}
+		if x.source == dest {
+			return true
+		}
+	}
+	return false
+}
+
+// mirrorLoop is a mirror of p from src that would close a loop: under
+// mirror-loop=fail (the prototype) p moves to FAILED for good, read-only
+// (FAIL); under refuse the link is not made and p keeps its state.
+func (w *world) mirrorLoop(p *partition, src *cluster) {
+	if w.opts.Get("mirror-loop") == "refuse" {
+		return
+	}
+	for _, r := range p.reps {
+		r.Fail()
+	}
+	p.state, p.source = stateFailed, nil
+	w.or.report("FAIL", p, fmt.Sprintf("mirror from %s closes a mirror loop: partition FAILED", src.name))
 }
 
 // divergenceFrom is where p's log and src's stop holding the same history,
@@ -236,6 +267,13 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 		return false, nil
 	}
 	res, err := p.lead().AppendMirrored(data, p.source.id)
+	if err != nil && p.lead().FailedForGood() {
+		// FAILED for good (an inconsistent source cluster id): on every
+		// replica, so that no election revives it.
+		for _, r := range p.reps {
+			r.Fail()
+		}
+	}
 	if err != nil {
 		// No error of a mirrored append ends the run: the broker refused
 		// the chunk. A refusal that left the partition MIRRORING is not
@@ -258,6 +296,10 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 	if dest.failed {
 		return nil
 	}
+	if err := w.retryMissing(dest); err != nil {
+		return err
+	}
+	stopped := 0 // partitions this stop made STOPPED
 	for _, p := range dest.parts {
 		if topic != "" && p.topic != topic {
 			continue
@@ -265,8 +307,9 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		if p.state != stateMirroring && p.state != stateStopping && p.state != stateFailed {
 			continue
 		}
-		if p.state != stateStopping { // the first attempt: remember where mirroring left off
+		if !p.stopTried { // the first attempt: remember where mirroring left off
 			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
+			p.stopTried = true
 		}
 		req := w.stopRequest(variant)
 		if w.strategy == "allocator" {
@@ -295,8 +338,10 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		w.or.ackedLost(p, p.lead(), before, "STOPPING ("+variant+" variant)")
 		p.state = p.lead().State()
 		if err != nil && p.state == stateFailed {
-			// A terminal STOPPING refusal (the allocator cannot advance).
-			w.or.report("FAIL", p, "STOPPING refused for good: "+err.Error())
+			// A terminal STOPPING refusal (the allocator cannot advance), or
+			// a failed step under stop-errors=failed (retried by the next
+			// stop).
+			w.or.report("FAIL", p, "mirror partition FAILED at STOPPING: "+err.Error())
 		}
 		if variant == "truncate" && lso < p.mirroredEnd {
 			// The truncate variant cut the mirrored prefix back to the LSO:
@@ -308,8 +353,13 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 			return fmt.Errorf("stop %s %s: state %s after success", dest.name, p.key, p.state)
 		}
 		if p.state == stateStopped {
-			p.source = nil
+			p.source, p.stopTried = nil, false
 			p.stopEnd = p.lead().LogEndOffset()
+			if stopped++; stopped > 1 && w.strategy == "barrier" && w.opts.Get("stop-completion") == "first" {
+				// The stop's one completion is the first partition's: this
+				// one is reported missing and retried.
+				p.missingStop = true
+			}
 		}
 		if err := w.reconcileFollowers(p); err != nil {
 			return err
@@ -369,10 +419,52 @@ func (w *world) restart(cl *cluster, unclean bool) error {
 	return nil
 }
 
+// retryMissing is the retry of a multi-partition stop under
+// stop-completion=first: every partition of cl that the last stop reported
+// missing, although STOPPED (writable) since, gets its barrier once more,
+// a COORDINATOR append after whatever local producers wrote meanwhile.
+func (w *world) retryMissing(cl *cluster) error {
+	for _, p := range cl.parts {
+		if !p.missingStop {
+			continue
+		}
+		p.missingStop = false
+		if p.state != stateStopped {
+			continue
+		}
+		lead := p.lead()
+		var b []byte
+		if w.opts.Get("barrier-source") == "off" {
+			b = codec.AppendBarrierNoSource(nil, p.leaderEpoch, epochMillis)
+		} else {
+			src := ""
+			if p.stoppedFrom != nil {
+				src = pid.FormatClusterID(p.stoppedFrom.id)
+			}
+			b = codec.AppendBarrier(nil, p.leaderEpoch, src, epochMillis)
+		}
+		if _, err := lead.AppendCoordinator(b); err != nil {
+			return fmt.Errorf("second barrier %s %s: %w", cl.name, p.key, err)
+		}
+		p.stopEnd = lead.LogEndOffset()
+		p.advanceHW()
+		w.or.rescan(p)
+	}
+	return nil
+}
+
 // stopRequest is a STOPPING attempt with the run's hazard switches.
 func (w *world) stopRequest(variant string) stopRequest {
-	return stopRequest{Variant: variant, SkipBarrierWithoutSource: w.opts.Get("hazard-r1") == "on",
-		IgnoreMarkerFailure: w.opts.Get("hazard-r2") == "on"}
+	req := stopRequest{Variant: variant, IgnoreMarkerFailure: w.opts.Get("hazard-r2") == "on",
+		UnknownSource: w.opts.Get("unknown-source"), StepErrors: w.opts.Get("stop-errors"),
+		BarrierNoSource: w.opts.Get("barrier-source") == "off", HangWhenEmpty: w.opts.Get("empty-stop") == "hang"}
+	if w.strategy == "allocator" {
+		// Redpanda's promotion: a failed step leaves the partition
+		// read-only and the next stop retries, and an empty partition
+		// stops (stop-errors and empty-stop are the prototype's).
+		req.StepErrors, req.HangWhenEmpty = "retry", false
+	}
+	return req
 }
 
 // restop reopens p's leader as MIRRORING and runs STOPPING on it again: a

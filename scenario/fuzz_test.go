@@ -284,7 +284,8 @@ func FuzzScenario(f *testing.F) {
 
 // FuzzRun runs arbitrary scenario text, which may be hostile: whatever
 // parses must run without a panic, deterministically, under a strategy the
-// input picks; a run may end with an error (a mirror cycle, say) but never
+// input picks; a run may end with an error (a mirror of a STOPPING
+// partition, say) but never
 // hang or allocate beyond the limits of lang.go.
 func FuzzRun(f *testing.F) {
 	f.Add([]byte(fullScript), uint8(4))
@@ -315,8 +316,8 @@ func FuzzRun(f *testing.F) {
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("errors differ: %v / %v", err1, err2)
 		}
-		// Only a file that asks for the impossible (a mirror cycle, a
-		// mirror of a partition that is STOPPING) may end a run: no broker
+		// Only a file that asks for the impossible (a mirror of a
+		// partition that is STOPPING) may end a run: no broker
 		// error may, whatever the input.
 		if err1 != nil && !errors.Is(err1, ErrScenario) {
 			t.Fatalf("run ended with an error on valid input: %v", err1)

@@ -32,8 +32,16 @@ var OptionSpecs = []OptionSpec{
 	{"barrier-apply", []string{"exact", "prototype"}, "barrier: exact order, or the prototype hazard that resurrects pre-barrier entries"},
 	{"stop-variant", []string{"abort", "truncate"}, "STOPPING closes open transactions with ABORT markers or by truncating to the LSO"},
 	{"has-producer-id", []string{"not-minus-one", "stock"}, "PSM test for a producer: pid != -1, or Kafka's stock pid > -1"},
-	{"hazard-r1", []string{"off", "on"}, "STOPPING of a partition that knows no source cluster id skips the barrier and goes STOPPED anyway (prototype hazard R1)"},
+	{"unknown-source", []string{"skip", "retry", "fail", "write"}, "barrier: STOPPING of a partition that knows no source cluster id skips the barrier and goes STOPPED (skip, hazard R1), fails every attempt and stays STOPPING (retry), moves to FAILED and is retried (fail), or writes the barrier anyway (write)"},
 	{"hazard-r2", []string{"off", "on"}, "STOPPING ignores an ABORT marker it fails to append and goes on (prototype hazard R2)"},
+	{"stop-errors", []string{"failed", "stuck", "retry"}, "a failing STOPPING step moves the partition to FAILED, retried (failed); leaves it STOPPING for good when the step is the checkpoint, epoch bump or an ABORT (stuck); or leaves it STOPPING, retried (retry)"},
+	{"empty-stop", []string{"stop", "hang"}, "STOPPING of a partition whose log holds no batch (no leader epoch yet) proceeds (stop) or fails every attempt and stays STOPPING (hang)"},
+	{"barrier-source", []string{"off", "on"}, "barrier: the barrier record carries only its Version (off) or also SourceClusterId (on)"},
+	{"recovery-barrier", []string{"ignore", "apply"}, "barrier: the replay of a recovery after an unclean restart stores barriers without applying them (ignore) or applies them (apply)"},
+	{"stop-completion", []string{"first", "each"}, "barrier: a stop of several partitions takes its completion from the first partition's, so the others are reported missing and get a second barrier at the next stop (first), or each partition completes on its own (each)"},
+	{"mirror-loop", []string{"fail", "refuse"}, "a mirror that would close a loop (A⇒B⇒A) moves the partition to FAILED (fail), or is refused and leaves it as it was (refuse)"},
+	{"source-change", []string{"fail", "accept"}, "a partition that stopped mirroring one cluster and then mirrors another into the same log (an inconsistent source cluster id) moves to FAILED for good (fail), or appends after what it holds (accept, fan-in)"},
+	{"failback-position", []string{"direct", "any"}, "a failback truncates to the other side's last mirrored position only when that side mirrored this cluster directly (direct), or whichever cluster it mirrored (any)"},
 	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
 	{"dedup-check", []string{"seq", "crc"}, "duplicate detection compares epoch and sequences only (seq, Kafka's), or also the cached batch's CRC, refusing a match with another CRC (crc)"},
 	{"allocator-margin", []string{"1000"}, "allocator: the failover advances the destination's PID allocator to the highest PID of its partitions plus this margin"},
@@ -64,8 +72,25 @@ func optionIndex(name string) int {
 	return -1
 }
 
+// aliases are option settings kept for older files: name → value → the
+// setting they stand for.
+var aliases = map[string]map[string][2]string{
+	"hazard-r1": {"on": {"unknown-source", "skip"}, "off": {"unknown-source", "write"}},
+}
+
+// alias resolves an alias setting; others are returned unchanged.
+func alias(name, value string) (string, string) {
+	if a, ok := aliases[name]; ok {
+		if to, ok := a[value]; ok {
+			return to[0], to[1]
+		}
+	}
+	return name, value
+}
+
 // checkOption reports whether name=value is a valid option setting.
 func checkOption(name, value string) error {
+	name, value = alias(name, value)
 	i := optionIndex(name)
 	if i < 0 {
 		return fmt.Errorf("%w: unknown option %q", ErrOption, name)
@@ -89,6 +114,7 @@ func (o *Options) Set(name, value string) error {
 	if err := checkOption(name, value); err != nil {
 		return err
 	}
+	name, value = alias(name, value)
 	o.vals[optionIndex(name)] = value
 	return nil
 }
@@ -122,8 +148,10 @@ func relevant(name, st string) bool {
 		return st == "negate" || st == "negate-skip" || st == "bitfield"
 	case "fold", "pid-policy", "salt-records":
 		return st == "bitfield"
-	case "barrier-apply", "hazard-r1":
+	case "barrier-apply", "unknown-source", "barrier-source", "recovery-barrier", "stop-completion":
 		return st == "barrier"
+	case "stop-errors", "empty-stop":
+		return st != "allocator"
 	case "allocator-margin", "allocator-mode":
 		return st == "allocator"
 	}

@@ -68,8 +68,13 @@ type replicaConfig struct {
 type stopRequest struct {
 	Variant string
 	FailAt  string
-	// The prototype's hazards (options hazard-r1, hazard-r2).
+	// The prototype's hazards (options hazard-r2; unknown-source=skip is
+	// SkipBarrierWithoutSource).
 	SkipBarrierWithoutSource, IgnoreMarkerFailure bool
+	// The prototype's STOPPING behaviours: options unknown-source,
+	// stop-errors (appendpath names), barrier-source=off, empty-stop=hang.
+	UnknownSource, StepErrors      string
+	BarrierNoSource, HangWhenEmpty bool
 	// Promote runs last, before the partition becomes writable (strategy
 	// allocator's PID allocator advance); errAllocatorExhausted is terminal.
 	Promote func() error
@@ -92,6 +97,10 @@ type replica interface {
 	StartMirroring() error
 	Stop(req stopRequest) error
 	Truncate(offset int64) error
+	// Fail moves the replica to FAILED for good (a mirror loop), across
+	// reopens; FailedForGood reports it.
+	Fail()
+	FailedForGood() bool
 	// BecomeLeader makes the replica the leader at epoch, in the mirror
 	// state the controller holds for the partition; it keeps only what its
 	// log gives it.

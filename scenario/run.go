@@ -11,7 +11,7 @@ import (
 )
 
 // ErrScenario reports a file that parses but asks the simulator for
-// something it cannot do (a mirror cycle); RunStrategy wraps it with
+// something it cannot do (a mirror of a STOPPING partition); RunStrategy wraps it with
 // file:line.
 var ErrScenario = errors.New("scenario: cannot run")
 

@@ -98,7 +98,10 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		PSMOptions:          po,
 		BarrierUnaware:      cfg.BarrierUnaware,
 		NoBarrier:           cfg.NoBarrier,
-		Now:                 func() time.Time { return time.UnixMilli(epochMillis) },
+		// recovery-barrier=ignore: the prototype's segment recovery.
+		RecoveryIgnoresBarrier: cfg.Options.Get("recovery-barrier") == "ignore",
+		FailOnSourceChange:     cfg.Options.Get("source-change") == "fail",
+		Now:                    func() time.Time { return time.UnixMilli(epochMillis) },
 	}}
 	if err := a.open(appendpath.Stopped, cfg.LeaderEpoch); err != nil {
 		return nil, err
@@ -116,6 +119,7 @@ type apReplica struct {
 	newMapper    func() *pid.Mapper
 	seed1, seed2 uint64 // the crash source's seed
 	crashes      uint64
+	terminal     bool // Fail: FAILED for good across reopens
 }
 
 // open (re)opens the partition from its files in mirror state st.
@@ -132,6 +136,9 @@ func (a *apReplica) open(st appendpath.MirrorState, epoch int32) error {
 		return err
 	}
 	a.p = p
+	if a.terminal {
+		p.Fail()
+	}
 	return nil
 }
 
@@ -169,6 +176,12 @@ func (a *apReplica) SetHighWatermark(hw int64)   { a.p.SetHighWatermark(hw) }
 func (a *apReplica) StartMirroring() error       { return a.p.StartMirroring() }
 func (a *apReplica) Truncate(offset int64) error { return a.p.Truncate(offset) }
 
+// Fail moves the partition to FAILED for good; the replica reapplies it
+// whenever it reopens (a restart, a crash, an election).
+func (a *apReplica) Fail() { a.terminal = true; a.p.Fail() }
+
+func (a *apReplica) FailedForGood() bool { return a.terminal || a.p.FailedForGood() }
+
 func (a *apReplica) State() string {
 	switch a.p.State() {
 	case appendpath.Mirroring:
@@ -187,7 +200,18 @@ func (a *apReplica) Stop(req stopRequest) error {
 		return err
 	}
 	opt := appendpath.StopOptions{Variant: v, SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
-		IgnoreMarkerFailure: req.IgnoreMarkerFailure}
+		IgnoreMarkerFailure: req.IgnoreMarkerFailure, BarrierNoSource: req.BarrierNoSource,
+		HangWhenEmpty: req.HangWhenEmpty}
+	if req.UnknownSource != "" {
+		if opt.UnknownSource, err = appendpath.ParseUnknownSource(req.UnknownSource); err != nil {
+			return err
+		}
+	}
+	if req.StepErrors != "" {
+		if opt.StepErrors, err = appendpath.ParseStepErrors(req.StepErrors); err != nil {
+			return err
+		}
+	}
 	if req.Promote != nil {
 		opt.Promote = func() error {
 			err := req.Promote()

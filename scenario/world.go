@@ -72,10 +72,17 @@ type partition struct {
 	srcPos int64
 	// After a stop: the log end offset and the source offset where
 	// mirroring left off, and the source, persisted for failback.
-	mirroredEnd  int64
-	stopSrcPos   int64
-	stopEnd      int64 // log end right after the successful STOPPING
-	stoppedFrom  *cluster
+	mirroredEnd int64
+	stopSrcPos  int64
+	stopEnd     int64 // log end right after the successful STOPPING
+	stoppedFrom *cluster
+	// missingStop: a multi-partition stop reported this partition missing
+	// (stop-completion=first); the next stop of its cluster writes its
+	// barrier again.
+	missingStop bool
+	// stopTried: a STOPPING attempt has run since the partition last
+	// started MIRRORING (a failed one leaves it STOPPING or FAILED).
+	stopTried    bool
 	mirroredPIDs map[int64]pidOrigin // destination PID → true origin, for I5/I6
 	// origins maps each PID stored in the log to its true origin: the
 	// cluster and PID its producer wrote it with (local sends, and mirrored

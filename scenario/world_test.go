@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -136,14 +135,35 @@ func TestReadCommittedView(t *testing.T) {
 	}
 }
 
-func TestMirrorCycleIsAFileError(t *testing.T) {
-	s, err := Parse("cycle.scn", []byte("cluster A\ncluster B\ntopic t\nmirror B from A\nmirror A from B\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Run(s, map[string]string{"strategy": "verbatim"})
-	if !errors.Is(err, ErrScenario) || !strings.HasPrefix(err.Error(), "cycle.scn:5: mirror: ") {
-		t.Fatalf("err = %v, want cycle.scn:5 and ErrScenario", err)
+// TestMirrorLoop: a mirror that would close a loop (A⇒B⇒A, A⇒B⇒C⇒A)
+// moves the partition to FAILED under mirror-loop=fail (FAIL, and the
+// producer on it is refused) and is not made under refuse (nothing to
+// report).
+func TestMirrorLoop(t *testing.T) {
+	for _, src := range []string{
+		"cluster A\ncluster B\ntopic t\nmirror B from A\nmirror A from B\nproducer p on A\nsend p t/0\nsync\n",
+		"cluster A\ncluster B\ncluster C\ntopic t\nmirror B from A\nmirror C from B\nmirror A from C\nproducer p on A\nsend p t/0\nsync\n",
+		// FAILED for good: neither an election nor a stop revives it.
+		"cluster A replicas=2\ncluster B\ntopic t\nmirror B from A\nmirror A from B\nelect A t/0\nstop A\nproducer p on A\nsend p t/0\nsync\n",
+	} {
+		s, err := Parse("loop.scn", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{"fail", "refuse"} {
+			rs, err := Run(s, map[string]string{"strategy": "verbatim", "mirror-loop": mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprint(rs[0].Codes())
+			want := "[ERR FAIL]" // the loop's FAIL, then READ_ONLY_TOPIC for p
+			if mode == "refuse" {
+				want = "[]"
+			}
+			if got != want {
+				t.Errorf("%q mirror-loop=%s: codes %s, want %s (%+v)", src, mode, got, want, rs[0].Violations)
+			}
+		}
 	}
 }
 

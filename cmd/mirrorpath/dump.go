@@ -370,7 +370,9 @@ func (d *dumper) control(info *batchInfo, b codec.Batch, rec codec.Record) error
 		if err != nil {
 			return fmt.Errorf("MIRROR_PID_RESET value: %w", err)
 		}
-		info.SourceClusterID = ptr(m.SourceClusterID)
+		if !m.SourceAbsent { // the form without SourceClusterId shows none
+			info.SourceClusterID = ptr(m.SourceClusterID)
+		}
 	}
 	return nil
 }
