@@ -6,6 +6,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -68,6 +69,14 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 		cl.txn.ids[pr.txnID] = t
 		cl.txn.order = append(cl.txn.order, t)
 	case epochExhausted(t.epoch):
+		// An open transaction is fenced first, at a bumped epoch
+		// (TransactionMetadata#prepareFenceProducerEpoch: 32766 becomes
+		// Short.MAX_VALUE, which it never passes), and its ABORT markers
+		// carry that epoch; the client's retried InitProducerId then finds
+		// the epoch exhausted and rotates to a new PID at epoch 0.
+		if t.open && t.epoch < math.MaxInt16 {
+			t.epoch++
+		}
 		w.abortOpen(cl, t, t.epoch)
 		t.pid, t.epoch = cl.takePID(), 0
 	default:

@@ -184,6 +184,10 @@ var limits = map[string]int64{
 	"records":     10000,
 	"bytes":       1 << 16, // value bytes per record
 	"fetch-bytes": 64 << 20,
+
+	// log.segment.bytes, and the segments retention keeps
+	"segment-bytes":   1 << 30,
+	"retain-segments": 1000,
 }
 
 // syntax describes one command: words is the positional pattern, where an
@@ -200,7 +204,7 @@ type syntax struct {
 var grammar = [opCount]syntax{
 	OpCluster: {words: []string{wName},
 		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat,
-			"legacy-replicas": vNat, "barrier-feature": vNat}},
+			"legacy-replicas": vNat, "barrier-feature": vNat, "segment-bytes": vCount, "retain-segments": vNat}},
 	OpTopic: {words: []string{wName}, flags: []string{"compacted"}, keys: map[string]valueKind{"partitions": vCount}},
 	OpMirror: {words: []string{wCluster, "from", wCluster},
 		keys: map[string]valueKind{"topic": vTopic, "align": vAlign}},

@@ -98,6 +98,8 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		PSMOptions:          po,
 		BarrierUnaware:      cfg.BarrierUnaware,
 		NoBarrier:           cfg.NoBarrier,
+		SegmentBytes:        int64(cfg.SegmentBytes),
+		RetainSegments:      cfg.RetainSegments,
 		Now:                 func() time.Time { return time.UnixMilli(epochMillis) },
 	}}
 	if err := a.open(appendpath.Stopped, cfg.LeaderEpoch); err != nil {

@@ -46,6 +46,10 @@ type cluster struct {
 	txn            txnCoordinator
 	parts          []*partition // in topic declaration order, then partition number
 	faults         []fault
+
+	// segmentBytes and retainSegments: log.segment.bytes (0: the default),
+	// and retention by segment count (0 keeps every segment).
+	segmentBytes, retainSegments int
 }
 
 type fault struct {
@@ -294,6 +298,7 @@ func (w *world) addCluster(c *Command) error {
 	}
 	cl.legacy = argInt(c, "legacy-replicas", 0)
 	cl.noBarrier = argInt(c, "barrier-feature", 1) == 0
+	cl.segmentBytes, cl.retainSegments = argInt(c, "segment-bytes", 0), argInt(c, "retain-segments", 0)
 	start, _ := argInt64(c, "pid-start")
 	cl.pids = newPIDAllocator(start)
 	cl.pendingAdvance = -1
@@ -314,7 +319,7 @@ func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 		for i := 0; i < cl.replicas; i++ {
 			r, err := openReplica(replicaConfig{Strategy: w.strategy, Options: w.opts, ClusterID: cl.id,
 				Topic: t.name, Partition: int32(n), registries: w.regs, BarrierUnaware: i >= cl.replicas-cl.legacy,
-				NoBarrier: cl.noBarrier})
+				NoBarrier: cl.noBarrier, SegmentBytes: cl.segmentBytes, RetainSegments: cl.retainSegments})
 			if err != nil {
 				return fmt.Errorf("open %s %s replica %d: %w", cl.name, p.key, i, err)
 			}
