@@ -131,6 +131,7 @@ func (w *world) sync(dest *cluster) error {
 // batchesFrom returns every batch of r's log from offset on (test-sized logs).
 func batchesFrom(r replica, offset int64) []codec.Batch {
 	var out []codec.Batch
+	offset = max(offset, r.LogStartOffset())
 	for off := offset; off < r.LogEndOffset(); {
 		chunk, err := r.Read(off, 1<<20)
 		if err != nil || len(chunk) == 0 {
@@ -162,7 +163,10 @@ func batchesFrom(r replica, offset int64) []codec.Batch {
 // leader's end offset for its epoch (OffsetsForLeaderEpoch) in that case,
 // so that it never ends beyond its leader.
 func divergence(leader, follower replica) int64 {
-	lb, fb := batchesFrom(leader, 0), batchesFrom(follower, 0)
+	// From where both logs begin: retention advances each replica's log
+	// start at its own rolls.
+	from := max(leader.LogStartOffset(), follower.LogStartOffset())
+	lb, fb := batchesFrom(leader, from), batchesFrom(follower, from)
 	for i, b := range fb {
 		if i >= len(lb) || string(lb[i]) != string(b) {
 			return b.BaseOffset()

@@ -88,6 +88,8 @@ type replica interface {
 	// first batch alone is larger.
 	Read(offset int64, maxBytes int) ([]byte, error)
 	LogEndOffset() int64
+	// LogStartOffset is the first offset retention left (retain-segments).
+	LogStartOffset() int64
 	HighWatermark() int64
 	LastStableOffset() int64
 	SetHighWatermark(hw int64)

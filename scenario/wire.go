@@ -165,6 +165,7 @@ func (a *apReplica) Read(offset int64, maxBytes int) ([]byte, error) {
 	return a.p.Read(offset, maxBytes)
 }
 func (a *apReplica) LogEndOffset() int64         { return a.p.LogEndOffset() }
+func (a *apReplica) LogStartOffset() int64       { return a.p.LogStartOffset() }
 func (a *apReplica) HighWatermark() int64        { return a.p.HighWatermark() }
 func (a *apReplica) LastStableOffset() int64     { return a.p.LastStableOffset() }
 func (a *apReplica) SetHighWatermark(hw int64)   { a.p.SetHighWatermark(hw) }

@@ -93,6 +93,19 @@ type partition struct {
 	// paused marks the replicas whose fetcher is held back (pause): they
 	// fetch nothing, stay in the ISR and so hold the high watermark back.
 	paused map[int]bool
+
+	// deleted keeps, under retain-segments, the identity of every data
+	// batch the oracle read, by base offset: an ack of a retry whose batch
+	// retention has deleted is checked against it (checkAck).
+	deleted map[int64]batchID
+}
+
+// batchID is what tells a genuine retry: the true producer, the base
+// sequence and the epoch.
+type batchID struct {
+	producer string
+	seq      int32
+	epoch    int16
 }
 
 type pidOrigin struct {
