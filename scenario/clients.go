@@ -228,6 +228,42 @@ func (w *world) offsets(c *Command) {
 	}
 }
 
+// addToTxn is AddPartitionsToTxn of p to pr's open transaction; false when
+// the coordinator refused it (the client saw the error).
+func (w *world) addToTxn(pr *client, p *partition) bool {
+	t, e := w.coordinatorCheck(pr)
+	if e != "" {
+		w.or.clientError(pr.name, pr.c, p, e)
+		return false
+	}
+	if !t.open {
+		t.open, t.producer, t.serial = true, pr.identity, pr.txnSerial
+	}
+	if !t.has(p) {
+		t.parts = append(t.parts, p)
+	}
+	pr.txnParts[p] = true
+	return true
+}
+
+// add is AddPartitionsToTxn with no batch after it yet (add): the
+// partition belongs to the open transaction and will get its marker, but
+// holds no data of it. Without an open transaction the client sees
+// INVALID_TXN_STATE.
+func (w *world) add(c *Command) {
+	pr := w.clients[c.Args[0]]
+	p := pr.c.part(c.Args[1])
+	switch {
+	case !w.ready(pr):
+	case pr.fatal:
+		w.or.clientError(pr.name, pr.c, p, errProducerFenced)
+	case !pr.inTxn:
+		w.or.clientError(pr.name, pr.c, p, errInvalidTxnState)
+	case !pr.txnParts[p]:
+		w.addToTxn(pr, p)
+	}
+}
+
 // send is one produce request of one batch.
 func (w *world) send(c *Command) error {
 	pr := w.clients[c.Args[0]]
@@ -243,19 +279,10 @@ func (w *world) send(c *Command) error {
 		w.or.clientError(pr.name, pr.c, p, errNetwork)
 		return nil
 	}
-	if pr.inTxn && !pr.txnParts[p] { // AddPartitionsToTxn
-		t, e := w.coordinatorCheck(pr)
-		if e != "" {
-			w.or.clientError(pr.name, pr.c, p, e)
+	if pr.inTxn && !pr.txnParts[p] {
+		if !w.addToTxn(pr, p) {
 			return nil
 		}
-		if !t.open {
-			t.open, t.producer, t.serial = true, pr.identity, pr.txnSerial
-		}
-		if !t.has(p) {
-			t.parts = append(t.parts, p)
-		}
-		pr.txnParts[p] = true
 	} else if pr.inTxn && w.opts.Get("txn-verification") == "on" && !openOn(p.lead(), pr.pid) {
 		// KIP-890 verification (UnifiedLog#maybeStartTransactionVerification,
 		// docs/producer-state.md): the partition has

@@ -38,12 +38,13 @@ const (
 	OpPause
 	OpResume
 	OpClean
+	OpAdd
 	opCount
 )
 
 var opNames = [opCount]string{"", "cluster", "topic", "mirror", "producer", "init", "zombie", "send", "begin",
 	"commit", "abort", "group", "join", "leave", "rebalance", "offsets", "sync", "fail", "recover", "fault", "stop",
-	"restart", "elect", "set", "expect", "repoint", "pause", "resume", "clean"}
+	"restart", "elect", "set", "expect", "repoint", "pause", "resume", "clean", "add"}
 
 // String returns the command word as written in a file.
 func (o Op) String() string {
@@ -241,6 +242,7 @@ var grammar = [opCount]syntax{
 	OpResume: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
 		required: []string{"replica"}},
 	OpClean: {words: []string{wCluster, wPartition}},
+	OpAdd:   {words: []string{wProducer, wPartition}},
 }
 
 // Codes are the failure codes the oracle reports and the invariants that have

@@ -445,7 +445,7 @@ func (p *parser) resolve(c *Command) error {
 			return p.errf(c.Line, ErrReference, "group %q declared twice", name)
 		}
 		r.groups[name] = true
-	case OpBegin, OpCommit, OpAbort, OpOffsets:
+	case OpBegin, OpCommit, OpAbort, OpOffsets, OpAdd:
 		return txnOf(name)
 	}
 	return nil

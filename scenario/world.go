@@ -216,6 +216,8 @@ func (w *world) exec(c *Command) error {
 		w.newZombie(c.Args[0], w.clients[c.Args[1]])
 	case OpSend:
 		return w.send(c)
+	case OpAdd:
+		w.add(c)
 	case OpBegin:
 		w.begin(w.clients[c.Args[0]])
 	case OpCommit:
