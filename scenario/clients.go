@@ -52,8 +52,22 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 		return
 	}
 	pr.needInit = false
+	forced := first && forcedPID != -1
+	// noPID: the allocator has no block to draw from; the client has no PID
+	// and retries InitProducerId before its next request. A forced PID needs
+	// none.
+	noPID := func() {
+		w.or.clientError(pr.name, cl, nil, errCoordinatorLoading)
+		pr.pid, pr.epoch, pr.needInit = -1, -1, true
+		pr.forcedPID, pr.forcedEpoch = forcedPID, forcedEpoch
+	}
 	if pr.txnID == "" {
-		pr.pid, pr.epoch = cl.takePID(), 0
+		p, ok := cl.takePID()
+		if !ok && !forced {
+			noPID()
+			return
+		}
+		pr.pid, pr.epoch = p, 0
 		if first && forcedPID != -1 {
 			pr.pid = forcedPID
 		}
@@ -65,7 +79,12 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	t := cl.txn.ids[pr.txnID]
 	switch {
 	case t == nil:
-		t = &txnState{id: pr.txnID, pid: cl.takePID()}
+		p, ok := cl.takePID()
+		if !ok && !forced {
+			noPID()
+			return
+		}
+		t = &txnState{id: pr.txnID, pid: p}
 		cl.txn.ids[pr.txnID] = t
 		cl.txn.order = append(cl.txn.order, t)
 	case epochExhausted(t.epoch):
@@ -78,7 +97,12 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 			t.epoch++
 		}
 		w.abortOpen(cl, t, t.epoch)
-		t.pid, t.epoch = cl.takePID(), 0
+		p, ok := cl.takePID()
+		if !ok && !forced {
+			noPID()
+			return
+		}
+		t.pid, t.epoch = p, 0
 	default:
 		t.epoch++
 		w.abortOpen(cl, t, t.epoch)

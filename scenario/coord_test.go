@@ -8,12 +8,32 @@ import (
 func TestPIDAllocatorInOrderAcrossBlocks(t *testing.T) {
 	a := newPIDAllocator(998)
 	for want := int64(998); want < 998+2*pidBlockSize+3; want++ {
-		if got := a.take(); got != want {
-			t.Fatalf("take = %d, want %d", got, want)
+		if got, ok := a.take(); got != want || !ok {
+			t.Fatalf("take = %d %v, want %d", got, ok, want)
 		}
 	}
 	if a.blockEnd != 998+3*pidBlockSize {
 		t.Errorf("blockEnd = %d, want three blocks claimed", a.blockEnd)
+	}
+}
+
+// The last block the controller grants ends at MaxInt64; the next claim is
+// refused (ProducerIdControlManager#generateNextProducerId) and changes
+// nothing.
+func TestPIDAllocatorLastBlock(t *testing.T) {
+	a := newPIDAllocator(math.MaxInt64 - pidBlockSize)
+	for want := int64(math.MaxInt64 - pidBlockSize); want < math.MaxInt64; want++ {
+		if got, ok := a.take(); got != want || !ok {
+			t.Fatalf("take = %d %v, want %d", got, ok, want)
+		}
+	}
+	before := a
+	if got, ok := a.take(); ok || a != before {
+		t.Fatalf("take past the last block = %d %v, allocator %+v", got, ok, a)
+	}
+	a = newPIDAllocator(math.MaxInt64 - pidBlockSize + 1)
+	if _, ok := a.take(); ok {
+		t.Fatal("a block ending past MaxInt64 was claimed")
 	}
 }
 
