@@ -24,6 +24,10 @@ func (w *world) newProducer(c *Command) error {
 		}
 	}
 	w.clients[pr.name] = pr
+	if c.Has("old-format") {
+		pr.oldFormat, pr.pid, pr.epoch = true, -1, -1
+		return nil
+	}
 	pid, forcePID := argInt64(c, "pid")
 	epoch, forceEpoch := argInt64(c, "epoch")
 	if !forcePID {
@@ -43,6 +47,9 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	cl := pr.c
 	pr.seq = map[*partition]int32{}
 	pr.inTxn, pr.txnParts, pr.fatal = false, map[*partition]bool{}, false
+	if pr.oldFormat {
+		return // no InitProducerId in the old protocol
+	}
 	if cl.failed {
 		// The client has no PID; it retries InitProducerId before its next
 		// request (ready).
@@ -146,7 +153,7 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 
 func (w *world) newZombie(name string, of *client) {
 	z := &client{name: name, identity: name, c: of.c, txnID: of.txnID, pid: of.pid, epoch: of.epoch, seq: map[*partition]int32{},
-		inTxn: of.inTxn, txnParts: map[*partition]bool{}, txnSerial: of.txnSerial}
+		inTxn: of.inTxn, txnParts: map[*partition]bool{}, txnSerial: of.txnSerial, oldFormat: of.oldFormat}
 	for p, s := range of.seq {
 		z.seq[p] = s
 	}

@@ -209,7 +209,7 @@ var grammar = [opCount]syntax{
 	OpTopic: {words: []string{wName}, flags: []string{"compacted"}, keys: map[string]valueKind{"partitions": vCount}},
 	OpMirror: {words: []string{wCluster, "from", wCluster},
 		keys: map[string]valueKind{"topic": vTopic, "align": vAlign}},
-	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent"},
+	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent", "old-format"},
 		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16}},
 	OpInit:   {words: []string{wProducer}},
 	OpZombie: {words: []string{wName, "of", wProducer}},

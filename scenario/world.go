@@ -133,6 +133,7 @@ type client struct {
 	identity  string
 	c         *cluster
 	txnID     string // "" idempotent
+	oldFormat bool   // magic 0/1: no producer ID, no InitProducerId
 	pid       int64
 	epoch     int16
 	seq       map[*partition]int32
