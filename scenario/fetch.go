@@ -200,6 +200,10 @@ func (w *world) replicaFetch(p *partition) (bool, error) {
 		if i == p.leader || p.paused[i] || r.LogEndOffset() >= lead.LogEndOffset() {
 			continue
 		}
+		if r.LogEndOffset() < lead.LogStartOffset() {
+			return moved, fmt.Errorf("%w: replica %d of %s %s ends at %d, below its leader's log start %d (retention)",
+				ErrScenario, i, p.c.name, p.key, r.LogEndOffset(), lead.LogStartOffset())
+		}
 		data, err := lead.Read(r.LogEndOffset(), p.c.fetchBytes)
 		if err != nil || len(data) == 0 {
 			return moved, fmt.Errorf("replica fetch %s %s: %v", p.c.name, p.key, err)
@@ -222,6 +226,12 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 	from, hw := p.srcPos, src.HighWatermark()
 	if from >= hw {
 		return false, nil
+	}
+	if from < src.LogStartOffset() {
+		// Kafka's fetcher would reset to the log start; the simulator keeps
+		// the mirror offset-aligned with its source and does not.
+		return false, fmt.Errorf("%w: mirror fetch %s %s from %s at %d: below the source's log start %d (retention)",
+			ErrScenario, p.c.name, p.key, p.source.name, from, src.LogStartOffset())
 	}
 	data, err := src.Read(from, p.c.fetchBytes)
 	if err != nil {
