@@ -135,7 +135,7 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 			b.ProducerEpoch(), b.BaseSequence()))
 		return
 	}
-	if id, ok := p.deleted[res.FirstOffset]; ok && res.FirstOffset < p.lead().LogStartOffset() {
+	if id, ok := p.seenIDs[res.FirstOffset]; ok && res.FirstOffset < p.lead().LogStartOffset() {
 		// Retention deleted the batch: what the oracle read there decides.
 		if id == (batchID{pr.identity, d.seq, d.epoch}) {
 			return
@@ -391,10 +391,10 @@ func (o *oracle) scan(p *partition, r replica) {
 			}
 			o.scanBatch(p, s, b)
 			if p.c.retainSegments > 0 && !b.IsControl() {
-				if p.deleted == nil {
-					p.deleted = map[int64]batchID{}
+				if p.seenIDs == nil {
+					p.seenIDs = map[int64]batchID{}
 				}
-				p.deleted[b.BaseOffset()] = batchID{readTruth(b).producer, b.BaseSequence(), b.ProducerEpoch()}
+				p.seenIDs[b.BaseOffset()] = batchID{readTruth(b).producer, b.BaseSequence(), b.ProducerEpoch()}
 			}
 			next = b.NextOffset()
 		})

@@ -94,10 +94,10 @@ type partition struct {
 	// fetch nothing, stay in the ISR and so hold the high watermark back.
 	paused map[int]bool
 
-	// deleted keeps, under retain-segments, the identity of every data
+	// seenIDs keeps, under retain-segments, the identity of every data
 	// batch the oracle read, by base offset: an ack of a retry whose batch
 	// retention has deleted is checked against it (checkAck).
-	deleted map[int64]batchID
+	seenIDs map[int64]batchID
 }
 
 // batchID is what tells a genuine retry: the true producer, the base
