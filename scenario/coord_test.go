@@ -137,3 +137,32 @@ func TestTxnOffsetCommitChecks(t *testing.T) {
 		}
 	}
 }
+
+// InitProducerId on epoch 32766 with a transaction open fences it at 32767
+// (TransactionMetadata#prepareFenceProducerEpoch): the ABORT marker carries
+// the bumped epoch, and the producer then rotates to a new PID at epoch 0.
+func TestFenceAtExhaustedEpoch(t *testing.T) {
+	w, cl := newTestWorld()
+	cl.replicas = 1
+	if err := w.addPartitions(cl, topicDecl{name: "t", partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p := &client{name: "p", c: cl, txnID: "tx1"}
+	w.initProducer(p, -1, math.MaxInt16-1, true)
+	tx := cl.txn.ids["tx1"]
+	tx.open, tx.parts, tx.producer = true, []*partition{cl.parts[0]}, "p"
+	old := p.pid
+	w.initProducer(p, -1, -1, false)
+	if p.pid == old || p.epoch != 0 {
+		t.Fatalf("after the fence: pid %d epoch %d, want a new PID at epoch 0", p.pid, p.epoch)
+	}
+	var fenced []int16
+	for _, e := range cl.parts[0].lead().Producers() {
+		if e.PID == old {
+			fenced = append(fenced, e.Epoch)
+		}
+	}
+	if len(fenced) != 1 || fenced[0] != math.MaxInt16 {
+		t.Fatalf("entry epochs of PID %d after the fence %v, want [32767] (the ABORT marker's)", old, fenced)
+	}
+}
