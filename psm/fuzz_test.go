@@ -20,6 +20,7 @@ type diff struct {
 	model *Model
 	store *Store
 	base  PartitionID // the Store's partition = base + the Model's
+	opts  Options     // for a restart's new Model and Store
 	// sharedGuards: the Store is shared with other drivers, so its guard
 	// counter runs ahead of the Model's; guard values are not compared.
 	sharedGuards bool
@@ -88,6 +89,9 @@ func (d *diff) batch() Batch {
 		CRC:    uint32(e >> 4 & 1),
 		HasCRC: e>>5&1 == 0,
 	}
+	if e>>6&1 == 1 { // the top of the epoch range: exhaustion at Short.MAX_VALUE
+		b.ProducerEpoch += math.MaxInt16 - 3
+	}
 	b.RecordsCount = b.LastOffsetDelta + 1
 	switch k % 8 {
 	case 0, 1, 2:
@@ -153,7 +157,8 @@ func (d *diff) compareState(p PartitionID) {
 func (d *diff) run() {
 	for len(d.src) > 0 && d.step < 400 {
 		d.step++
-		op, p := d.byte(), PartitionID(d.byte()%2)
+		op, pb := d.byte(), d.byte()
+		p := PartitionID(pb % 2)
 		d.now += int64(op >> 5)
 		switch op % 8 {
 		case 0, 1, 2, 3: // an append of 1-4 batches, committed (or aborted when op%4 == 3)
@@ -221,6 +226,10 @@ func (d *diff) run() {
 		case 7:
 			switch d.byte() % 4 {
 			case 0: // snapshot round trip through the other implementation's bytes
+				if pb&2 != 0 && !d.sharedGuards {
+					d.restart()
+					break
+				}
 				snap := d.store.AppendSnapshot(nil, d.base+p)
 				d.trace(p, "snapshot reload", Batch{}, d.now)
 				if err := d.model.LoadSnapshot(p, snap, d.now); err != nil {
@@ -256,6 +265,23 @@ func (d *diff) run() {
 	d.compareState(1)
 }
 
+// restart is a broker restart: a new Model and Store, each partition loaded
+// from the other implementation's snapshot, so that what lives in memory
+// only (verification entries, guards, cached CRCs) is gone.
+func (d *diff) restart() {
+	d.trace(0, "restart", Batch{}, d.now)
+	model, store := NewModel(d.opts), NewStore(d.opts)
+	for q := range PartitionID(2) {
+		if err := model.LoadSnapshot(q, d.store.AppendSnapshot(nil, d.base+q), d.now); err != nil {
+			d.fail("model load: %v", err)
+		}
+		if err := store.LoadSnapshot(d.base+q, d.model.AppendSnapshot(nil, q), d.now); err != nil {
+			d.fail("store load: %v", err)
+		}
+	}
+	d.model, d.store = model, store
+}
+
 // update is an append of one batch through Manager.Update (begun appenders
 // of the same partition left unfinished, which Update discards).
 func (d *diff) update(p PartitionID, origin Origin) {
@@ -286,7 +312,7 @@ func runDiff(t testing.TB, src []byte) {
 		return
 	}
 	opts := optionsFrom(src[0])
-	d := &diff{t: t, model: NewModel(opts), store: NewStore(opts), src: src[1:], now: 1000}
+	d := &diff{t: t, model: NewModel(opts), store: NewStore(opts), opts: opts, src: src[1:], now: 1000}
 	d.run()
 }
 

@@ -6,6 +6,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -23,6 +24,10 @@ func (w *world) newProducer(c *Command) error {
 		}
 	}
 	w.clients[pr.name] = pr
+	if c.Has("old-format") {
+		pr.oldFormat, pr.pid, pr.epoch = true, -1, -1
+		return nil
+	}
 	pid, forcePID := argInt64(c, "pid")
 	epoch, forceEpoch := argInt64(c, "epoch")
 	if !forcePID {
@@ -42,6 +47,9 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	cl := pr.c
 	pr.seq = map[*partition]int32{}
 	pr.inTxn, pr.txnParts, pr.fatal = false, map[*partition]bool{}, false
+	if pr.oldFormat {
+		return // no InitProducerId in the old protocol
+	}
 	if cl.failed {
 		// The client has no PID; it retries InitProducerId before its next
 		// request (ready).
@@ -51,8 +59,22 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 		return
 	}
 	pr.needInit = false
+	forced := first && forcedPID != -1
+	// noPID: the allocator has no block to draw from; the client has no PID
+	// and retries InitProducerId before its next request. A forced PID needs
+	// none.
+	noPID := func() {
+		w.or.clientError(pr.name, cl, nil, errCoordinatorLoading)
+		pr.pid, pr.epoch, pr.needInit = -1, -1, true
+		pr.forcedPID, pr.forcedEpoch = forcedPID, forcedEpoch
+	}
 	if pr.txnID == "" {
-		pr.pid, pr.epoch = cl.takePID(), 0
+		p, ok := cl.takePID()
+		if !ok && !forced {
+			noPID()
+			return
+		}
+		pr.pid, pr.epoch = p, 0
 		if first && forcedPID != -1 {
 			pr.pid = forcedPID
 		}
@@ -64,12 +86,30 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	t := cl.txn.ids[pr.txnID]
 	switch {
 	case t == nil:
-		t = &txnState{id: pr.txnID, pid: cl.takePID()}
+		p, ok := cl.takePID()
+		if !ok && !forced {
+			noPID()
+			return
+		}
+		t = &txnState{id: pr.txnID, pid: p}
 		cl.txn.ids[pr.txnID] = t
 		cl.txn.order = append(cl.txn.order, t)
 	case epochExhausted(t.epoch):
+		// An open transaction is fenced first, at a bumped epoch
+		// (TransactionMetadata#prepareFenceProducerEpoch: 32766 becomes
+		// Short.MAX_VALUE, which it never passes), and its ABORT markers
+		// carry that epoch; the client's retried InitProducerId then finds
+		// the epoch exhausted and rotates to a new PID at epoch 0.
+		if t.open && t.epoch < math.MaxInt16 {
+			t.epoch++
+		}
 		w.abortOpen(cl, t, t.epoch)
-		t.pid, t.epoch = cl.takePID(), 0
+		p, ok := cl.takePID()
+		if !ok && !forced {
+			noPID()
+			return
+		}
+		t.pid, t.epoch = p, 0
 	default:
 		t.epoch++
 		w.abortOpen(cl, t, t.epoch)
@@ -113,7 +153,7 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 
 func (w *world) newZombie(name string, of *client) {
 	z := &client{name: name, identity: name, c: of.c, txnID: of.txnID, pid: of.pid, epoch: of.epoch, seq: map[*partition]int32{},
-		inTxn: of.inTxn, txnParts: map[*partition]bool{}, txnSerial: of.txnSerial}
+		inTxn: of.inTxn, txnParts: map[*partition]bool{}, txnSerial: of.txnSerial, oldFormat: of.oldFormat}
 	for p, s := range of.seq {
 		z.seq[p] = s
 	}
@@ -219,6 +259,42 @@ func (w *world) offsets(c *Command) {
 	}
 }
 
+// addToTxn is AddPartitionsToTxn of p to pr's open transaction; false when
+// the coordinator refused it (the client saw the error).
+func (w *world) addToTxn(pr *client, p *partition) bool {
+	t, e := w.coordinatorCheck(pr)
+	if e != "" {
+		w.or.clientError(pr.name, pr.c, p, e)
+		return false
+	}
+	if !t.open {
+		t.open, t.producer, t.serial = true, pr.identity, pr.txnSerial
+	}
+	if !t.has(p) {
+		t.parts = append(t.parts, p)
+	}
+	pr.txnParts[p] = true
+	return true
+}
+
+// add is AddPartitionsToTxn with no batch after it yet (add): the
+// partition belongs to the open transaction and will get its marker, but
+// holds no data of it. Without an open transaction the client sees
+// INVALID_TXN_STATE.
+func (w *world) add(c *Command) {
+	pr := w.clients[c.Args[0]]
+	p := pr.c.part(c.Args[1])
+	switch {
+	case !w.ready(pr):
+	case pr.fatal:
+		w.or.clientError(pr.name, pr.c, p, errProducerFenced)
+	case !pr.inTxn:
+		w.or.clientError(pr.name, pr.c, p, errInvalidTxnState)
+	case !pr.txnParts[p]:
+		w.addToTxn(pr, p)
+	}
+}
+
 // send is one produce request of one batch.
 func (w *world) send(c *Command) error {
 	pr := w.clients[c.Args[0]]
@@ -234,19 +310,10 @@ func (w *world) send(c *Command) error {
 		w.or.clientError(pr.name, pr.c, p, errNetwork)
 		return nil
 	}
-	if pr.inTxn && !pr.txnParts[p] { // AddPartitionsToTxn
-		t, e := w.coordinatorCheck(pr)
-		if e != "" {
-			w.or.clientError(pr.name, pr.c, p, e)
+	if pr.inTxn && !pr.txnParts[p] {
+		if !w.addToTxn(pr, p) {
 			return nil
 		}
-		if !t.open {
-			t.open, t.producer, t.serial = true, pr.identity, pr.txnSerial
-		}
-		if !t.has(p) {
-			t.parts = append(t.parts, p)
-		}
-		pr.txnParts[p] = true
 	} else if pr.inTxn && w.opts.Get("txn-verification") == "on" && !openOn(p.lead(), pr.pid) {
 		// KIP-890 verification (UnifiedLog#maybeStartTransactionVerification,
 		// docs/producer-state.md): the partition has

@@ -37,8 +37,21 @@ func (w *world) clean(p *partition) error {
 		if err := r.Truncate(0); err != nil {
 			return fmt.Errorf("clean %s %s replica %d: %w", p.c.name, p.key, i, err)
 		}
-		if len(cleaned) > 0 {
-			if _, err := r.AppendReplica(cleaned); err != nil {
+		// With the default segment size the log is one segment and goes back
+		// in one append. With segment-bytes set, each batch goes back alone,
+		// so that the cleaned log rolls by the same rule as the original one
+		// (one segment per batch at segment-bytes=1, Kafka's cleaner keeps
+		// segment base offsets) and each roll writes its producer snapshot.
+		chunks := [][]byte{cleaned}
+		if p.c.segmentBytes > 0 {
+			chunks = chunks[:0]
+			eachBatch(cleaned, func(b codec.Batch) { chunks = append(chunks, b) })
+		}
+		for _, c := range chunks {
+			if len(c) == 0 {
+				continue
+			}
+			if _, err := r.AppendReplica(c); err != nil {
 				return fmt.Errorf("clean %s %s replica %d: %w", p.c.name, p.key, i, err)
 			}
 		}

@@ -18,6 +18,7 @@ const (
 	errCoordinatorNA        = "COORDINATOR_NOT_AVAILABLE"
 	errNetwork              = "NETWORK_EXCEPTION"
 	errPIDMapping           = "INVALID_PRODUCER_ID_MAPPING"
+	errCoordinatorLoading   = "COORDINATOR_LOAD_IN_PROGRESS"
 )
 
 // pidBlockSize is the size of the PID blocks a cluster's controller hands to
@@ -40,13 +41,21 @@ func (a *pidAllocator) advance(next int64) {
 	}
 }
 
-func (a *pidAllocator) take() int64 {
+// take hands out the next PID; ok is false, and nothing changes, when the
+// next block cannot be claimed: the controller refuses a block that would
+// end past MaxInt64 (ProducerIdControlManager#generateNextProducerId), and
+// the coordinator answers InitProducerId with COORDINATOR_LOAD_IN_PROGRESS
+// (RPCProducerIdManager) for as long as it has no block.
+func (a *pidAllocator) take() (pid int64, ok bool) {
 	if a.next >= a.blockEnd { // claim the next block from the controller
+		if a.next > math.MaxInt64-pidBlockSize {
+			return 0, false
+		}
 		a.blockEnd = a.next + pidBlockSize
 	}
 	p := a.next
 	a.next++
-	return p
+	return p, true
 }
 
 // errAllocatorExhausted: the highest PID of a cluster is within the
@@ -57,13 +66,16 @@ var errAllocatorExhausted = errors.New("scenario: PID allocator cannot advance p
 // takePID is the cluster's InitProducerId draw. A pending asynchronous
 // allocator advance (allocator-mode=async) lands only after it: the reset
 // loses the race with the first local InitProducerId.
-func (cl *cluster) takePID() int64 {
-	p := cl.pids.take()
+func (cl *cluster) takePID() (int64, bool) {
+	p, ok := cl.pids.take()
+	if !ok {
+		return 0, false
+	}
 	if cl.pendingAdvance >= 0 {
 		cl.pids.advance(cl.pendingAdvance)
 		cl.pendingAdvance = -1
 	}
-	return p
+	return p, true
 }
 
 // allocatorPromote is strategy allocator's promotion step for one STOPPING

@@ -8,12 +8,32 @@ import (
 func TestPIDAllocatorInOrderAcrossBlocks(t *testing.T) {
 	a := newPIDAllocator(998)
 	for want := int64(998); want < 998+2*pidBlockSize+3; want++ {
-		if got := a.take(); got != want {
-			t.Fatalf("take = %d, want %d", got, want)
+		if got, ok := a.take(); got != want || !ok {
+			t.Fatalf("take = %d %v, want %d", got, ok, want)
 		}
 	}
 	if a.blockEnd != 998+3*pidBlockSize {
 		t.Errorf("blockEnd = %d, want three blocks claimed", a.blockEnd)
+	}
+}
+
+// The last block the controller grants ends at MaxInt64; the next claim is
+// refused (ProducerIdControlManager#generateNextProducerId) and changes
+// nothing.
+func TestPIDAllocatorLastBlock(t *testing.T) {
+	a := newPIDAllocator(math.MaxInt64 - pidBlockSize)
+	for want := int64(math.MaxInt64 - pidBlockSize); want < math.MaxInt64; want++ {
+		if got, ok := a.take(); got != want || !ok {
+			t.Fatalf("take = %d %v, want %d", got, ok, want)
+		}
+	}
+	before := a
+	if got, ok := a.take(); ok || a != before {
+		t.Fatalf("take past the last block = %d %v, allocator %+v", got, ok, a)
+	}
+	a = newPIDAllocator(math.MaxInt64 - pidBlockSize + 1)
+	if _, ok := a.take(); ok {
+		t.Fatal("a block ending past MaxInt64 was claimed")
 	}
 }
 
@@ -115,5 +135,34 @@ func TestTxnOffsetCommitChecks(t *testing.T) {
 		if got := g.checkTxnOffsetCommit(c.member, c.instance, c.gen); got != c.want {
 			t.Errorf("member %q instance %q generation %d: %q, want %q", c.member, c.instance, c.gen, got, c.want)
 		}
+	}
+}
+
+// InitProducerId on epoch 32766 with a transaction open fences it at 32767
+// (TransactionMetadata#prepareFenceProducerEpoch): the ABORT marker carries
+// the bumped epoch, and the producer then rotates to a new PID at epoch 0.
+func TestFenceAtExhaustedEpoch(t *testing.T) {
+	w, cl := newTestWorld()
+	cl.replicas = 1
+	if err := w.addPartitions(cl, topicDecl{name: "t", partitions: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p := &client{name: "p", c: cl, txnID: "tx1"}
+	w.initProducer(p, -1, math.MaxInt16-1, true)
+	tx := cl.txn.ids["tx1"]
+	tx.open, tx.parts, tx.producer = true, []*partition{cl.parts[0]}, "p"
+	old := p.pid
+	w.initProducer(p, -1, -1, false)
+	if p.pid == old || p.epoch != 0 {
+		t.Fatalf("after the fence: pid %d epoch %d, want a new PID at epoch 0", p.pid, p.epoch)
+	}
+	var fenced []int16
+	for _, e := range cl.parts[0].lead().Producers() {
+		if e.PID == old {
+			fenced = append(fenced, e.Epoch)
+		}
+	}
+	if len(fenced) != 1 || fenced[0] != math.MaxInt16 {
+		t.Fatalf("entry epochs of PID %d after the fence %v, want [32767] (the ABORT marker's)", old, fenced)
 	}
 }

@@ -162,6 +162,7 @@ func (w *world) sync(dest *cluster) error {
 // batchesFrom returns every batch of r's log from offset on (test-sized logs).
 func batchesFrom(r replica, offset int64) []codec.Batch {
 	var out []codec.Batch
+	offset = max(offset, r.LogStartOffset())
 	for off := offset; off < r.LogEndOffset(); {
 		chunk, err := r.Read(off, 1<<20)
 		if err != nil || len(chunk) == 0 {
@@ -193,7 +194,10 @@ func batchesFrom(r replica, offset int64) []codec.Batch {
 // leader's end offset for its epoch (OffsetsForLeaderEpoch) in that case,
 // so that it never ends beyond its leader.
 func divergence(leader, follower replica) int64 {
-	lb, fb := batchesFrom(leader, 0), batchesFrom(follower, 0)
+	// From where both logs begin: retention advances each replica's log
+	// start at its own rolls.
+	from := max(leader.LogStartOffset(), follower.LogStartOffset())
+	lb, fb := batchesFrom(leader, from), batchesFrom(follower, from)
 	for i, b := range fb {
 		if i >= len(lb) || string(lb[i]) != string(b) {
 			return b.BaseOffset()
@@ -227,6 +231,10 @@ func (w *world) replicaFetch(p *partition) (bool, error) {
 		if i == p.leader || p.paused[i] || r.LogEndOffset() >= lead.LogEndOffset() {
 			continue
 		}
+		if r.LogEndOffset() < lead.LogStartOffset() {
+			return moved, fmt.Errorf("%w: replica %d of %s %s ends at %d, below its leader's log start %d (retention)",
+				ErrScenario, i, p.c.name, p.key, r.LogEndOffset(), lead.LogStartOffset())
+		}
 		data, err := lead.Read(r.LogEndOffset(), p.c.fetchBytes)
 		if err != nil || len(data) == 0 {
 			return moved, fmt.Errorf("replica fetch %s %s: %v", p.c.name, p.key, err)
@@ -249,6 +257,12 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 	from, hw := p.srcPos, src.HighWatermark()
 	if from >= hw {
 		return false, nil
+	}
+	if from < src.LogStartOffset() {
+		// Kafka's fetcher would reset to the log start; the simulator keeps
+		// the mirror offset-aligned with its source and does not.
+		return false, fmt.Errorf("%w: mirror fetch %s %s from %s at %d: below the source's log start %d (retention)",
+			ErrScenario, p.c.name, p.key, p.source.name, from, src.LogStartOffset())
 	}
 	data, err := src.Read(from, p.c.fetchBytes)
 	if err != nil {

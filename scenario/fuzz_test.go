@@ -70,7 +70,16 @@ func genScenario(data []byte) []byte {
 	replicas := map[string]int{}
 	for _, c := range g.clusters {
 		replicas[c] = 1 + g.pick(3)
-		g.line("cluster %s replicas=%d fetch-bytes=%d", c, replicas[c], fetch[g.pick(3)])
+		// The fetch-bytes byte's high bits choose a segment per append on
+		// one cluster in four (every append rolls and snapshots). No
+		// retain-segments: a fetcher below its source's log start cannot
+		// run (docs/scenarios.md, cluster).
+		fb := g.byte()
+		seg := ""
+		if fb/3%4 == 3 {
+			seg = " segment-bytes=1"
+		}
+		g.line("cluster %s replicas=%d fetch-bytes=%d%s", c, replicas[c], fetch[int(fb)%3], seg)
 	}
 	g.parts = 1 + g.pick(2)
 	g.line("topic t partitions=%d", g.parts)
@@ -86,11 +95,14 @@ func genScenario(data []byte) []byte {
 		g.line("producer i%s on %s", c, c)
 		g.txnProds = append(g.txnProds, "t"+c)
 		g.line("producer t%s on %s transactional=tx-%s", c, c, c)
+		g.prods = append(g.prods, "o"+c)
+		g.line("producer o%s on %s old-format", c, c)
 	}
 	cluster := func() string { return g.clusters[g.pick(len(g.clusters))] }
 	clusterOf := func(p string) string { return p[len(p)-1:] } // producers are named …X
 	for ops := 0; ops < maxFuzzOps && len(g.b) > 0; ops++ {
-		switch g.pick(16) {
+		ob := g.byte()
+		switch ob % 16 {
 		case 0, 1, 2: // send
 			all := append(append([]string{}, g.prods...), g.txnProds...)
 			all = append(all, g.zombies...)
@@ -104,6 +116,8 @@ func genScenario(data []byte) []byte {
 			case !g.txnOpen[p]:
 				g.line("begin %s", p)
 				g.txnOpen[p] = true
+			case ob/16%4 == 3 && g.writable(clusterOf(p)): // a partition added with no data yet
+				g.line("add %s t/%d", p, int(ob/64)%g.parts)
 			case g.pick(2) == 0:
 				g.line("commit %s", p)
 				g.txnOpen[p] = false

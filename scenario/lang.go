@@ -38,12 +38,13 @@ const (
 	OpPause
 	OpResume
 	OpClean
+	OpAdd
 	opCount
 )
 
 var opNames = [opCount]string{"", "cluster", "topic", "mirror", "producer", "init", "zombie", "send", "begin",
 	"commit", "abort", "group", "join", "leave", "rebalance", "offsets", "sync", "fail", "recover", "fault", "stop",
-	"restart", "elect", "set", "expect", "repoint", "pause", "resume", "clean"}
+	"restart", "elect", "set", "expect", "repoint", "pause", "resume", "clean", "add"}
 
 // String returns the command word as written in a file.
 func (o Op) String() string {
@@ -184,6 +185,10 @@ var limits = map[string]int64{
 	"records":     10000,
 	"bytes":       1 << 16, // value bytes per record
 	"fetch-bytes": 64 << 20,
+
+	// log.segment.bytes, and the segments retention keeps
+	"segment-bytes":   1 << 30,
+	"retain-segments": 1000,
 }
 
 // syntax describes one command: words is the positional pattern, where an
@@ -200,11 +205,11 @@ type syntax struct {
 var grammar = [opCount]syntax{
 	OpCluster: {words: []string{wName},
 		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat,
-			"legacy-replicas": vNat, "barrier-feature": vNat}},
+			"legacy-replicas": vNat, "barrier-feature": vNat, "segment-bytes": vCount, "retain-segments": vNat}},
 	OpTopic: {words: []string{wName}, flags: []string{"compacted"}, keys: map[string]valueKind{"partitions": vCount}},
 	OpMirror: {words: []string{wCluster, "from", wCluster},
 		keys: map[string]valueKind{"topic": vTopic, "align": vAlign}},
-	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent"},
+	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent", "old-format"},
 		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16}},
 	OpInit:   {words: []string{wProducer}},
 	OpZombie: {words: []string{wName, "of", wProducer}},
@@ -237,6 +242,7 @@ var grammar = [opCount]syntax{
 	OpResume: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
 		required: []string{"replica"}},
 	OpClean: {words: []string{wCluster, wPartition}},
+	OpAdd:   {words: []string{wProducer, wPartition}},
 }
 
 // Codes are the failure codes the oracle reports and the invariants that have

@@ -135,6 +135,15 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 			b.ProducerEpoch(), b.BaseSequence()))
 		return
 	}
+	if id, ok := p.seenIDs[res.FirstOffset]; ok && res.FirstOffset < p.lead().LogStartOffset() {
+		// Retention deleted the batch: what the oracle read there decides.
+		if id == (batchID{pr.identity, d.seq, d.epoch}) {
+			return
+		}
+		o.report("M4", p, fmt.Sprintf("%s PID %d epoch %d seq %d acked at offsets %d..%d, below the log start, where retention deleted %q's batch (epoch %d seq %d): nothing appended",
+			pr.name, d.pid, d.epoch, d.seq, res.FirstOffset, res.LastOffset, id.producer, id.epoch, id.seq))
+		return
+	}
 	o.report("M4", p, fmt.Sprintf("%s acked at offset %d below LEO %d with no batch there", pr.name, res.FirstOffset, leo))
 }
 
@@ -367,6 +376,9 @@ func visibility(v bool) string {
 // ownership (M3), barrier effect (I4) and tracking (M5).
 func (o *oracle) scan(p *partition, r replica) {
 	s := o.shadowOf(r)
+	// What retention deleted is not read again after a rescan: the scan
+	// starts where the log does.
+	s.scanned = max(s.scanned, r.LogStartOffset())
 	for s.scanned < r.LogEndOffset() {
 		chunk, err := r.Read(s.scanned, 1<<20)
 		if err != nil || len(chunk) == 0 {
@@ -378,6 +390,12 @@ func (o *oracle) scan(p *partition, r replica) {
 				return
 			}
 			o.scanBatch(p, s, b)
+			if p.c.retainSegments > 0 && !b.IsControl() {
+				if p.seenIDs == nil {
+					p.seenIDs = map[int64]batchID{}
+				}
+				p.seenIDs[b.BaseOffset()] = batchID{readTruth(b).producer, b.BaseSequence(), b.ProducerEpoch()}
+			}
 			next = b.NextOffset()
 		})
 		if next <= s.scanned {

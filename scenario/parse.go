@@ -171,6 +171,13 @@ func (p *parser) command(line int, words []string) (Command, error) {
 		if _, txn := c.Get("transactional"); txn && c.Has("idempotent") {
 			return c, p.errf(line, ErrSyntax, "producer: idempotent and transactional= exclude each other")
 		}
+		if c.Has("old-format") {
+			for _, k := range []string{"idempotent", "transactional", "pid", "epoch"} {
+				if _, kv := c.Get(k); kv || c.Has(k) {
+					return c, p.errf(line, ErrSyntax, "producer: old-format excludes %s", k)
+				}
+			}
+		}
 	}
 	return c, nil
 }
@@ -445,7 +452,7 @@ func (p *parser) resolve(c *Command) error {
 			return p.errf(c.Line, ErrReference, "group %q declared twice", name)
 		}
 		r.groups[name] = true
-	case OpBegin, OpCommit, OpAbort, OpOffsets:
+	case OpBegin, OpCommit, OpAbort, OpOffsets, OpAdd:
 		return txnOf(name)
 	}
 	return nil

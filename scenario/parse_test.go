@@ -9,16 +9,18 @@ import (
 
 const fullScript = `# every command once
 cluster A id=0f0e0d0c-0b0a-0908-0706-050403020100 replicas=3 fetch-bytes=100 pid-start=5
-cluster B id=AAECAwQFBgcICQoLDA0ODw
+cluster B id=AAECAwQFBgcICQoLDA0ODw segment-bytes=1 retain-segments=2
 topic t partitions=2
 mirror B from A topic=t
 producer p on A transactional=tx1 pid=5 epoch=3
 producer q on B idempotent
 producer r on B
+producer o on B old-format
 init p
 zombie z of p
 send p t/1 records=10 seq=0 epoch=3 bytes=0
 begin p
+add p t/0
 commit p
 abort p
 group g on A
@@ -51,7 +53,7 @@ func TestParseAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(s.Commands), 36; got != want {
+	if got, want := len(s.Commands), 38; got != want {
 		t.Fatalf("commands = %d, want %d", got, want)
 	}
 	seen := map[Op]bool{}
@@ -75,7 +77,7 @@ func TestParseAll(t *testing.T) {
 	}
 	ex := s.Expects()
 	if len(ex) != 2 || ex[0].Strategy != "barrier" || len(ex[0].Codes) != 0 ||
-		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 37 {
+		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 39 {
 		t.Errorf("expects = %+v", ex)
 	}
 	if set := s.Settings(); set["has-producer-id"] != "stock" || set["crc-fix"] != "patch" {
@@ -117,6 +119,11 @@ func TestParseErrors(t *testing.T) {
 		{"send p t/0 bytes=65537", ErrSyntax, "above the limit 65536"},
 		{"cluster C id=nope", ErrSyntax, "want a UUID"},
 		{"cluster C bogus=1", ErrSyntax, `unknown argument "bogus"`},
+		{"cluster C segment-bytes=0", ErrSyntax, `segment-bytes="0": want a number from 1`},
+		{"cluster C retain-segments=1001", ErrSyntax, "retain-segments=1001 above the limit 1000"},
+		{"add p t/0", ErrReference, "not transactional"},
+		{"producer o on A old-format pid=3", ErrSyntax, "old-format excludes pid"},
+		{"producer o on A old-format transactional=t2", ErrSyntax, "old-format excludes transactional"},
 		{"cluster C replicas=1 replicas=2", ErrSyntax, "replicas given twice"},
 		{"cluster C extra", ErrSyntax, `unexpected word "extra"`},
 		{"cluster C/1", ErrSyntax, `bad name "C/1"`},

@@ -58,6 +58,9 @@ type replicaConfig struct {
 	// BarrierUnaware: a broker that predates control type 7 (hazard R8);
 	// NoBarrier: the cluster's feature level does not enable the barrier.
 	BarrierUnaware, NoBarrier bool
+	// SegmentBytes (0: the default) and RetainSegments (0: keep all):
+	// appendpath.Config's.
+	SegmentBytes, RetainSegments int
 	// registries: one salt registry per destination cluster of the run,
 	// shared by the cluster's replicas (wire.go).
 	registries registries
@@ -90,6 +93,8 @@ type replica interface {
 	// first batch alone is larger.
 	Read(offset int64, maxBytes int) ([]byte, error)
 	LogEndOffset() int64
+	// LogStartOffset is the first offset retention left (retain-segments).
+	LogStartOffset() int64
 	HighWatermark() int64
 	LastStableOffset() int64
 	SetHighWatermark(hw int64)

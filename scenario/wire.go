@@ -101,6 +101,8 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		// recovery-barrier=ignore: the prototype's segment recovery.
 		RecoveryIgnoresBarrier: cfg.Options.Get("recovery-barrier") == "ignore",
 		FailOnSourceChange:     cfg.Options.Get("source-change") == "fail",
+		SegmentBytes:           int64(cfg.SegmentBytes),
+		RetainSegments:         cfg.RetainSegments,
 		Now:                    func() time.Time { return time.UnixMilli(epochMillis) },
 	}}
 	if err := a.open(appendpath.Stopped, cfg.LeaderEpoch); err != nil {
@@ -170,6 +172,7 @@ func (a *apReplica) Read(offset int64, maxBytes int) ([]byte, error) {
 	return a.p.Read(offset, maxBytes)
 }
 func (a *apReplica) LogEndOffset() int64         { return a.p.LogEndOffset() }
+func (a *apReplica) LogStartOffset() int64       { return a.p.LogStartOffset() }
 func (a *apReplica) HighWatermark() int64        { return a.p.HighWatermark() }
 func (a *apReplica) LastStableOffset() int64     { return a.p.LastStableOffset() }
 func (a *apReplica) SetHighWatermark(hw int64)   { a.p.SetHighWatermark(hw) }

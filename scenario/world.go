@@ -46,6 +46,10 @@ type cluster struct {
 	txn            txnCoordinator
 	parts          []*partition // in topic declaration order, then partition number
 	faults         []fault
+
+	// segmentBytes and retainSegments: log.segment.bytes (0: the default),
+	// and retention by segment count (0 keeps every segment).
+	segmentBytes, retainSegments int
 }
 
 type fault struct {
@@ -96,6 +100,19 @@ type partition struct {
 	// paused marks the replicas whose fetcher is held back (pause): they
 	// fetch nothing, stay in the ISR and so hold the high watermark back.
 	paused map[int]bool
+
+	// seenIDs keeps, under retain-segments, the identity of every data
+	// batch the oracle read, by base offset: an ack of a retry whose batch
+	// retention has deleted is checked against it (checkAck).
+	seenIDs map[int64]batchID
+}
+
+// batchID is what tells a genuine retry: the true producer, the base
+// sequence and the epoch.
+type batchID struct {
+	producer string
+	seq      int32
+	epoch    int16
 }
 
 type pidOrigin struct {
@@ -123,6 +140,7 @@ type client struct {
 	identity  string
 	c         *cluster
 	txnID     string // "" idempotent
+	oldFormat bool   // magic 0/1: no producer ID, no InitProducerId
 	pid       int64
 	epoch     int16
 	seq       map[*partition]int32
@@ -206,6 +224,8 @@ func (w *world) exec(c *Command) error {
 		w.newZombie(c.Args[0], w.clients[c.Args[1]])
 	case OpSend:
 		return w.send(c)
+	case OpAdd:
+		w.add(c)
 	case OpBegin:
 		w.begin(w.clients[c.Args[0]])
 	case OpCommit:
@@ -301,6 +321,7 @@ func (w *world) addCluster(c *Command) error {
 	}
 	cl.legacy = argInt(c, "legacy-replicas", 0)
 	cl.noBarrier = argInt(c, "barrier-feature", 1) == 0
+	cl.segmentBytes, cl.retainSegments = argInt(c, "segment-bytes", 0), argInt(c, "retain-segments", 0)
 	start, _ := argInt64(c, "pid-start")
 	cl.pids = newPIDAllocator(start)
 	cl.pendingAdvance = -1
@@ -321,7 +342,7 @@ func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 		for i := 0; i < cl.replicas; i++ {
 			r, err := openReplica(replicaConfig{Strategy: w.strategy, Options: w.opts, ClusterID: cl.id,
 				Topic: t.name, Partition: int32(n), registries: w.regs, BarrierUnaware: i >= cl.replicas-cl.legacy,
-				NoBarrier: cl.noBarrier})
+				NoBarrier: cl.noBarrier, SegmentBytes: cl.segmentBytes, RetainSegments: cl.retainSegments})
 			if err != nil {
 				return fmt.Errorf("open %s %s replica %d: %w", cl.name, p.key, i, err)
 			}
