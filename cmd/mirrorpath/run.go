@@ -260,9 +260,11 @@ func (c runConfig) exitStatus(dir string, stderr io.Writer) int {
 			return 1
 		}
 	}
-	if n := rep.Noise(); n != nil && n.Noisy && c.failNoisy {
-		fmt.Fprintf(stderr, "run: the report is NOISY (--fail-noisy)\n")
-		return 3
+	if n := rep.Noise(); n != nil && n.Noisy {
+		fmt.Fprintf(stderr, "run: the report is NOISY (%s; docs/measuring.md, \"Noise\")\n", n.Verdict())
+		if c.failNoisy {
+			return 3
+		}
 	}
 	return 0
 }

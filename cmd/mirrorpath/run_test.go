@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -172,5 +173,26 @@ func TestRunReadme(t *testing.T) {
 	}
 	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-bench"}, &stdout, &stderr); code != 2 {
 		t.Errorf("--readme --no-bench: exit %d, want 2", code)
+	}
+}
+
+// TestRunExitNoisy: a noisy run exits 0 saying NOISY, or 3 with --fail-noisy.
+func TestRunExitNoisy(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, report.MetaFile), []byte(`{"title":"t","raw_files":["bench.txt"]}`), 0o644)
+	var b strings.Builder
+	b.WriteString("pkg: github.com/mirrorpath/mirrorpath/appendpath\n")
+	for i := range 10 {
+		// The A/A pair 20 % apart: the canary misses 1.00.
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=asis/crc=none/batch=16KiB/producers=1000-2 100 %d ns/op\n", 100+i%3)
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=barrier/crc=none/batch=16KiB/producers=1000-2 100 %d ns/op\n", 120+i%3)
+	}
+	os.WriteFile(filepath.Join(dir, report.BenchFile), []byte(b.String()), 0o644)
+	var stderr bytes.Buffer
+	if code := (runConfig{}).exitStatus(dir, &stderr); code != 0 || !strings.Contains(stderr.String(), "NOISY") {
+		t.Errorf("noisy run: exit %d, stderr %q", code, stderr.String())
+	}
+	if code := (runConfig{failNoisy: true}).exitStatus(dir, io.Discard); code != 3 {
+		t.Errorf("noisy run with --fail-noisy: exit %d, want 3", code)
 	}
 }
