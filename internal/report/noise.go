@@ -110,7 +110,7 @@ func canaryOff(r benchgate.RatioSummary) (float64, bool) {
 // Verdict is the one-line summary: "NOISY (n reasons)" or "steady".
 func (n *Noise) Verdict() string {
 	if n.Noisy {
-		return fmt.Sprintf("NOISY: %d of the checks failed", len(n.Reasons))
+		return fmt.Sprintf("NOISY, %d checks failed", len(n.Reasons))
 	}
 	return fmt.Sprintf("steady: the A/A canary holds 1.00 within %.0f%% and all %d intervals are within ±%.0f%% (widest ±%.1f%%)",
 		100*CanaryTolerance, n.Checked, 100*MaxHalfWidth, 100*n.Widest)
@@ -119,9 +119,18 @@ func (n *Noise) Verdict() string {
 // intervalString renders "1.02 [0.99, 1.05]".
 func intervalString(r benchgate.RatioSummary) string {
 	if !r.HasInterval() {
-		return fmt.Sprintf("%.2f [no interval]", r.Center)
+		return ratioString(r.Center) + " [no interval]"
 	}
-	return fmt.Sprintf("%.2f [%.2f, %.2f]", r.Center, r.Lo, r.Hi)
+	return ratioString(r.Center) + " [" + ratioString(r.Lo) + ", " + ratioString(r.Hi) + "]"
+}
+
+// ratioString prints a ratio with two decimals, three significant digits
+// below 0.1 (store/model is 0.01 to 0.1), so that its interval shows.
+func ratioString(v float64) string {
+	if math.Abs(v) < 0.1 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return fmt.Sprintf("%.2f", v)
 }
 
 // ratioCell renders a table cell: the ratio and benchstat-style ±% of its
@@ -144,7 +153,7 @@ func ratioCell(t *Table, row, col string) string {
 		return intervalString(r) + flag
 	}
 	if !r.HasInterval() {
-		return fmt.Sprintf("%.2f ±?%s", r.Center, flag)
+		return ratioString(r.Center) + " ±?" + flag
 	}
-	return fmt.Sprintf("%.2f ±%.0f%%%s", r.Center, 100*hw, flag)
+	return fmt.Sprintf("%s ±%.0f%%%s", ratioString(r.Center), 100*hw, flag)
 }

@@ -315,7 +315,7 @@ func TestReportMarkdownAndText(t *testing.T) {
 }
 
 // TestRecordedRun parses the raw output of a real `mirrorpath run` (quick
-// default: 3 interleaved rounds, Append at producers=1000, Limit, Update) and
+// selection, 3 interleaved rounds: Append at producers=1000, Limit, Update) and
 // checks that every figure of the report can be formed from it.
 func TestRecordedRun(t *testing.T) {
 	fh, err := os.Open("testdata/recorded-run.txt")
