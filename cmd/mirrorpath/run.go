@@ -185,18 +185,18 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "run: %v\n", err)
 		return 1
 	}
+	now := time.Now().UTC()
+	rep := &report.Report{
+		Title:   "mirrorpath run " + now.Format("2006-01-02 15:04 MST"),
+		Date:    now.Format("2006-01-02 15:04"),
+		Commit:  gitCommit(c.root), // before the old files go: removing committed ones would read as +dirty
+		Command: strings.TrimSpace("mirrorpath run " + strings.Join(c.args, " ")),
+	}
 	for _, f := range runFiles {
 		if err := os.Remove(filepath.Join(c.out, f)); err != nil && !os.IsNotExist(err) {
 			fmt.Fprintf(stderr, "run: %v\n", err)
 			return 1
 		}
-	}
-	now := time.Now().UTC()
-	rep := &report.Report{
-		Title:   "mirrorpath run " + now.Format("2006-01-02 15:04 MST"),
-		Date:    now.Format("2006-01-02 15:04"),
-		Commit:  gitCommit(c.root),
-		Command: strings.TrimSpace("mirrorpath run " + strings.Join(c.args, " ")),
 	}
 	mode := "quick"
 	if c.full {
@@ -261,7 +261,7 @@ func (c runConfig) exitStatus(dir string, stderr io.Writer) int {
 		}
 	}
 	if n := rep.Noise(); n != nil && n.Noisy {
-		fmt.Fprintf(stderr, "run: the report is NOISY (%s; docs/measuring.md, \"Noise\")\n", n.Verdict())
+		fmt.Fprintf(stderr, "run: %s (docs/measuring.md, \"Noise\")\n", n.Verdict())
 		if c.failNoisy {
 			return 3
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,7 +197,7 @@ func (r *Report) readmeBench(ew *errWriter, from string) {
 	ew.printf("\nEach ratio divides two medians of %s from the same interleaved rounds, ± its %.0f%% interval (a bootstrap of the ratio of medians, docs/measuring.md); ‼ marks a cell that fails a noise rule. Wall-time tables and every configuration's medians are in [%s](%s).\n",
 		unit, 100*Confidence, filepath.ToSlash(filepath.Join(from, ReportFile)), filepath.ToSlash(filepath.Join(from, ReportFile)))
 	for _, t := range r.Figures.HeadlineTables() {
-		ew.printf("\n**%s** (%s)\n\n", t.Title, t.Caption)
+		ew.printf("\n**%s.** %s.\n\n", t.Title, upperFirst(t.Caption))
 		t.markdown(ew)
 	}
 	r.Figures.Headline().absolute(ew)
@@ -219,11 +220,10 @@ func (f *Figures) absolute(ew *errWriter) {
 		if s.Range != "" {
 			out += " ±" + s.Range
 		}
-		if b, ok := f.Get(k, "B/s"); ok {
-			out += " · " + fmt.Sprintf("%.2f GB/s", b.Median/1e9)
-			if b.Range != "" {
-				out += " ±" + b.Range
-			}
+		if bytes, ok := f.batchBytes(k); ok {
+			// The batch's bytes over the median time per op; its interval is
+			// the time's, inverted.
+			out += fmt.Sprintf(" · %.2f GB/s", bytes/s.Median/1e9)
 		}
 		return out
 	}
@@ -276,12 +276,31 @@ func (f *Figures) absolute(ew *errWriter) {
 	if len(path.rows)+len(upd.rows) == 0 {
 		return
 	}
-	ew.printf("\n**Absolute medians** (%s ± benchmath's 95%% interval of the median; throughput from b.SetBytes over wall time)\n\n", timeName)
+	ew.printf("\n**Absolute medians.** %s ± benchmath's 95%% interval of the median; throughput is the batch's bytes (b.SetBytes) over that median, so its interval is the same ±%%.\n\n", timeName)
 	write(path, "benchmark · batch")
 	if len(path.rows) > 0 && len(upd.rows) > 0 {
 		ew.printf("\n")
 	}
 	write(upd, "benchmark · producers")
+}
+
+// batchBytes is the bytes per op a benchmark set with b.SetBytes:
+// throughput times wall time per op of one sample. The samples are sorted
+// (benchmath.NewSample sorts them), so the fastest result is the last B/s
+// and the first sec/op.
+func (f *Figures) batchBytes(k Key) (float64, bool) {
+	bps, wall := f.samples[k]["B/s"], f.samples[k][secPerOp]
+	if len(bps) == 0 || len(wall) == 0 {
+		return 0, false
+	}
+	return math.Round(bps[len(bps)-1] * wall[0]), true
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // strategyDesign is one sentence per design (docs/strategies.md).
