@@ -317,7 +317,7 @@ var strategyDesign = map[string]string{
 // design saying where it breaks.
 func (r *Report) readmeVerdicts(ew *errWriter, from string) {
 	m := r.Matrix
-	ew.printf("Generated from `%s` by `%s`; regenerate, never edit. Run %s UTC, commit %s: every file of the catalog under every strategy (failure codes seen; `ok` = none; ✗ = an `expect` line did not hold; the codes are in [docs/scenarios.md](docs/scenarios.md)).\n\n",
+	ew.printf("Generated from `%s` by `%s`; regenerate, never edit. Run %s UTC, commit %s: every file of the catalog under every strategy (failure codes seen; `ok` = none; ✗ = an `expect` line did not hold; the codes are in `docs/scenarios.md`).\n\n",
 		filepath.ToSlash(filepath.Join(from, ScenarioFile)), r.Command, r.Date, r.Commit)
 	if m == nil || len(m.Files) == 0 {
 		ew.printf("No scenario results in this run.\n")
