@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/benchgate"
 	"github.com/mirrorpath/mirrorpath/internal/report"
 )
@@ -70,7 +71,7 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 func init() {
 	register(command{
 		name:    "run",
-		summary: "scenario catalog under every strategy + quick benchmark comparison; writes results/<date>/report.md",
+		summary: "scenario catalog under every strategy + benchmark ratios with intervals and an A/A canary; writes results/run/",
 		run:     runRun,
 	})
 }
@@ -91,21 +92,23 @@ var (
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	full := fs.Bool("full", false, "publication-grade counts: 10 interleaved rounds of 1 s over every Append, Limit and Update configuration (tens of minutes)")
-	out := fs.String("out", "", "output `DIR` (default results/<YYYY-MM-DD> under the module)")
+	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/run under the module)")
 	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench; default: Append at producers=1000, Limit, Update; with --full every Append, Limit, Update)")
 	benchtime := fs.String("benchtime", "", "override -benchtime (`D` or Nx; default 100ms, 1s with --full)")
-	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 3, 10 with --full)")
+	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 10: benchmath's 95% interval of a median needs 6)")
+	readme := fs.Bool("readme", false, "also rewrite the marked sections of README.md and results/scenarios.md under the module from this run")
+	failNoisy := fs.Bool("fail-noisy", false, "exit 3 when the report is noisy (docs/measuring.md, \"Noise\"); without it a noisy report exits 0 and says NOISY")
 	pkgs := fs.String("pkg", "./appendpath ./psm", "benchmark `PACKAGES` (space or comma separated; the Append, Limit and Update benchmarks live in these two)")
 	scen := fs.String("scenarios", "scenarios", "scenario catalog `DIR` (every *.scn in it), relative to the module")
 	noBench := fs.Bool("no-bench", false, "skip the benchmarks")
 	noScen := fs.Bool("no-scenarios", false, "skip the scenario catalog")
 	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
 	if code, ok := parseHarnessFlags(fs, args, stderr,
-		"usage: mirrorpath run [--full] [--out DIR] [--bench RE] [--pkg PACKAGES] [--scenarios DIR]"); !ok {
+		"usage: mirrorpath run [--full] [--out DIR] [--bench RE] [--pkg PACKAGES] [--scenarios DIR] [--readme] [--fail-noisy]"); !ok {
 		return code
 	}
-	cfg := runConfig{patterns: runQuickPatterns, benchtime: "100ms", count: 3, pkgs: splitList(*pkgs), scenarios: *scen,
-		noBench: *noBench, noScenarios: *noScen, full: *full, args: args}
+	cfg := runConfig{patterns: runQuickPatterns, benchtime: "100ms", count: 10, pkgs: splitList(*pkgs), scenarios: *scen,
+		noBench: *noBench, noScenarios: *noScen, full: *full, args: args, readme: *readme, failNoisy: *failNoisy}
 	if *full {
 		cfg.benchtime, cfg.count, cfg.patterns = "1s", 10, runFullPatterns
 	}
@@ -118,6 +121,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *count < 0 {
 		return usageError(fs, stderr, "--count must be positive")
 	}
+	if *readme && (*noBench || *noScen) {
+		return usageError(fs, stderr, "--readme rewrites both generated sections: it needs the benchmarks and the scenario catalog")
+	}
 	if *count > 0 {
 		cfg.count = *count
 	}
@@ -129,7 +135,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	cfg.root = root
 	cfg.out = *out
 	if cfg.out == "" {
-		cfg.out = filepath.Join(root, "results", time.Now().UTC().Format("2006-01-02"))
+		cfg.out = filepath.Join(root, "results", "run")
 	}
 	return cfg.do(stdout, stderr)
 }
@@ -140,6 +146,7 @@ type runConfig struct {
 	count                           int
 	pkgs                            []string
 	noBench, noScenarios, full      bool
+	readme, failNoisy               bool
 	args                            []string
 }
 
@@ -166,15 +173,30 @@ func moduleRoot(dir string) (string, error) {
 	}
 }
 
+// runFiles are the files a run writes into its directory; each run removes
+// them first, so that the directory holds one run and nothing of an earlier
+// one (a chart without data, a skipped half).
+var runFiles = []string{report.MetaFile, report.BenchFile, report.ScenarioFile, report.ReportFile,
+	"append-throughput.svg", "strategy-over-asis.svg", "psm-update.svg"}
+
 func (c runConfig) do(stdout, stderr io.Writer) int {
 	start := time.Now()
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		fmt.Fprintf(stderr, "run: %v\n", err)
 		return 1
 	}
+	now := time.Now().UTC()
 	rep := &report.Report{
-		Title:   "mirrorpath run " + time.Now().UTC().Format("2006-01-02 15:04 MST"),
+		Title:   "mirrorpath run " + now.Format("2006-01-02 15:04 MST"),
+		Date:    now.Format("2006-01-02 15:04"),
+		Commit:  gitCommit(c.root), // before the old files go: removing committed ones would read as +dirty
 		Command: strings.TrimSpace("mirrorpath run " + strings.Join(c.args, " ")),
+	}
+	for _, f := range runFiles {
+		if err := os.Remove(filepath.Join(c.out, f)); err != nil && !os.IsNotExist(err) {
+			fmt.Fprintf(stderr, "run: %v\n", err)
+			return 1
+		}
 	}
 	mode := "quick"
 	if c.full {
@@ -188,12 +210,13 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 			rep.Env = append(rep.Env, fmt.Sprintf("load average at start %s %s %s (1, 5, 15 min): wall-clock figures are only as steady as this allows", f[0], f[1], f[2]))
 		}
 	}
+	rep.CPU, rep.Kernel, rep.Features = cpuModel(), codec.CRCKernel(), cpuFeatures()
 
 	// 1. Scenario catalog.
 	if c.noScenarios {
 		rep.Notes = append(rep.Notes, "scenario catalog skipped (--no-scenarios)")
-	} else {
-		rep.Matrix = c.scenarioMatrix(rep, stderr)
+	} else if m := c.scenarioMatrix(rep, stderr); m != nil {
+		rep.RawFiles = append(rep.RawFiles, report.ScenarioFile)
 	}
 
 	// 2. Benchmarks.
@@ -202,29 +225,83 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	} else {
 		rep.Figures = c.benchmarks(rep, stderr)
 		if rep.Figures != nil && rep.Figures.Results > 0 {
-			rep.RawFiles = append(rep.RawFiles, "bench.txt")
-			if cpu := benchCPU(filepath.Join(c.out, "bench.txt")); cpu != "" {
-				rep.Env = append(rep.Env, "cpu: "+cpu)
+			rep.RawFiles = append(rep.RawFiles, report.BenchFile)
+			if rep.CPU == "" {
+				rep.CPU = benchCPU(filepath.Join(c.out, report.BenchFile))
 			}
 			c.charts(rep, stderr)
 		}
 	}
-	if rep.Matrix != nil {
-		rep.RawFiles = append(rep.RawFiles, "scenarios.jsonl")
-	}
 
-	path := filepath.Join(c.out, "report.md")
-	if err := writeFileWith(path, rep.WriteMarkdown); err != nil {
+	// 3. The report, rebuilt from what was written, as `mirrorpath report` does.
+	if err := rep.SaveMeta(c.out); err != nil {
 		fmt.Fprintf(stderr, "run: %v\n", err)
 		return 1
 	}
-	rep.WriteText(stdout)
-	fmt.Fprintf(stdout, "\nwrote %s (%s)\n", path, time.Since(start).Round(time.Second))
+	code := writeReports(c.root, c.out, c.readme, stdout, stderr)
+	if code != 0 {
+		return code
+	}
+	fmt.Fprintf(stdout, "(%s)\n", time.Since(start).Round(time.Second))
+	return c.exitStatus(c.out, stderr)
+}
+
+// exitStatus is 1 when an expect line of the catalog failed, 3 when the
+// report is noisy and --fail-noisy is set, else 0.
+func (c runConfig) exitStatus(dir string, stderr io.Writer) int {
+	rep, err := report.Load(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "run: %v\n", err)
+		return 1
+	}
 	if rep.Matrix != nil {
 		if unmet := rep.Matrix.Unmet(); len(unmet) > 0 {
 			fmt.Fprintf(stderr, "run: %d scenario expectations did not hold: %s\n", len(unmet), strings.Join(unmet, ", "))
 			return 1
 		}
+	}
+	if n := rep.Noise(); n != nil && n.Noisy {
+		fmt.Fprintf(stderr, "run: %s (docs/measuring.md, \"Noise\")\n", n.Verdict())
+		if c.failNoisy {
+			return 3
+		}
+	}
+	return 0
+}
+
+// writeReports loads the run directory dir, writes its report.md, prints
+// the text report with the noise verdict and, with readme, rewrites the
+// marked sections of README.md and results/scenarios.md under root.
+func writeReports(root, dir string, readme bool, stdout, stderr io.Writer) int {
+	rep, err := report.Load(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "report: %v\n", err)
+		return 1
+	}
+	if err := rep.WriteReportFile(dir); err != nil {
+		fmt.Fprintf(stderr, "report: %v\n", err)
+		return 1
+	}
+	rep.WriteText(stdout)
+	if n := rep.Noise(); n != nil && n.Noisy {
+		fmt.Fprintf(stdout, "\n*** NOISY report: %d noise checks failed (above); ratios marked ‼ are not to be quoted ***\n", len(n.Reasons))
+	}
+	fmt.Fprintf(stdout, "\nwrote %s\n", filepath.Join(dir, report.ReportFile))
+	if !readme {
+		return 0
+	}
+	from, err := filepath.Rel(root, dir)
+	if err != nil || strings.HasPrefix(from, "..") {
+		fmt.Fprintf(stderr, "report: --readme needs the run directory inside the module (%s is not under %s)\n", dir, root)
+		return 2
+	}
+	for _, doc := range []string{"README.md", filepath.Join("results", "scenarios.md")} {
+		done, err := rep.RewriteSections(filepath.Join(root, doc), filepath.ToSlash(from))
+		if err != nil {
+			fmt.Fprintf(stderr, "report: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "rewrote %s: sections %s\n", doc, strings.Join(done, ", "))
 	}
 	return 0
 }
@@ -252,7 +329,9 @@ func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) *report.
 	var jsonOut, errOut bytes.Buffer
 	code, panicked := callCommand(sc, append([]string{"run", "--json"}, files...), &jsonOut, &errOut)
 	step(fmt.Sprintf("exit %d", code))
-	os.WriteFile(filepath.Join(c.out, "scenarios.jsonl"), jsonOut.Bytes(), 0o644)
+	// Paths relative to the module, so that the committed file names no machine.
+	rel := bytes.ReplaceAll(jsonOut.Bytes(), []byte(`"file":"`+c.root+string(filepath.Separator)), []byte(`"file":"`))
+	os.WriteFile(filepath.Join(c.out, report.ScenarioFile), rel, 0o644)
 	if panicked != "" {
 		rep.Notes = append(rep.Notes, "scenario run panicked: "+panicked)
 	}
@@ -289,7 +368,7 @@ func callCommand(c command, args []string, stdout, stderr io.Writer) (code int, 
 // compare configurations measured at different moments. The output goes to
 // bench.txt and is parsed.
 func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figures {
-	raw, err := os.Create(filepath.Join(c.out, "bench.txt"))
+	raw, err := os.Create(filepath.Join(c.out, report.BenchFile))
 	if err != nil {
 		rep.Notes = append(rep.Notes, "bench.txt: "+err.Error())
 		return nil
@@ -362,7 +441,7 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: none of its benchmarks is in the selection (`%s`)", b.ImportPath, strings.Join(c.patterns, "` or `")))
 		}
 	}
-	fig, err := report.ParseBench(&all, "bench.txt")
+	fig, err := report.ParseBench(&all, report.BenchFile)
 	if err != nil {
 		rep.Notes = append(rep.Notes, "parsing benchmark output: "+err.Error())
 		return nil

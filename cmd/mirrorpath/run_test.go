@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/report"
+	"github.com/mirrorpath/mirrorpath/scenario"
 )
 
 // withScenarioCommand installs a stand-in scenario command for the test.
@@ -90,5 +95,104 @@ func TestRunArgs(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
 		}
+	}
+}
+
+// TestRunMatrixHasEveryStrategy: run's verdict matrix is computed from the
+// scenario command, so it holds every strategy the simulator knows, in
+// scenario.StrategyNames order, whatever the catalog holds.
+func TestRunMatrixHasEveryStrategy(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755)
+	scn, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "01-local-pid-reuse.scn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "scenarios", "01-local-pid-reuse.scn"), scn, 0o644)
+	out := filepath.Join(dir, "results", "run")
+	var stdout, stderr bytes.Buffer
+	if code := mainArgs([]string{"run", "--dir", dir, "--no-bench"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	rep, err := report.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Matrix == nil || !slices.Equal(rep.Matrix.Strategies, scenario.StrategyNames) {
+		t.Fatalf("matrix strategies %v, want %v", rep.Matrix, scenario.StrategyNames)
+	}
+	jl, _ := os.ReadFile(filepath.Join(out, report.ScenarioFile))
+	if bytes.Contains(jl, []byte(dir)) {
+		t.Errorf("scenarios.jsonl names the machine's path %s", dir)
+	}
+}
+
+// TestRunReadme: --readme rewrites the marked sections of README.md and
+// results/scenarios.md, `report --readme` gives the same bytes again, and a
+// second run leaves no file of the first behind.
+func TestRunReadme(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "results", "run"), 0o755)
+	os.WriteFile(filepath.Join(dir, "scenarios", "x.scn"), []byte("#\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "results", "run", "strategy-over-asis.svg"), []byte("<svg/>"), 0o644) // an earlier run's
+	readme := "# m\n\n<!-- mirrorpath:verdicts:begin -->\nhand-edited\n<!-- mirrorpath:verdicts:end -->\n\n<!-- mirrorpath:bench:begin -->\n<!-- mirrorpath:bench:end -->\n"
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644)
+	os.WriteFile(filepath.Join(dir, "results", "scenarios.md"), []byte("# s\n<!-- mirrorpath:verdicts:begin -->\n<!-- mirrorpath:verdicts:end -->\n"), 0o644)
+	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int {
+		io.WriteString(stdout, `{"file":"x.scn","strategy":"negate","violations":[{"code":"M4"}]}`+"\n")
+		return 0
+	})
+	var stdout, stderr bytes.Buffer
+	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--pkg", "./absent"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results", "run", "strategy-over-asis.svg")); !os.IsNotExist(err) {
+		t.Errorf("the earlier run's chart is still there: %v", err)
+	}
+	first, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	for _, want := range []string{"| x | M4 |", "No benchmark results in this run.", "by `mirrorpath run --dir " + dir} {
+		if !strings.Contains(string(first), want) {
+			t.Errorf("README lacks %q:\n%s", want, first)
+		}
+	}
+	if strings.Contains(string(first), "hand-edited") {
+		t.Errorf("README keeps the hand edit:\n%s", first)
+	}
+	if s, _ := os.ReadFile(filepath.Join(dir, "results", "scenarios.md")); !strings.Contains(string(s), "| x | M4 |") {
+		t.Errorf("results/scenarios.md not rewritten:\n%s", s)
+	}
+	stdout.Reset()
+	if code := mainArgs([]string{"report", "--dir", dir, "--readme"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr.String())
+	}
+	if again, _ := os.ReadFile(filepath.Join(dir, "README.md")); !bytes.Equal(first, again) {
+		t.Errorf("report --readme changed the README:\n%s", again)
+	}
+	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-bench"}, &stdout, &stderr); code != 2 {
+		t.Errorf("--readme --no-bench: exit %d, want 2", code)
+	}
+}
+
+// TestRunExitNoisy: a noisy run exits 0 saying NOISY, or 3 with --fail-noisy.
+func TestRunExitNoisy(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, report.MetaFile), []byte(`{"title":"t","raw_files":["bench.txt"]}`), 0o644)
+	var b strings.Builder
+	b.WriteString("pkg: github.com/mirrorpath/mirrorpath/appendpath\n")
+	for i := range 10 {
+		// The A/A pair 20 % apart: the canary misses 1.00.
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=asis/crc=none/batch=16KiB/producers=1000-2 100 %d ns/op\n", 100+i%3)
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=barrier/crc=none/batch=16KiB/producers=1000-2 100 %d ns/op\n", 120+i%3)
+	}
+	os.WriteFile(filepath.Join(dir, report.BenchFile), []byte(b.String()), 0o644)
+	var stderr bytes.Buffer
+	if code := (runConfig{}).exitStatus(dir, &stderr); code != 0 || !strings.Contains(stderr.String(), "NOISY") {
+		t.Errorf("noisy run: exit %d, stderr %q", code, stderr.String())
+	}
+	if code := (runConfig{failNoisy: true}).exitStatus(dir, io.Discard); code != 3 {
+		t.Errorf("noisy run with --fail-noisy: exit %d, want 3", code)
 	}
 }

@@ -44,12 +44,17 @@ type Stat struct {
 	Median float64 // tidied unit: sec/op, B/s, B/op, allocs/op
 	N      int
 	Range  string // 95% confidence interval as ±%, "" if too few samples
+	// Lo and Hi bound benchmath's 95% confidence interval of the median
+	// (AssumeNothing: order statistics, so at least 6 samples); ±Inf with
+	// fewer.
+	Lo, Hi float64
 }
 
 // Figures holds every benchmark summary of one run.
 type Figures struct {
-	stats map[Key]map[string]Stat
-	keys  []Key
+	stats   map[Key]map[string]Stat
+	samples map[Key]map[string][]float64
+	keys    []Key
 	// Results counts benchmark result lines read.
 	Results int
 	// SyntaxErrors counts malformed benchmark lines skipped.
@@ -78,7 +83,7 @@ func ParseBench(r io.Reader, name string) (*Figures, error) {
 	}
 	samples := map[group][]float64{}
 	var order []group
-	f := &Figures{stats: map[Key]map[string]Stat{}, timeUnit: secPerOp}
+	f := &Figures{stats: map[Key]map[string]Stat{}, samples: map[Key]map[string][]float64{}, timeUnit: secPerOp}
 	rd := benchfmt.NewReader(r, name)
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
@@ -108,13 +113,15 @@ func ParseBench(r io.Reader, name string) (*Figures, error) {
 		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(samples[g], &th), 0.95)
 		if f.stats[key] == nil {
 			f.stats[key] = map[string]Stat{}
+			f.samples[key] = map[string][]float64{}
 			f.keys = append(f.keys, key)
 		}
+		f.samples[key][unit] = samples[g]
 		rng := s.PctRangeString()
 		if strings.Contains(rng, "∞") { // too few samples for a 95% interval
 			rng = ""
 		}
-		f.stats[key][unit] = Stat{Median: s.Center, N: len(samples[g]), Range: rng}
+		f.stats[key][unit] = Stat{Median: s.Center, N: len(samples[g]), Range: rng, Lo: s.Lo, Hi: s.Hi}
 	}
 	return f, nil
 }
@@ -165,13 +172,19 @@ type Table struct {
 	Rows    []string
 	Cols    []string
 	Cells   map[[2]string]float64
+	// Intervals holds each cell's ratio with its 95% confidence interval
+	// (benchgate.RatioInterval).
+	Intervals map[[2]string]benchgate.RatioSummary
+	// Canary marks the A/A table: its cells should be 1.00.
+	Canary bool
 }
 
 func newTable(title, caption, rowHead string) *Table {
-	return &Table{Title: title, Caption: caption, RowHead: rowHead, Cells: map[[2]string]float64{}}
+	return &Table{Title: title, Caption: caption, RowHead: rowHead, Cells: map[[2]string]float64{},
+		Intervals: map[[2]string]benchgate.RatioSummary{}}
 }
 
-func (t *Table) set(row, col string, v float64) {
+func (t *Table) set(row, col string, r benchgate.RatioSummary) {
 	if _, ok := t.Cells[[2]string{row, col}]; !ok {
 		if !slices.Contains(t.Rows, row) {
 			t.Rows = append(t.Rows, row)
@@ -180,7 +193,23 @@ func (t *Table) set(row, col string, v float64) {
 			t.Cols = append(t.Cols, col)
 		}
 	}
-	t.Cells[[2]string{row, col}] = v
+	t.Cells[[2]string{row, col}] = r.Center
+	t.Intervals[[2]string{row, col}] = r
+}
+
+// Confidence of every interval the report prints.
+const Confidence = 0.95
+
+// ratio is num/den of the view's time unit with its interval; ok is false
+// when a side is missing or not positive.
+func (f *Figures) ratio(num, den Key) (benchgate.RatioSummary, bool) {
+	if _, ok := f.secs(num); !ok {
+		return benchgate.RatioSummary{}, false
+	}
+	if _, ok := f.secs(den); !ok {
+		return benchgate.RatioSummary{}, false
+	}
+	return benchgate.RatioInterval(f.samples[num][f.timeUnit], f.samples[den][f.timeUnit], Confidence), true
 }
 
 // Empty reports whether the table has no cell.
@@ -262,10 +291,39 @@ func (f *Figures) StrategyOverAsis() *Table {
 		if !ok {
 			continue
 		}
-		num, ok1 := f.secs(k)
-		den, ok2 := f.secs(a)
-		if ok1 && ok2 {
-			t.set(rowLabel(k.Strategy, k.CRC, "producers="+k.Producers), k.Batch, num/den)
+		if r, ok := f.ratio(k, a); ok {
+			t.set(rowLabel(k.Strategy, k.CRC, "producers="+k.Producers), k.Batch, r)
+		}
+	}
+	t.Cols = sortBatches(t.Cols)
+	return f.titled(t)
+}
+
+// CanaryStrategy is the strategy whose BenchmarkAppend runs the same code
+// as strategy=asis: on a mirroring partition barrier stores batches as-is and
+// differs from verbatim only at STOPPING (appendpath.Partition.Stop writes
+// its barrier), which the benchmark never reaches. Their ratio is the run's
+// A/A canary.
+const CanaryStrategy = "barrier"
+
+// Canary is BenchmarkAppend under CanaryStrategy divided by strategy=asis
+// at the same batch, producers and CRC fix: an A/A pair, measured in the same
+// rounds, whose every cell should be 1.00.
+func (f *Figures) Canary() *Table {
+	t := newTable("A/A canary: "+CanaryStrategy+" / asis",
+		"median sec/op of BenchmarkAppend/strategy="+CanaryStrategy+" divided by strategy=asis at the same batch and producers: the same code on the append path, so 1.00 up to the run's noise",
+		"pair · producers")
+	t.Canary = true
+	for _, k := range sortKeys(f.Keys("Append")) {
+		if k.Strategy != CanaryStrategy {
+			continue
+		}
+		a, ok := f.asisFor(k)
+		if !ok {
+			continue
+		}
+		if r, ok := f.ratio(k, a); ok {
+			t.set(rowLabel(CanaryStrategy+"/asis", "producers="+k.Producers), k.Batch, r)
 		}
 	}
 	t.Cols = sortBatches(t.Cols)
@@ -296,10 +354,8 @@ func (f *Figures) AsisOverLimit() *Table {
 			if !ok {
 				continue
 			}
-			num, ok1 := f.secs(k)
-			den, ok2 := f.secs(l)
-			if ok1 && ok2 {
-				t.set(rowLabel("producers="+k.Producers, k.CRC, lim.label), k.Batch, num/den)
+			if r, ok := f.ratio(k, l); ok {
+				t.set(rowLabel("producers="+k.Producers, k.CRC, lim.label), k.Batch, r)
 			}
 		}
 	}
@@ -335,10 +391,8 @@ func (f *Figures) StoreOverModel() *Table {
 		m := k
 		m.Impl = "model"
 		m.Full = strings.Replace(k.Full, "impl=store", "impl=model", 1)
-		num, ok1 := f.secs(k)
-		den, ok2 := f.secs(m)
-		if ok1 && ok2 {
-			t.set(rowLabel("store/model", updateLabel(k), k.Strategy, k.Batch), k.Producers, num/den)
+		if r, ok := f.ratio(k, m); ok {
+			t.set(rowLabel("store/model", updateLabel(k), k.Strategy, k.Batch), k.Producers, r)
 		}
 	}
 	t.Cols = sortBatches(t.Cols)

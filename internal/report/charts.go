@@ -150,7 +150,7 @@ func (f *Figures) StrategyChart() *Chart {
 			continue
 		}
 		for _, c := range t.Cols {
-			if v, ok := t.Cells[[2]string{r, c}]; ok {
+			if v, ok := t.Intervals[[2]string{r, c}]; ok {
 				sub.set(strings.TrimSuffix(r, suffix), c, v)
 			}
 		}

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -11,21 +10,56 @@ import (
 )
 
 // Report is everything one `mirrorpath run` produced.
+// Everything but Figures and Matrix is saved as run.json next to the raw
+// files, from which Load rebuilds the whole report.
 type Report struct {
-	Title    string
-	Command  string   // the command line that produced it
-	Settings []string // e.g. "benchtime 100ms", "count 3"
-	Env      []string // go version, cpu, …
-	Notes    []string // what was missing or failed, in plain words
-	Figures  *Figures // nil when no benchmark ran
-	Matrix   *Matrix  // nil when no scenario ran
-	Charts   []ChartFile
-	RawFiles []string // raw output files next to report.md
+	Title    string   `json:"title"`
+	Date     string   `json:"date,omitempty"`   // UTC, "2006-01-02 15:04"
+	Commit   string   `json:"commit,omitempty"` // short hash, "+dirty" when the tree had changes
+	Command  string   `json:"command"`          // the command line that produced it
+	Settings []string `json:"settings"`         // e.g. "benchtime 100ms", "count 3"
+	Env      []string `json:"env"`              // go version, load, …
+	// CPU is the processor's model name; Kernel the CRC-32C kernel the
+	// code dispatches to on it (codec.CRCKernel) and Features the CPU
+	// features that choice depends on, as the CPU reports them.
+	CPU      string      `json:"cpu,omitempty"`
+	Kernel   string      `json:"crc_kernel,omitempty"`
+	Features []string    `json:"cpu_features,omitempty"`
+	Notes    []string    `json:"notes"` // what was missing or failed, in plain words
+	Figures  *Figures    `json:"-"`     // nil when no benchmark ran
+	Matrix   *Matrix     `json:"-"`     // nil when no scenario ran
+	Charts   []ChartFile `json:"charts"`
+	RawFiles []string    `json:"raw_files"` // raw output files next to report.md
 }
 
 // ChartFile is a chart written next to report.md.
 type ChartFile struct {
-	Title, File string
+	Title string `json:"title"`
+	File  string `json:"file"`
+}
+
+// CPULine says which machine the figures come from: model, CRC-32C kernel,
+// the features it depends on.
+func (r *Report) CPULine() string {
+	cpu := r.CPU
+	if cpu == "" {
+		cpu = "unknown CPU"
+	}
+	if r.Kernel != "" {
+		cpu += "; CRC-32C kernel `" + r.Kernel + "`"
+	}
+	if len(r.Features) > 0 {
+		cpu += " (features: " + strings.Join(r.Features, " ") + ")"
+	}
+	return cpu
+}
+
+// Noise judges the benchmark figures; nil without them.
+func (r *Report) Noise() *Noise {
+	if r.Figures == nil || r.Figures.Results == 0 {
+		return nil
+	}
+	return r.Figures.Judge()
 }
 
 // Tables returns the ratio tables that have data, in report order.
@@ -39,7 +73,7 @@ func (r *Report) Tables() []*Table {
 	}
 	var out []*Table
 	for _, f := range views {
-		for _, t := range []*Table{f.StrategyOverAsis(), f.AsisOverLimit(), f.StoreOverModel()} {
+		for _, t := range []*Table{f.Canary(), f.StrategyOverAsis(), f.AsisOverLimit(), f.StoreOverModel()} {
 			if !t.Empty() {
 				out = append(out, t)
 			}
@@ -61,7 +95,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, s := range r.Env {
 		ew.printf("- %s\n", s)
 	}
-	ew.printf("\nEvery ratio below divides two medians measured in this run, on this machine.\n")
+	ew.printf("- cpu: %s\n", r.CPULine())
+	if r.Commit != "" {
+		ew.printf("- commit %s\n", r.Commit)
+	}
+	ew.printf("\nEvery ratio below divides two medians measured in this run, on this machine, with its %.0f%% interval (docs/measuring.md, \"Noise\").\n", 100*Confidence)
+	if n := r.Noise(); n != nil {
+		n.markdown(ew)
+	}
 	if len(r.Notes) > 0 {
 		ew.printf("\n## Notes\n\n")
 		for _, n := range r.Notes {
@@ -134,7 +175,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, row := range t.Rows {
 			fmt.Fprint(tw, row)
 			for _, c := range t.Cols {
-				fmt.Fprintf(tw, "\t%s", cell(t.Cells, row, c))
+				fmt.Fprintf(tw, "\t%s", ratioCell(t, row, c))
 			}
 			fmt.Fprintln(tw, "\t")
 		}
@@ -144,15 +185,37 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, n := range r.Notes {
 		ew.printf("note: %s\n", n)
 	}
+	if n := r.Noise(); n != nil {
+		ew.printf("\ncpu: %s\nnoise (%s): %s\n", r.CPULine(), n.View, n.Verdict())
+		for i, why := range n.Reasons {
+			if i == maxReasons {
+				ew.printf("  and %d more\n", len(n.Reasons)-maxReasons)
+				break
+			}
+			ew.printf("  %s\n", why)
+		}
+	}
 	return ew.err
 }
 
-func cell(cells map[[2]string]float64, row, col string) string {
-	v, ok := cells[[2]string{row, col}]
-	if !ok || math.IsNaN(v) {
-		return "-"
+// maxReasons bounds the noise reasons listed; the marks in the tables show the rest.
+const maxReasons = 8
+
+// markdown writes the noise verdict with its reasons.
+func (n *Noise) markdown(ew *errWriter) {
+	ew.printf("\n**Noise (%s): %s.**", n.View, n.Verdict())
+	if n.Noisy {
+		ew.printf(" Cells marked ‼ fail a rule:\n\n")
+		for i, why := range n.Reasons {
+			if i == maxReasons {
+				ew.printf("- and %d more\n", len(n.Reasons)-maxReasons)
+				break
+			}
+			ew.printf("- %s\n", why)
+		}
+	} else {
+		ew.printf("\n")
 	}
-	return fmt.Sprintf("%.2f", v)
 }
 
 func (t *Table) markdown(ew *errWriter) {
@@ -160,7 +223,7 @@ func (t *Table) markdown(ew *errWriter) {
 	for _, row := range t.Rows {
 		ew.printf("| %s |", row)
 		for _, c := range t.Cols {
-			ew.printf(" %s |", cell(t.Cells, row, c))
+			ew.printf(" %s |", ratioCell(t, row, c))
 		}
 		ew.printf("\n")
 	}
@@ -206,13 +269,18 @@ func (f *Figures) markdown(ew *errWriter) {
 	}
 }
 
-// mbps renders throughput as go test prints it (decimal MB/s, as the charts).
+// mbps renders throughput (b.SetBytes over wall time) in decimal GB/s with
+// benchstat's ±% of its interval.
 func mbps(s map[string]Stat) string {
 	v, ok := s["B/s"]
 	if !ok {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f MB/s", v.Median/1e6)
+	out := fmt.Sprintf("%.2f GB/s", v.Median/1e9)
+	if v.Range != "" {
+		out += " ±" + v.Range
+	}
+	return out
 }
 
 func (k Key) label() string { return k.Full }

@@ -293,9 +293,9 @@ func TestReportMarkdownAndText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"# mirrorpath run 2026-01-02", "## Notes", "- pid: no benchmarks", "| file | verbatim | negate | barrier |",
-		"| 05.scn | - | ERR+LAT ✗ | - |", "### Append time per batch: strategy / asis", "| negate · patch · producers=1 | 1.14 | 1.06 |",
-		"| store/model | 0.25 | 0.25 | 0.33 |", "![Append throughput](append-throughput.svg)", "[bench.txt](bench.txt)",
-		"| appendpath | Append/strategy=asis/crc=none/batch=1KiB/producers=1000 | 170.0ns | - | 6024 MB/s | 0 | 0 | 3 |",
+		"| 05.scn | - | ERR+LAT ✗ | - |", "### Append time per batch: strategy / asis", "| negate · patch · producers=1 | 1.14 ±4% | 1.06 ±4% |",
+		"| store/model | 0.25 ±4% | 0.25 ±4% | 0.33 ±4% |", "![Append throughput](append-throughput.svg)", "[bench.txt](bench.txt)",
+		"| appendpath | Append/strategy=asis/crc=none/batch=1KiB/producers=1000 | 170.0ns | - | 6.02 GB/s | 0 | 0 | 3 |",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report.md lacks %q", want)
@@ -315,7 +315,7 @@ func TestReportMarkdownAndText(t *testing.T) {
 }
 
 // TestRecordedRun parses the raw output of a real `mirrorpath run` (quick
-// default: 3 interleaved rounds, Append at producers=1000, Limit, Update) and
+// selection, 3 interleaved rounds: Append at producers=1000, Limit, Update) and
 // checks that every figure of the report can be formed from it.
 func TestRecordedRun(t *testing.T) {
 	fh, err := os.Open("testdata/recorded-run.txt")
@@ -362,9 +362,11 @@ func TestRecordedRun(t *testing.T) {
 	if w, c := f.StrategyOverAsis().Cells, cpu.StrategyOverAsis().Cells; fmt.Sprint(w) == fmt.Sprint(c) {
 		t.Error("CPU view divides the same numbers as the wall view")
 	}
+	finite(f.Canary(), 1, 4)
+	finite(cpu.Canary(), 1, 4)
 	r := &Report{Figures: f}
-	if n := len(r.Tables()); n != 6 {
-		t.Errorf("report has %d tables, want 3 wall + 3 CPU", n)
+	if n := len(r.Tables()); n != 8 {
+		t.Errorf("report has %d tables, want 4 wall + 4 CPU", n)
 	}
 	for _, c := range []*Chart{f.ThroughputChart(), f.StrategyChart(), f.UpdateChart()} {
 		if !c.HasData() {

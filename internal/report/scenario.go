@@ -40,6 +40,8 @@ type Matrix struct {
 	Cells      map[[2]string]*Cell
 	// Malformed counts lines that were not valid JSON objects.
 	Malformed int
+	// shortNames: how the generated paragraphs name each file (shortIDs).
+	shortNames map[string]string
 }
 
 // ParseScenarios reads JSON lines; blank lines and lines not starting with

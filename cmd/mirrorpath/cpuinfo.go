@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+
+	"golang.org/x/sys/cpu"
+)
+
+// cpuModel is the processor's model name from /proc/cpuinfo (Linux), or ""
+// (the caller then takes go test's "cpu:" line).
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// cpuFeatures lists the CPU features codec's CRC-32C dispatch reads
+// (crccopy_amd64.go, crcfold_amd64.go), each as present or "no-" absent.
+func cpuFeatures() []string {
+	if runtime.GOARCH != "amd64" {
+		return nil // codec has kernels for amd64 only; elsewhere hash/crc32 chooses
+	}
+	var out []string
+	for _, f := range []struct {
+		name string
+		has  bool
+	}{
+		{"sse4.2", cpu.X86.HasSSE42}, {"pclmulqdq", cpu.X86.HasPCLMULQDQ}, {"avx2", cpu.X86.HasAVX2},
+		{"avx512f", cpu.X86.HasAVX512F}, {"avx512vl", cpu.X86.HasAVX512VL}, {"vpclmulqdq", cpu.X86.HasAVX512VPCLMULQDQ},
+	} {
+		if f.has {
+			out = append(out, f.name)
+		} else {
+			out = append(out, "no-"+f.name)
+		}
+	}
+	return out
+}
+
+// gitCommit is the short hash of HEAD in dir, "+dirty" when tracked files
+// have changes, or "unknown" outside a git checkout.
+func gitCommit(dir string) string {
+	cmd := exec.Command("git", "rev-parse", "--short", "HEAD")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	st := exec.Command("git", "status", "--porcelain", "--untracked-files=no")
+	st.Dir = dir
+	if s, err := st.Output(); err == nil && len(strings.TrimSpace(string(s))) > 0 {
+		c += "+dirty"
+	}
+	return c
+}

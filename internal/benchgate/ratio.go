@@ -1,0 +1,90 @@
+package benchgate
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// RatioSummary is the ratio of two samples' medians with a confidence
+// interval. Lo and Hi are NaN when either sample has fewer than two values.
+type RatioSummary struct {
+	Center, Lo, Hi float64
+	Confidence     float64
+	N, D           int // sizes of the numerator's and the denominator's sample
+}
+
+// HasInterval reports whether Lo and Hi bound Center.
+func (r RatioSummary) HasInterval() bool { return !math.IsNaN(r.Lo) && !math.IsNaN(r.Hi) }
+
+// HalfWidth is the larger distance from Center to a bound, as a fraction of
+// Center (benchstat's ±% of a summary); +Inf without an interval.
+func (r RatioSummary) HalfWidth() float64 {
+	if !r.HasInterval() || r.Center == 0 {
+		return math.Inf(1)
+	}
+	return max(r.Hi-r.Center, r.Center-r.Lo) / r.Center
+}
+
+// ratioResamples is the bootstrap's resample count: the 2.5 % and 97.5 %
+// quantiles of 4000 resampled ratios move by well under 1 % between seeds
+// for samples of 6 to 20 values.
+const ratioResamples = 4000
+
+// RatioInterval returns median(num)/median(den) with a percentile-bootstrap
+// confidence interval: each sample is resampled with replacement on its
+// own, the ratio of the resamples' medians is taken ratioResamples times,
+// and the interval runs between the (1−confidence)/2 and (1+confidence)/2
+// quantiles of those ratios. The samples are treated as independent (the
+// rounds of an interleaved run are not paired). The generator is seeded
+// with a constant, so the same samples always give the same interval.
+// The medians are those of benchmath's summaries (the middle value, or the
+// mean of the two middle ones).
+func RatioInterval(num, den []float64, confidence float64) RatioSummary {
+	r := RatioSummary{Lo: math.NaN(), Hi: math.NaN(), Confidence: confidence, N: len(num), D: len(den)}
+	if len(num) == 0 || len(den) == 0 {
+		r.Center = math.NaN()
+		return r
+	}
+	r.Center = median(slices.Clone(num)) / median(slices.Clone(den))
+	if len(num) < 2 || len(den) < 2 {
+		return r
+	}
+	rng := rand.New(rand.NewPCG(0x6d69727270617468, 0x7261746973)) // fixed: reproducible intervals
+	bn, bd := make([]float64, len(num)), make([]float64, len(den))
+	ratios := make([]float64, ratioResamples)
+	for i := range ratios {
+		for j := range bn {
+			bn[j] = num[rng.IntN(len(num))]
+		}
+		for j := range bd {
+			bd[j] = den[rng.IntN(len(den))]
+		}
+		ratios[i] = median(bn) / median(bd)
+	}
+	slices.Sort(ratios)
+	r.Lo = quantile(ratios, (1-confidence)/2)
+	r.Hi = quantile(ratios, (1+confidence)/2)
+	return r
+}
+
+// median sorts xs and returns its median.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// quantile of sorted xs at q in [0,1], by linear interpolation.
+func quantile(xs []float64, q float64) float64 {
+	pos := q * float64(len(xs)-1)
+	i := int(pos)
+	if i >= len(xs)-1 {
+		return xs[len(xs)-1]
+	}
+	f := pos - float64(i)
+	return xs[i]*(1-f) + xs[i+1]*f
+}

@@ -1,0 +1,159 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/mirrorpath/mirrorpath/internal/benchgate"
+)
+
+// The noise rules (docs/measuring.md, "Noise"). A report is noisy when the
+// A/A canary's interval misses 1.00 by more than CanaryTolerance, or when a
+// ratio the report publishes has a 95% interval wider than ±MaxHalfWidth.
+const (
+	CanaryTolerance = 0.02
+	MaxHalfWidth    = 0.10
+)
+
+// Noise is the judgement of one run's figures.
+type Noise struct {
+	View    string   // "CPU time" or "wall time": the view judged, the one the README publishes
+	Noisy   bool     //
+	Reasons []string // one per failed check, in table order
+	Checked int      // intervals judged
+	Widest  float64  // largest half-width among them, a fraction; +Inf if one has no interval
+	Canary  []benchgate.RatioSummary
+}
+
+// Headline returns the view the README publishes: CPU time when the
+// benchmarks reported it (a neighbour's load disturbs it less), else wall time.
+func (f *Figures) Headline() *Figures {
+	if f.HasCPU() {
+		return f.CPU()
+	}
+	return f
+}
+
+// HeadlineTables are the ratio tables of the headline view that have data,
+// the canary first.
+func (f *Figures) HeadlineTables() []*Table {
+	h := f.Headline()
+	var out []*Table
+	for _, t := range []*Table{h.Canary(), h.StrategyOverAsis(), h.AsisOverLimit(), h.StoreOverModel()} {
+		if !t.Empty() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Judge applies the noise rules to the headline tables. A run without a
+// canary is noisy: nothing shows how far its figures move on their own.
+func (f *Figures) Judge() *Noise {
+	n := &Noise{View: "wall time"}
+	if f.HasCPU() {
+		n.View = "CPU time"
+	}
+	tables := f.HeadlineTables()
+	hasCanary := false
+	for _, t := range tables {
+		for _, row := range t.Rows {
+			for _, col := range t.Cols {
+				r, ok := t.Intervals[[2]string{row, col}]
+				if !ok {
+					continue
+				}
+				n.Checked++
+				hw := r.HalfWidth()
+				n.Widest = max(n.Widest, hw)
+				where := fmt.Sprintf("%s, %s at %s", strings.TrimSuffix(t.Title, " (CPU time)"), row, col)
+				if t.Canary {
+					hasCanary = true
+					n.Canary = append(n.Canary, r)
+					if off, bad := canaryOff(r); bad {
+						n.Reasons = append(n.Reasons, fmt.Sprintf("canary %s = %s misses 1.00 by %.1f%% (tolerance %.0f%%)",
+							row+" "+col, intervalString(r), 100*off, 100*CanaryTolerance))
+					}
+				}
+				if !r.HasInterval() {
+					n.Reasons = append(n.Reasons, fmt.Sprintf("%s: no interval (fewer than 2 samples a side)", where))
+				} else if hw > MaxHalfWidth {
+					n.Reasons = append(n.Reasons, fmt.Sprintf("%s: %s, wider than ±%.0f%%", where, intervalString(r), 100*MaxHalfWidth))
+				}
+			}
+		}
+	}
+	if !hasCanary {
+		n.Reasons = append(n.Reasons, "no A/A canary: the run has no BenchmarkAppend/strategy="+CanaryStrategy+" beside strategy=asis")
+	}
+	n.Noisy = len(n.Reasons) > 0
+	return n
+}
+
+// canaryOff returns by how much r's interval misses 1.00, and whether that
+// exceeds CanaryTolerance.
+func canaryOff(r benchgate.RatioSummary) (float64, bool) {
+	if !r.HasInterval() {
+		return 0, false // reported as a missing interval
+	}
+	off := 0.0
+	switch {
+	case r.Lo > 1:
+		off = r.Lo - 1
+	case r.Hi < 1:
+		off = 1 - r.Hi
+	}
+	return off, off > CanaryTolerance
+}
+
+// Verdict is the one-line summary: "NOISY (n reasons)" or "steady".
+func (n *Noise) Verdict() string {
+	if n.Noisy {
+		return fmt.Sprintf("NOISY, %d checks failed", len(n.Reasons))
+	}
+	return fmt.Sprintf("steady: the A/A canary holds 1.00 within %.0f%% and all %d intervals are within ±%.0f%% (widest ±%.1f%%)",
+		100*CanaryTolerance, n.Checked, 100*MaxHalfWidth, 100*n.Widest)
+}
+
+// intervalString renders "1.02 [0.99, 1.05]".
+func intervalString(r benchgate.RatioSummary) string {
+	if !r.HasInterval() {
+		return ratioString(r.Center) + " [no interval]"
+	}
+	return ratioString(r.Center) + " [" + ratioString(r.Lo) + ", " + ratioString(r.Hi) + "]"
+}
+
+// ratioString prints a ratio with two decimals, three significant digits
+// below 0.1 (store/model is 0.01 to 0.1), so that its interval shows.
+func ratioString(v float64) string {
+	if math.Abs(v) < 0.1 {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// ratioCell renders a table cell: the ratio and benchstat-style ±% of its
+// interval, "‼" when the interval is wider than MaxHalfWidth (or missing),
+// and for the canary the interval itself and "‼" when it misses 1.00.
+func ratioCell(t *Table, row, col string) string {
+	r, ok := t.Intervals[[2]string{row, col}]
+	if !ok || math.IsNaN(r.Center) {
+		return "-"
+	}
+	hw := r.HalfWidth()
+	flag := ""
+	if hw > MaxHalfWidth {
+		flag = " ‼"
+	}
+	if t.Canary {
+		if _, bad := canaryOff(r); bad {
+			flag = " ‼"
+		}
+		return intervalString(r) + flag
+	}
+	if !r.HasInterval() {
+		return ratioString(r.Center) + " ±?" + flag
+	}
+	return fmt.Sprintf("%s ±%.0f%%%s", ratioString(r.Center), 100*hw, flag)
+}

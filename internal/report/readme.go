@@ -1,0 +1,459 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchunit"
+)
+
+// The files of a run directory (`mirrorpath run --out`, default
+// results/run/): MetaFile holds the Report's fields, BenchFile and
+// ScenarioFile the raw output. Load rebuilds the report from them alone.
+const (
+	MetaFile     = "run.json"
+	BenchFile    = "bench.txt"
+	ScenarioFile = "scenarios.jsonl"
+	ReportFile   = "report.md"
+)
+
+// Section names of the marked regions RewriteSections replaces:
+// <!-- mirrorpath:NAME:begin --> … <!-- mirrorpath:NAME:end -->.
+const (
+	SectionBench    = "bench"
+	SectionVerdicts = "verdicts"
+)
+
+// SaveMeta writes r's fields (not its figures) as dir/run.json.
+func (r *Report) SaveMeta(dir string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, MetaFile), append(b, '\n'), 0o644)
+}
+
+// Load rebuilds the report of a run directory from run.json and the raw
+// files it lists.
+func Load(dir string) (*Report, error) {
+	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	r := &Report{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, MetaFile), err)
+	}
+	if slices.Contains(r.RawFiles, BenchFile) {
+		fh, err := os.Open(filepath.Join(dir, BenchFile))
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		defer fh.Close()
+		if r.Figures, err = ParseBench(fh, BenchFile); err != nil {
+			return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, BenchFile), err)
+		}
+	}
+	if slices.Contains(r.RawFiles, ScenarioFile) {
+		fh, err := os.Open(filepath.Join(dir, ScenarioFile))
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		defer fh.Close()
+		if r.Matrix, err = ParseScenarios(fh); err != nil {
+			return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, ScenarioFile), err)
+		}
+		r.Matrix.ShortenFiles()
+	}
+	return r, nil
+}
+
+// Section returns the content of a marked region of a generated document.
+func (r *Report) Section(name, from string) ([]byte, error) {
+	var buf bytes.Buffer
+	ew := &errWriter{w: &buf}
+	switch name {
+	case SectionBench:
+		r.readmeBench(ew, from)
+	case SectionVerdicts:
+		r.readmeVerdicts(ew, from)
+	default:
+		return nil, fmt.Errorf("report: no section %q", name)
+	}
+	return buf.Bytes(), ew.err
+}
+
+func markers(name string) (begin, end string) {
+	return "<!-- mirrorpath:" + name + ":begin -->", "<!-- mirrorpath:" + name + ":end -->"
+}
+
+// ErrNoSection: the document has no marked region of that name.
+var ErrNoSection = errors.New("no marked section")
+
+// MarkedSection returns the text between a section's markers (after the
+// begin marker's line, up to the end marker).
+func MarkedSection(doc []byte, name string) ([]byte, error) {
+	start, end, err := sectionBounds(doc, name)
+	if err != nil {
+		return nil, err
+	}
+	return doc[start:end], nil
+}
+
+// sectionBounds locates the text of a marked section: [start, end).
+func sectionBounds(doc []byte, name string) (start, end int, err error) {
+	begin, stop := markers(name)
+	i := bytes.Index(doc, []byte(begin))
+	if i < 0 {
+		return 0, 0, fmt.Errorf("report: %w %s", ErrNoSection, begin)
+	}
+	if bytes.Count(doc, []byte(begin)) > 1 {
+		return 0, 0, fmt.Errorf("report: %s appears more than once", begin)
+	}
+	start = i + len(begin)
+	if start < len(doc) && doc[start] == '\n' {
+		start++
+	}
+	j := bytes.Index(doc[start:], []byte(stop))
+	if j < 0 {
+		return 0, 0, fmt.Errorf("report: %s without %s", begin, stop)
+	}
+	return start, start + j, nil
+}
+
+// ReplaceSection returns doc with the region between a section's markers
+// replaced by content (ended by a newline); the markers stay, so replacing
+// again with the same content changes nothing.
+func ReplaceSection(doc []byte, name string, content []byte) ([]byte, error) {
+	start, end, err := sectionBounds(doc, name)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(nil), doc[:start]...)
+	out = append(out, content...)
+	if len(content) > 0 && content[len(content)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	return append(out, doc[end:]...), nil
+}
+
+// RewriteSections replaces every marked section of the file at path that
+// the report can produce; from names the run directory in the generated
+// text. It returns the sections it replaced; a file with none is an error.
+func (r *Report) RewriteSections(path, from string) ([]string, error) {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, name := range []string{SectionBench, SectionVerdicts} {
+		if _, err := MarkedSection(doc, name); errors.Is(err, ErrNoSection) {
+			continue
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		content, err := r.Section(name, from)
+		if err != nil {
+			return nil, err
+		}
+		if doc, err = ReplaceSection(doc, name, content); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		done = append(done, name)
+	}
+	if len(done) == 0 {
+		return nil, fmt.Errorf("%s: no <!-- mirrorpath:%s:begin --> or <!-- mirrorpath:%s:begin --> marker", path, SectionBench, SectionVerdicts)
+	}
+	return done, os.WriteFile(path, doc, 0o644)
+}
+
+// readmeBench writes the benchmark section: where the figures come from,
+// the noise verdict, the headline ratio tables and the absolute medians.
+func (r *Report) readmeBench(ew *errWriter, from string) {
+	ew.printf("Generated from `%s` by `%s`; regenerate, never edit (`go test ./internal/report` compares this section with its raw results).\n\n", from, r.Command)
+	ew.printf("- run: %s UTC, commit %s; %s\n", r.Date, r.Commit, strings.Join(r.Settings, "; "))
+	ew.printf("- cpu: %s\n", r.CPULine())
+	for _, e := range r.Env {
+		ew.printf("- %s\n", e)
+	}
+	n := r.Noise()
+	if n == nil {
+		ew.printf("\nNo benchmark results in this run.\n")
+		return
+	}
+	n.markdown(ew)
+	unit := "process CPU time per op (cpu-ns/op)"
+	if n.View != "CPU time" {
+		unit = "wall time per op (sec/op)"
+	}
+	ew.printf("\nEach ratio divides two medians of %s from the same interleaved rounds, ± its %.0f%% interval (a bootstrap of the ratio of medians, docs/measuring.md); ‼ marks a cell that fails a noise rule. Wall-time tables and every configuration's medians are in [%s](%s).\n",
+		unit, 100*Confidence, filepath.ToSlash(filepath.Join(from, ReportFile)), filepath.ToSlash(filepath.Join(from, ReportFile)))
+	for _, t := range r.Figures.HeadlineTables() {
+		ew.printf("\n**%s.** %s.\n\n", t.Title, upperFirst(t.Caption))
+		t.markdown(ew)
+	}
+	r.Figures.Headline().absolute(ew)
+}
+
+// absolute writes the absolute medians the ratios come from: the as-is
+// append and the limits by batch size, the producer-state update by
+// producer count.
+func (f *Figures) absolute(ew *errWriter) {
+	timeName := "CPU time/op"
+	if f.timeUnit == secPerOp {
+		timeName = "time/op"
+	}
+	cellOf := func(k Key) string {
+		s, ok := f.Get(k, f.timeUnit)
+		if !ok {
+			return "-"
+		}
+		out := benchunit.Scale(s.Median, benchunit.Decimal) + "s"
+		if s.Range != "" {
+			out += " ±" + s.Range
+		}
+		if bytes, ok := f.batchBytes(k); ok {
+			// The batch's bytes over the median time per op; its interval is
+			// the time's, inverted.
+			out += fmt.Sprintf(" · %.2f GB/s", bytes/s.Median/1e9)
+		}
+		return out
+	}
+	type grid struct {
+		rows, cols []string
+		cells      map[[2]string]string
+	}
+	put := func(g *grid, row, col, v string) {
+		if !slices.Contains(g.rows, row) {
+			g.rows = append(g.rows, row)
+		}
+		if !slices.Contains(g.cols, col) {
+			g.cols = append(g.cols, col)
+		}
+		g.cells[[2]string{row, col}] = v
+	}
+	write := func(g *grid, head string) {
+		if len(g.rows) == 0 {
+			return
+		}
+		g.cols = sortBatches(g.cols)
+		ew.printf("| %s | %s |\n|---|%s\n", head, strings.Join(g.cols, " | "), strings.Repeat("---:|", len(g.cols)))
+		for _, row := range g.rows {
+			ew.printf("| %s |", row)
+			for _, c := range g.cols {
+				v, ok := g.cells[[2]string{row, c}]
+				if !ok {
+					v = "-"
+				}
+				ew.printf(" %s |", v)
+			}
+			ew.printf("\n")
+		}
+	}
+	path := &grid{cells: map[[2]string]string{}}
+	for _, k := range sortKeys(f.Keys("Append")) {
+		if k.Strategy == "asis" {
+			put(path, rowLabel("append asis", k.CRC, "producers="+k.Producers), k.Batch, cellOf(k))
+		}
+	}
+	for _, lim := range []struct{ name, label string }{{"Limit", "limit"}, {"LimitRing", "ring limit"}, {"LimitFused", "fused limit"}} {
+		for _, k := range sortKeys(f.Keys(lim.name)) {
+			put(path, lim.label, k.Batch, cellOf(k))
+		}
+	}
+	upd := &grid{cells: map[[2]string]string{}}
+	for _, k := range sortKeys(f.updateKeys()) {
+		put(upd, rowLabel("update", k.Impl, updateLabel(k), k.Strategy, k.Batch), k.Producers, cellOf(k))
+	}
+	if len(path.rows)+len(upd.rows) == 0 {
+		return
+	}
+	ew.printf("\n**Absolute medians.** %s ± benchmath's 95%% interval of the median; throughput is the batch's bytes (b.SetBytes) over that median, so its interval is the same ±%%.\n\n", timeName)
+	write(path, "benchmark · batch")
+	if len(path.rows) > 0 && len(upd.rows) > 0 {
+		ew.printf("\n")
+	}
+	write(upd, "benchmark · producers")
+}
+
+// batchBytes is the bytes per op a benchmark set with b.SetBytes:
+// throughput times wall time per op of one sample. The samples are sorted
+// (benchmath.NewSample sorts them), so the fastest result is the last B/s
+// and the first sec/op.
+func (f *Figures) batchBytes(k Key) (float64, bool) {
+	bps, wall := f.samples[k]["B/s"], f.samples[k][secPerOp]
+	if len(bps) == 0 || len(wall) == 0 {
+		return 0, false
+	}
+	return math.Round(bps[len(bps)-1] * wall[0]), true
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// strategyDesign is one sentence per design (docs/strategies.md).
+var strategyDesign = map[string]string{
+	"verbatim":    "stores mirrored batches as-is and does nothing at failover: the unprotected baseline.",
+	"negate":      "rewrites every mirrored PID p to −(p+2) (`pid.MapNegate`).",
+	"negate-skip": "rewrites mirrored PIDs p ≥ 0 to −(p+2) and passes negative ones through (`pid.MapNegateSkip`).",
+	"bitfield":    "rewrites a mirrored PID to 1 · region(source cluster) · its low 31 bits (`pid.MapBitfield`), salted on collision.",
+	"barrier":     "stores batches as-is; when the mirror stops, a MIRROR_PID_RESET control batch in the log clears producer state wherever it is appended or replayed.",
+	"allocator":   "stores batches as-is; at failover the destination's PID allocator advances past every PID it holds before any partition is writable (Redpanda's design).",
+}
+
+// readmeVerdicts writes the verdict matrix and one generated paragraph per
+// design saying where it breaks.
+func (r *Report) readmeVerdicts(ew *errWriter, from string) {
+	m := r.Matrix
+	ew.printf("Generated from `%s` by `%s`; regenerate, never edit. Run %s UTC, commit %s: every file of the catalog under every strategy (failure codes seen; `ok` = none; ✗ = an `expect` line did not hold; the codes are in `docs/scenarios.md`).\n\n",
+		filepath.ToSlash(filepath.Join(from, ScenarioFile)), r.Command, r.Date, r.Commit)
+	if m == nil || len(m.Files) == 0 {
+		ew.printf("No scenario results in this run.\n")
+		return
+	}
+	ew.printf("| scenario | %s |\n|---|%s\n", strings.Join(m.Strategies, " | "), strings.Repeat("---|", len(m.Strategies)))
+	for _, f := range m.Files {
+		ew.printf("| %s |", strings.TrimSuffix(f, ".scn"))
+		for _, s := range m.Strategies {
+			c := m.Cells[[2]string{f, s}]
+			v := c.String()
+			if c != nil && len(c.Codes) > 0 {
+				v = strings.Replace(v, strings.Join(c.Codes, "+"), strings.Join(c.Codes, ", "), 1)
+			}
+			ew.printf(" %s |", v)
+		}
+		ew.printf("\n")
+	}
+	ew.printf("\n")
+	m.shortNames = m.shortIDs()
+	common := m.commonCodes()
+	if len(common) > 0 {
+		ew.printf("Under every design (the cost of the scenario, not of a PID design): %s.\n\n", codeList(common))
+	}
+	for _, s := range m.Strategies {
+		own := map[string][]string{}
+		broken, unmet := 0, []string{}
+		for _, f := range m.Files {
+			c := m.Cells[[2]string{f, s}]
+			if c == nil {
+				continue
+			}
+			if c.Held < c.Want {
+				unmet = append(unmet, m.shortNames[f])
+			}
+			any := false
+			for _, code := range c.Codes {
+				if !slices.Contains(common[code], m.shortNames[f]) {
+					own[code] = append(own[code], m.shortNames[f])
+					any = true
+				}
+			}
+			if any {
+				broken++
+			}
+		}
+		desc, ok := strategyDesign[s]
+		if !ok {
+			desc = "has no description in internal/report yet (docs/strategies.md describes it)."
+		}
+		ew.printf("- **%s** %s ", s, desc)
+		if broken == 0 {
+			ew.printf("It breaks in none of the %d scenarios beyond the codes every design shows.", len(m.Files))
+		} else {
+			ew.printf("It breaks in %d of %d scenarios: %s.", broken, len(m.Files), codeList(own))
+		}
+		if len(unmet) > 0 {
+			ew.printf(" Expectations not met: %s.", strings.Join(unmet, ", "))
+		}
+		ew.printf("\n")
+	}
+}
+
+// shortIDs names each file by its number ("05" for 05-chain.scn) where no
+// other file has that number, else by its name without ".scn".
+func (m *Matrix) shortIDs() map[string]string {
+	count := map[string]int{}
+	id := func(f string) string { n, _, _ := strings.Cut(strings.TrimSuffix(f, ".scn"), "-"); return n }
+	for _, f := range m.Files {
+		count[id(f)]++
+	}
+	out := map[string]string{}
+	for _, f := range m.Files {
+		if count[id(f)] == 1 {
+			out[f] = id(f)
+		} else {
+			out[f] = strings.TrimSuffix(f, ".scn")
+		}
+	}
+	return out
+}
+
+// commonCodes maps each code to the files where every strategy shows it.
+func (m *Matrix) commonCodes() map[string][]string {
+	out := map[string][]string{}
+	for _, f := range m.Files {
+		var shared []string
+		for i, s := range m.Strategies {
+			c := m.Cells[[2]string{f, s}]
+			var codes []string
+			if c != nil {
+				codes = c.Codes
+			}
+			if i == 0 {
+				shared = slices.Clone(codes)
+				continue
+			}
+			shared = slices.DeleteFunc(shared, func(x string) bool { return !slices.Contains(codes, x) })
+		}
+		for _, code := range shared {
+			out[code] = append(out[code], m.shortNames[f])
+		}
+	}
+	return out
+}
+
+// codeList renders "M4 in 01-a, 03-b; ERR in 05-c", codes by how many files
+// show them, then by name.
+func codeList(byCode map[string][]string) string {
+	codes := make([]string, 0, len(byCode))
+	for c := range byCode {
+		codes = append(codes, c)
+	}
+	sort.Slice(codes, func(i, j int) bool {
+		a, b := codes[i], codes[j]
+		if len(byCode[a]) != len(byCode[b]) {
+			return len(byCode[a]) > len(byCode[b])
+		}
+		return a < b
+	})
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = c + " in " + strings.Join(byCode[c], ", ")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// WriteReportFile writes dir/report.md from r.
+func (r *Report) WriteReportFile(dir string) error {
+	f, err := os.Create(filepath.Join(dir, ReportFile))
+	if err != nil {
+		return err
+	}
+	if err := r.WriteMarkdown(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
