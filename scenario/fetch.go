@@ -372,7 +372,8 @@ func (w *world) restart(cl *cluster, unclean bool) error {
 // stopRequest is a STOPPING attempt with the run's hazard switches.
 func (w *world) stopRequest(variant string) stopRequest {
 	return stopRequest{Variant: variant, SkipBarrierWithoutSource: w.opts.Get("hazard-r1") == "on",
-		IgnoreMarkerFailure: w.opts.Get("hazard-r2") == "on"}
+		IgnoreMarkerFailure: w.opts.Get("hazard-r2") == "on", AbortMarker: w.opts.Get("stop-abort-marker"),
+		TxnVersion: txnVersion(w.opts)}
 }
 
 // restop reopens p's leader as MIRRORING and runs STOPPING on it again: a

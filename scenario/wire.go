@@ -85,6 +85,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 	if cfg.Options.Get("barrier-apply") == "prototype" {
 		po.BarrierApply = psm.Prototype
 	}
+	po.Release = release(cfg.Options)
 	a := &apReplica{newMapper: newMapper, seed1: s1, seed2: s2, cfg: appendpath.Config{
 		Dir:                 "log",
 		FS:                  vfs.NewMemFS(),
@@ -144,8 +145,8 @@ func (a *apReplica) AppendClient(b []byte) (appendResult, error) {
 	return result(r), err
 }
 
-func (a *apReplica) AppendCoordinator(b []byte) (appendResult, error) {
-	r, err := a.p.AppendCoordinator(b)
+func (a *apReplica) AppendCoordinator(b []byte, tv psm.TxnVersion) (appendResult, error) {
+	r, err := a.p.AppendTxnMarker(b, tv)
 	return result(r), err
 }
 
@@ -186,8 +187,12 @@ func (a *apReplica) Stop(req stopRequest) error {
 	if err != nil {
 		return err
 	}
+	how, err := appendpath.ParseAbortMarker(req.AbortMarker)
+	if err != nil {
+		return err
+	}
 	opt := appendpath.StopOptions{Variant: v, SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
-		IgnoreMarkerFailure: req.IgnoreMarkerFailure}
+		IgnoreMarkerFailure: req.IgnoreMarkerFailure, AbortMarker: how, TxnVersion: req.TxnVersion}
 	if req.Promote != nil {
 		opt.Promote = func() error {
 			err := req.Promote()
