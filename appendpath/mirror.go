@@ -40,8 +40,9 @@ type StopVariant uint8
 
 const (
 	// StopAbort (default): bump the leader epoch and append an ABORT marker
-	// for each open transaction with its producer's PID, epoch and
-	// coordinator epoch, COORDINATOR origin.
+	// for each open transaction with its producer's PID, epoch (as
+	// StopOptions.AbortMarker says) and coordinator epoch, COORDINATOR
+	// origin.
 	StopAbort StopVariant = iota
 	// StopTruncate: truncate the log to the last stable offset.
 	StopTruncate
