@@ -85,10 +85,11 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	pr.pid, pr.epoch = t.pid, t.epoch
 }
 
-// fenceEpoch is the epoch of the markers that abort a transaction of
-// epoch on an exhausted epoch, whose producer gets a new PID: under TV2
-// the marker needs an epoch above the transaction's (it cannot pass
-// MaxInt16); TV0/TV1 keep it.
+// fenceEpoch is the epoch of the markers that end a transaction of epoch
+// without an InitProducerId bump before them (EndTxn, the fence of an
+// exhausted epoch): under TV2 the coordinator bumps it, and the leader
+// needs a marker epoch above the transaction's (never past MaxInt16);
+// TV0/TV1 keep it.
 func (w *world) fenceEpoch(epoch int16) int16 {
 	if txnVersion(w.opts) >= psm.TV2 && epoch < math.MaxInt16 {
 		return epoch + 1
