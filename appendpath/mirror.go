@@ -3,10 +3,12 @@ package appendpath
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
 )
 
 // MirrorState is the mirror state of a partition (docs/strategies.md).
@@ -38,8 +40,9 @@ type StopVariant uint8
 
 const (
 	// StopAbort (default): bump the leader epoch and append an ABORT marker
-	// for each open transaction with its producer's PID, epoch and
-	// coordinator epoch, COORDINATOR origin.
+	// for each open transaction with its producer's PID, epoch (as
+	// StopOptions.AbortMarker says) and coordinator epoch, COORDINATOR
+	// origin.
 	StopAbort StopVariant = iota
 	// StopTruncate: truncate the log to the last stable offset.
 	StopTruncate
@@ -62,6 +65,49 @@ func ParseStopVariant(s string) (StopVariant, error) {
 		}
 	}
 	return 0, fmt.Errorf("appendpath: unknown stop variant %q (want abort|truncate)", s)
+}
+
+// AbortMarker is how the abort variant of STOPPING writes the ABORT marker
+// of each open transaction (docs/strategies.md, "STOPPING and the
+// transaction version").
+type AbortMarker uint8
+
+const (
+	// AbortVersioned (default) writes the marker a coordinator of the
+	// transaction's version writes and states that version
+	// (StopOptions.TxnVersion): TV0 and TV1 end a transaction at the
+	// producer's epoch, TV2 at its epoch + 1 (the bump of every TV2 commit
+	// or abort, KIP-890 part 2).
+	AbortVersioned AbortMarker = iota
+	// AbortCurrentEpoch writes the marker at the producer's epoch and
+	// states StopOptions.TxnVersion: right for TV0 and TV1; for a TV2
+	// transaction Kafka 4.2 refuses it (the epoch must be above the
+	// producer's, ProducerAppendInfo#checkProducerEpoch).
+	AbortCurrentEpoch
+	// AbortPrototype is the KIP-1279 prototype's ABORT: the producer's
+	// epoch and no transaction version stated, which Kafka 4.2 refuses
+	// from COORDINATOR whatever the transaction's version (KAFKA-19446,
+	// ProducerAppendInfo#appendEndTxnMarker).
+	AbortPrototype
+)
+
+var abortMarkerNames = [...]string{"versioned", "current-epoch", "prototype"}
+
+func (m AbortMarker) String() string {
+	if int(m) < len(abortMarkerNames) {
+		return abortMarkerNames[m]
+	}
+	return "unknown"
+}
+
+// ParseAbortMarker parses "versioned", "current-epoch" or "prototype".
+func ParseAbortMarker(s string) (AbortMarker, error) {
+	for i, n := range abortMarkerNames {
+		if n == s {
+			return AbortMarker(i), nil
+		}
+	}
+	return 0, fmt.Errorf("appendpath: unknown abort marker %q (want versioned|current-epoch|prototype)", s)
 }
 
 // StopStep names a STOPPING step that can fail (fault hooks).
@@ -109,6 +155,12 @@ type StopOptions struct {
 	// ABORT marker cannot be appended, leaving its transaction open.
 	SkipBarrierWithoutSource bool
 	IgnoreMarkerFailure      bool
+	// AbortMarker is how the abort variant writes each ABORT marker, and
+	// TxnVersion the transaction version of the open transactions (the
+	// source cluster's transaction.version), which AbortVersioned and
+	// AbortCurrentEpoch state.
+	AbortMarker AbortMarker
+	TxnVersion  psm.TxnVersion
 	// Promote, when set, runs after every other step and before the
 	// partition becomes writable: the strategy allocator's cluster-wide PID
 	// allocator advance. An error leaves the partition STOPPING (read-only,
@@ -257,7 +309,7 @@ func (p *Partition) stopAttempt(opt StopOptions, at *StopStep) error {
 		if err := step(StepEpoch); err != nil {
 			return err
 		}
-		if err := p.abortOpenTxns(step, opt.IgnoreMarkerFailure); err != nil {
+		if err := p.abortOpenTxns(step, opt.IgnoreMarkerFailure, opt.AbortMarker, opt.TxnVersion); err != nil {
 			return err
 		}
 	}
@@ -297,11 +349,13 @@ func (p *Partition) stopAttempt(opt StopOptions, at *StopStep) error {
 
 // abortOpenTxns bumps the leader epoch past every epoch in the log and
 // appends an ABORT marker for each open transaction, with its producer's
-// epoch and coordinator epoch (COORDINATOR origin). A transaction whose
+// coordinator epoch (COORDINATOR origin), its epoch and stated transaction
+// version as how says (tv: the transactions' version). A transaction whose
 // producer entry is gone (cleared by a barrier) cannot be aborted this way
 // and stays open. step is the fault hook of each marker; with ignore (hazard
-// R2) a marker that fails is skipped and its transaction stays open.
-func (p *Partition) abortOpenTxns(step func(StopStep) error, ignore bool) error {
+// R2) a marker that fails, or that producer state refuses, is skipped and
+// its transaction stays open.
+func (p *Partition) abortOpenTxns(step func(StopStep) error, ignore bool, how AbortMarker, tv psm.TxnVersion) error {
 	p.leaderEpoch = max(p.leaderEpoch, p.maxEpoch) + 1
 	p.maxEpoch = p.leaderEpoch
 	ts := p.now().UnixMilli()
@@ -313,10 +367,19 @@ func (p *Partition) abortOpenTxns(step func(StopStep) error, ignore bool) error 
 		}
 		// A producer that never saw a marker has coordinator epoch -1; a marker
 		// carries a real one, so the lowest is 0.
-		buf = codec.AppendEndTxnMarker(buf[:0], t.ProducerID, e.Epoch, max(e.CoordinatorEpoch, 0), true, ts)
+		epoch, stated := e.Epoch, tv
+		switch {
+		case how == AbortPrototype:
+			stated = psm.TVUnknown
+		case how == AbortVersioned && tv >= psm.TV2 && epoch < math.MaxInt16:
+			// At the highest epoch there is no bump: TV2 would need a new
+			// producer ID, so producer state refuses the marker.
+			epoch++
+		}
+		buf = codec.AppendEndTxnMarker(buf[:0], t.ProducerID, epoch, max(e.CoordinatorEpoch, 0), true, ts)
 		err := step(StepMarker)
 		if err == nil {
-			_, err = p.appendLocked(buf, kindCoordinator)
+			_, err = p.appendMarkerLocked(buf, stated)
 		}
 		if err != nil && !ignore {
 			return err

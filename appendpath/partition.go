@@ -186,6 +186,10 @@ type Partition struct {
 	assign   bool // cfg.MirrorOffsets == AssignOffsets
 
 	val validator // LogValidator of CLIENT appends: settings, scratch, fix-ups
+
+	// markerTV is the transaction version a COORDINATOR marker of the
+	// append in progress states (appendMarkerLocked); TV0 otherwise.
+	markerTV psm.TxnVersion
 }
 
 // Open opens a partition. With cfg.Dir set it opens (or creates) the log
@@ -327,15 +331,34 @@ func (p *Partition) AppendClient(batch []byte) (Result, error) {
 
 // AppendCoordinator appends one batch written by a coordinator (transaction
 // markers; COORDINATOR origin): size, CRC, epoch checks, offsets assigned.
-// Refused with ErrReadOnlyTopic unless the partition is writable.
+// A marker states transaction version 0, as a WriteTxnMarkers request
+// below version 2 does. Refused with ErrReadOnlyTopic unless the partition
+// is writable.
 func (p *Partition) AppendCoordinator(batch []byte) (Result, error) {
+	return p.AppendTxnMarker(batch, psm.TV0)
+}
+
+// AppendTxnMarker is AppendCoordinator for a COMMIT or ABORT marker whose
+// WriteTxnMarkers request states transaction version tv (KIP-1228):
+// producer state checks the marker's epoch by it (psm.TxnVersion), and
+// refuses psm.TVUnknown.
+func (p *Partition) AppendTxnMarker(batch []byte, tv psm.TxnVersion) (Result, error) {
 	p.mu.Lock()
 	if p.state != Stopped {
 		p.mu.Unlock()
 		return Result{}, ErrReadOnlyTopic
 	}
-	res, err := p.appendLocked(batch, kindCoordinator)
+	res, err := p.appendMarkerLocked(batch, tv)
 	p.mu.Unlock()
+	return res, err
+}
+
+// appendMarkerLocked appends batch with COORDINATOR origin, its marker
+// stating transaction version tv.
+func (p *Partition) appendMarkerLocked(batch []byte, tv psm.TxnVersion) (Result, error) {
+	p.markerTV = tv
+	res, err := p.appendLocked(batch, kindCoordinator)
+	p.markerTV = psm.TV0
 	return res, err
 }
 
@@ -591,7 +614,13 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 			}
 		case b.IsControl():
 			if !p.skipsControl(b) {
-				_, err = addBatch(app, b, &p.pb)
+				// A leader's marker states the version of its request
+				// (AppendTxnMarker); a replicated one states none.
+				tv := psm.TVUnknown
+				if k == kindCoordinator {
+					tv = p.markerTV
+				}
+				_, err = addBatch(app, b, &p.pb, tv)
 			}
 		default:
 			err = addData(app, b, &p.pb)
@@ -640,12 +669,14 @@ func (p *Partition) skipsControl(b codec.Batch) bool {
 }
 
 // addBatch runs one batch through app with psm.BatchOf into *pb (control
-// batches and CLIENT appends, which need the Outcome).
-func addBatch(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) (*psm.Outcome, error) {
+// batches and CLIENT appends, which need the Outcome); a marker states
+// transaction version tv.
+func addBatch(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch, tv psm.TxnVersion) (*psm.Outcome, error) {
 	var err error
 	if *pb, err = psm.BatchOf(b); err != nil {
 		return nil, err
 	}
+	pb.TxnVersion = tv
 	return app.Add(pb)
 }
 
@@ -674,6 +705,7 @@ func addData(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) error {
 	pb.RecordsCount, pb.Transactional, pb.Control = b.RecordsCount(), b.IsTransactional(), false
 	pb.ControlType, pb.CoordinatorEpoch, pb.ControlTimestamp = codec.ControlUnknown, 0, 0
 	pb.CRC, pb.HasCRC = b.CRC(), !b.Attributes().LogAppendTime()
+	pb.TxnVersion = psm.TV0
 	_, err := app.Add(pb)
 	return err
 }

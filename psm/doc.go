@@ -4,13 +4,18 @@
 //
 // # Which Kafka
 //
-// The rules are Apache Kafka 4.0's and later's. Where a rule changed
-// between the 3.x and 4.x lines still in use, Options.Release picks the
-// line: Kafka4 (the default) or Kafka3 (3.6 to 3.9). The one such rule
-// is UnifiedLog#hasOngoingTransaction for the KIP-890 verification guard,
-// which since KAFKA-14563 (4.0) counts an open transaction only at the
-// batch's epoch. docs/producer-state.md ("Which Kafka") lists the
-// differences and the Kafka commit the rules were checked against.
+// The rules are Apache Kafka 4.2's and later's. Where a rule changed
+// between releases still in use, Options.Release picks the line: Kafka4
+// (the default, 4.2 and later), Kafka40 (4.0 and 4.1) or Kafka3 (3.6 to
+// 3.9). Two rules differ: UnifiedLog#hasOngoingTransaction for the KIP-890
+// verification guard, which since KAFKA-14563 (4.0) counts an open
+// transaction only at the batch's epoch; and the epoch check of a COMMIT
+// or ABORT marker, which since KAFKA-19446 (4.2) follows the transaction
+// version the marker's WriteTxnMarkers request states (Batch.TxnVersion:
+// above the producer's epoch under TV2, not below it under TV0 and TV1,
+// refused when none is stated). docs/producer-state.md ("Which Kafka")
+// lists the differences and the Kafka commit the rules were checked
+// against.
 //
 // # Two implementations, one behaviour
 //

@@ -36,6 +36,13 @@ var (
 	// and franz-go), and an idempotent producer recovers by bumping its epoch.
 	ErrDuplicateCRCMismatch error = kafkaerr.NewReason(kafkaerr.OutOfOrderSequenceNumber,
 		"psm: batch repeats a cached batch's epoch and sequences with another CRC")
+	// ErrMarkerWithoutTxnVersion (Kafka4): a COMMIT or ABORT marker from
+	// COORDINATOR or CLIENT whose Batch.TxnVersion is TVUnknown. Kafka
+	// throws IllegalArgumentException ("transactionVersion must be
+	// explicitly specified", ProducerAppendInfo#appendEndTxnMarker), which
+	// the produce path answers with UNKNOWN_SERVER_ERROR.
+	ErrMarkerWithoutTxnVersion error = kafkaerr.NewReason(kafkaerr.UnknownServerError,
+		"psm: COORDINATOR marker states no transaction version")
 )
 
 // ErrCorruptSnapshot is the marker every snapshot defect matches

@@ -67,8 +67,8 @@ func optionsFrom(b byte) Options {
 		BarrierApply:       BarrierApply(b >> 1 & 1),
 		VerifyTransactions: b>>2&1 == 1,
 		ExpirationMs:       int64(b>>3)*7 + 1,
-		Release:            Release(b >> 7),
-		DedupCRC:           b>>3&1 == 1, // shares its bit with ExpirationMs
+		Release:            Release(b >> 6 % 3), // Kafka4, Kafka3, Kafka40, Kafka4
+		DedupCRC:           b>>3&1 == 1,         // shares its bit with ExpirationMs
 	}
 }
 
@@ -101,6 +101,7 @@ func (d *diff) batch() Batch {
 		b.Control, b.Transactional, b.LastOffsetDelta, b.BaseSequence = true, true, 0, -1
 		b.ControlType = codec.ControlType(k >> 3 % 2)
 		b.CoordinatorEpoch = int32(e>>2) % 4
+		b.TxnVersion = TxnVersion(s%4) - 1 // TVUnknown, TV0, TV1, TV2
 		b.ControlTimestamp = d.now
 		b.RecordsCount = 1
 		if k>>6 == 3 {

@@ -149,6 +149,7 @@ func sortedTxns(txns map[int64]TxnInfo) []TxnInfo {
 type appendInfo struct {
 	pid      int64
 	origin   Origin
+	release  Release
 	cur      modelEntry // the committed entry, or an empty one
 	upd      modelEntry // cur's scalars with an empty batch deque
 	verif    modelVerification
@@ -162,8 +163,24 @@ func (ai *appendInfo) clone() *appendInfo {
 	return &c
 }
 
-func (ai *appendInfo) checkProducerEpoch(epoch int16) error {
-	if epoch < ai.upd.epoch && ai.origin != Replication {
+// checkProducerEpoch is ProducerAppendInfo#checkProducerEpoch for a batch
+// of epoch stating transaction version tv (TVUnknown for data batches,
+// which is checked as TV0).
+func (ai *appendInfo) checkProducerEpoch(epoch int16, tv TxnVersion) error {
+	current := ai.upd.epoch
+	invalid := epoch < current
+	if tv >= TV2 {
+		invalid = epoch <= current
+	}
+	if !invalid {
+		return nil
+	}
+	// KAFKA-19999: a TV2 marker at the current epoch with no transaction
+	// open is a retry of a marker already written.
+	if tv >= TV2 && epoch == current && ai.upd.txnFirst < 0 {
+		return nil
+	}
+	if ai.origin != Replication {
 		return ErrInvalidProducerEpoch
 	}
 	return nil
@@ -219,7 +236,7 @@ func (ai *appendInfo) append(b *Batch) (done CompletedTxn, hasDone, started bool
 }
 
 func (ai *appendInfo) appendDataBatch(b *Batch) (started bool, err error) {
-	if err := ai.checkProducerEpoch(b.ProducerEpoch); err != nil {
+	if err := ai.checkProducerEpoch(b.ProducerEpoch, TVUnknown); err != nil {
 		return false, err
 	}
 	if ai.origin == Client {
@@ -239,7 +256,18 @@ func (ai *appendInfo) appendDataBatch(b *Batch) (started bool, err error) {
 }
 
 func (ai *appendInfo) appendEndTxnMarker(b *Batch) (CompletedTxn, bool, error) {
-	if err := ai.checkProducerEpoch(b.ProducerEpoch); err != nil {
+	tv := b.TxnVersion
+	if ai.release != Kafka4 {
+		tv = TV0 // before KAFKA-19446 the leader is not told the version
+	}
+	if tv == TVUnknown {
+		// Only a replicated marker may state none: the leader checked it.
+		if ai.origin != Replication {
+			return CompletedTxn{}, false, ErrMarkerWithoutTxnVersion
+		}
+		tv = TV0
+	}
+	if err := ai.checkProducerEpoch(b.ProducerEpoch, tv); err != nil {
 		return CompletedTxn{}, false, err
 	}
 	if ai.upd.coordEpoch > b.CoordinatorEpoch && ai.origin != Replication {
@@ -311,7 +339,7 @@ func (a *modelAppend) committed(pid int64) *modelEntry {
 }
 
 func (a *modelAppend) prepareUpdate(pid int64) *appendInfo {
-	ai := &appendInfo{pid: pid, origin: a.origin, cur: emptyModelEntry(pid)}
+	ai := &appendInfo{pid: pid, origin: a.origin, release: a.m.opts.Release, cur: emptyModelEntry(pid)}
 	if e := a.committed(pid); e != nil {
 		ai.cur = e.clone()
 	}

@@ -1129,7 +1129,6 @@ func (a *StoreAppender) barrier() {
 // write, so a rejected batch leaves w unchanged.
 func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, err error) {
 	u := &w.upd
-	epochFenced := b.ProducerEpoch < u.epoch && a.origin != Replication
 	if b.Control {
 		switch {
 		case b.RecordsCount == 0:
@@ -1138,8 +1137,9 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 			return false, false, ErrInvalidRecord
 		case b.ControlType != codec.ControlCommit && b.ControlType != codec.ControlAbort:
 			return false, false, ErrUnknownServerError
-		case epochFenced:
-			return false, false, ErrInvalidProducerEpoch
+		}
+		if err := a.s.opts.markerEpoch(a.origin, b.TxnVersion, b.ProducerEpoch, u.epoch, u.txnFirst); err != nil {
+			return false, false, err
 		}
 		if u.coordEpoch > b.CoordinatorEpoch && a.origin != Replication {
 			return false, false, ErrTransactionCoordinatorFenced
@@ -1155,7 +1155,7 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 		u.txnFirst = -1
 		return done, false, nil
 	}
-	if epochFenced {
+	if b.ProducerEpoch < u.epoch && a.origin != Replication {
 		return false, false, ErrInvalidProducerEpoch
 	}
 	if a.origin == Client {

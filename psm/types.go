@@ -102,7 +102,8 @@ type Options struct {
 	// HasLateTransaction; values below 1 mean the default.
 	MaxTransactionTimeoutMs int64
 	// Release is the Kafka release whose rules apply where they changed
-	// between releases still in use; the zero value is Kafka4.
+	// between releases still in use; the zero value is Kafka4 (4.2 and
+	// later).
 	Release Release
 	// DedupCRC (dedup-check=crc) keeps each cached batch's CRC in the
 	// five-batch window, and a CLIENT batch that matches a cached batch's
@@ -118,16 +119,23 @@ type Options struct {
 type Release uint8
 
 const (
-	// Kafka4 is Apache Kafka 4.0 and later (the default). A transaction
+	// Kafka4 is Apache Kafka 4.2 and later (the default). A transaction
 	// counts as ongoing for the verification guard only at the batch's
 	// epoch: UnifiedLog#hasOngoingTransaction(producerId, producerEpoch),
-	// KAFKA-14563.
+	// KAFKA-14563. A COMMIT or ABORT marker is checked by the transaction
+	// version its WriteTxnMarkers request states (Batch.TxnVersion,
+	// KIP-1228, KAFKA-19446): see TxnVersion.
 	Kafka4 Release = iota
 	// Kafka3 is Apache Kafka 3.6 to 3.9 (KIP-890 verification without
 	// KAFKA-14563): an open transaction at any epoch counts as ongoing, so
 	// a transactional batch of a higher epoch needs no guard and
-	// StartVerification hands out the sentinel.
+	// StartVerification hands out the sentinel. Markers follow the TV0/TV1
+	// rule whatever Batch.TxnVersion says.
 	Kafka3
+	// Kafka40 is Apache Kafka 4.0 and 4.1: KAFKA-14563 as Kafka4, but the
+	// partition leader is not told a marker's transaction version, so
+	// markers follow the TV0/TV1 rule whatever Batch.TxnVersion says.
+	Kafka40
 )
 
 func (r Release) String() string {
@@ -136,16 +144,80 @@ func (r Release) String() string {
 		return "kafka4"
 	case Kafka3:
 		return "kafka3"
+	case Kafka40:
+		return "kafka4.0"
 	}
 	return "Release(" + strconv.Itoa(int(r)) + ")"
 }
 
-// ongoing is UnifiedLog#hasOngoingTransaction for a producer whose entry
-// has open transaction txnFirst (-1: none) at epoch entryEpoch, asked for a
-// batch or verification of epoch: Kafka 4 compares the epochs (KAFKA-14563),
-// Kafka 3 does not.
+// HasOngoingTransaction is UnifiedLog#hasOngoingTransaction under release r
+// for a producer whose entry has open transaction txnFirst (-1: none) at
+// epoch entryEpoch, asked for a batch or verification of epoch: Kafka 4
+// compares the epochs (KAFKA-14563), Kafka 3 does not.
+func (r Release) HasOngoingTransaction(txnFirst int64, entryEpoch, epoch int16) bool {
+	return txnFirst >= 0 && (r == Kafka3 || entryEpoch == epoch)
+}
+
+// ongoing is HasOngoingTransaction under o's release.
 func (o Options) ongoing(txnFirst int64, entryEpoch, epoch int16) bool {
-	return txnFirst >= 0 && (o.Release == Kafka3 || entryEpoch == epoch)
+	return o.Release.HasOngoingTransaction(txnFirst, entryEpoch, epoch)
+}
+
+// TxnVersion is a transaction version (org.apache.kafka.server.common
+// .TransactionVersion, the transaction.version feature level), numbered as
+// Kafka numbers it. The coordinator states it per marker in the
+// WriteTxnMarkers request (KIP-1228); it is not part of the marker's
+// bytes, so a replicated marker carries none.
+type TxnVersion int8
+
+const (
+	// TVUnknown (TransactionVersion.TV_UNKNOWN): no version stated. A data
+	// batch's, and a REPLICATION marker's, which is checked as TV0. Under
+	// Kafka4 a COORDINATOR or CLIENT marker stating none is refused with
+	// ErrMarkerWithoutTxnVersion (ProducerAppendInfo#appendEndTxnMarker).
+	TVUnknown TxnVersion = -1
+	// TV0 (the zero value) and TV1: a marker's epoch must not be below the
+	// producer's (ProducerAppendInfo#checkProducerEpoch).
+	TV0 TxnVersion = 0
+	TV1 TxnVersion = 1
+	// TV2 (KIP-890 part 2): the coordinator bumps the epoch at every commit
+	// or abort, so a marker's epoch must be above the producer's; one equal
+	// to it is accepted only when no transaction is open (a retried marker,
+	// KAFKA-19999). The marker's epoch becomes the producer's, which clears
+	// its cached batches.
+	TV2 TxnVersion = 2
+)
+
+func (v TxnVersion) String() string {
+	if v == TVUnknown {
+		return "TV_UNKNOWN"
+	}
+	return "TV" + strconv.Itoa(int(v))
+}
+
+// markerEpoch is the epoch check of a COMMIT or ABORT marker of epoch from
+// origin, stating version tv, for a producer whose pending entry is at
+// epoch cur with open transaction txnFirst (-1: none):
+// ProducerAppendInfo#appendEndTxnMarker's version check, then
+// #checkProducerEpoch. A REPLICATION marker is never refused (a lower epoch
+// is only logged).
+func (o *Options) markerEpoch(origin Origin, tv TxnVersion, epoch, cur int16, txnFirst int64) error {
+	if origin == Replication {
+		return nil
+	}
+	if o.Release != Kafka4 || tv < TV2 {
+		if tv == TVUnknown && o.Release == Kafka4 {
+			return ErrMarkerWithoutTxnVersion
+		}
+		if epoch < cur {
+			return ErrInvalidProducerEpoch
+		}
+		return nil
+	}
+	if epoch > cur || (epoch == cur && txnFirst < 0) {
+		return nil
+	}
+	return ErrInvalidProducerEpoch
 }
 
 func (o Options) withDefaults() Options {
@@ -201,6 +273,10 @@ type Batch struct {
 	// Options.DedupCRC.
 	CRC    uint32
 	HasCRC bool
+	// TxnVersion is the transaction version the marker's WriteTxnMarkers
+	// request states (COMMIT and ABORT markers from COORDINATOR); it is not
+	// in the batch's bytes, so BatchOf leaves it TV0 and the caller sets it.
+	TxnVersion TxnVersion
 }
 
 // LastSequence is -1 when BaseSequence is -1, else BaseSequence advanced by

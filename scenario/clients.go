@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/psm"
 )
 
 func (w *world) newProducer(c *Command) error {
@@ -123,6 +124,18 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	pr.pid, pr.epoch = t.pid, t.epoch
 }
 
+// fenceEpoch is the epoch of the markers that end a transaction of epoch
+// without an InitProducerId bump before them (EndTxn, the fence of an
+// exhausted epoch): under TV2 the coordinator bumps it, and the leader
+// needs a marker epoch above the transaction's (never past MaxInt16);
+// TV0/TV1 keep it.
+func (w *world) fenceEpoch(epoch int16) int16 {
+	if txnVersion(w.opts) >= psm.TV2 && epoch < math.MaxInt16 {
+		return epoch + 1
+	}
+	return epoch
+}
+
 // abortOpen aborts t's open transaction with markers at epoch (the fence of
 // InitProducerId).
 func (w *world) abortOpen(cl *cluster, t *txnState, epoch int16) {
@@ -132,7 +145,8 @@ func (w *world) abortOpen(cl *cluster, t *txnState, epoch int16) {
 }
 
 // writeMarkers appends one COMMIT or ABORT marker per partition of t's
-// transaction, COORDINATOR origin, and closes the transaction.
+// transaction, COORDINATOR origin, stating the transaction version (option
+// txn-version), and closes the transaction.
 func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, who string) {
 	for _, p := range t.parts {
 		ts := w.tick()
@@ -142,7 +156,7 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 			w.or.clientError(who, cl, p, errCoordinatorNA)
 			continue
 		}
-		if _, err := p.lead().AppendCoordinator(b); err != nil {
+		if _, err := p.lead().AppendCoordinator(b, txnVersion(w.opts)); err != nil {
 			w.or.clientError(who, cl, p, errorName(err))
 			continue
 		}
@@ -214,7 +228,25 @@ func (w *world) endTxn(pr *client, abort bool) {
 	if !t.open { // nothing was added: EndTxn on an empty transaction writes no marker
 		return
 	}
-	w.writeMarkers(pr.c, t, t.epoch, abort, pr.name)
+	if txnVersion(w.opts) < psm.TV2 {
+		w.writeMarkers(pr.c, t, t.epoch, abort, pr.name)
+		return
+	}
+	// TV2 (TransactionMetadata#prepareAbortOrCommit with an epoch bump):
+	// the markers carry epoch + 1, which EndTxn hands the producer; on an
+	// exhausted epoch it hands a new PID at epoch 0 instead. The producer
+	// starts every partition at sequence 0.
+	next := w.fenceEpoch(t.epoch)
+	w.writeMarkers(pr.c, t, next, abort, pr.name)
+	if epochExhausted(t.epoch) {
+		// With no PID block left (the allocator's top) the producer keeps
+		// its exhausted epoch: the next InitProducerId reports it.
+		if p, ok := pr.c.takePID(); ok {
+			t.pid, next = p, 0
+		}
+	}
+	t.epoch = next
+	pr.pid, pr.epoch, pr.seq = t.pid, t.epoch, map[*partition]int32{}
 }
 
 func (w *world) offsets(c *Command) {
@@ -314,7 +346,7 @@ func (w *world) send(c *Command) error {
 		if !w.addToTxn(pr, p) {
 			return nil
 		}
-	} else if pr.inTxn && w.opts.Get("txn-verification") == "on" && !openOn(p.lead(), pr.pid) {
+	} else if pr.inTxn && w.opts.Get("txn-verification") == "on" && !openOn(p.lead(), pr.pid, sendEpoch(c, pr), release(w.opts)) {
 		// KIP-890 verification (UnifiedLog#maybeStartTransactionVerification,
 		// docs/producer-state.md): the partition has
 		// no transaction open for this PID, so the leader asks the
@@ -334,9 +366,8 @@ func (w *world) send(c *Command) error {
 		n, _ := strconv.ParseInt(v, 10, 32)
 		d.seq = int32(n)
 	}
-	if v, ok := c.Get("epoch"); ok {
-		n, _ := strconv.ParseInt(v, 10, 16)
-		d.epoch = int16(n)
+	if _, ok := c.Get("epoch"); ok {
+		d.epoch = sendEpoch(c, pr)
 	}
 	b, err := d.build()
 	if err != nil {
@@ -360,6 +391,16 @@ func (w *world) send(c *Command) error {
 	return nil
 }
 
+// sendEpoch is the producer epoch of send c's batch: its epoch= if given,
+// else pr's.
+func sendEpoch(c *Command, pr *client) int16 {
+	if v, ok := c.Get("epoch"); ok {
+		n, _ := strconv.ParseInt(v, 10, 16)
+		return int16(n)
+	}
+	return pr.epoch
+}
+
 // repoint points pr at cluster cl without re-initialising it (a client
 // whose bootstrap servers change after a failover): it keeps its PID, epoch
 // and, per partition key, its next sequence; a transaction it has open
@@ -377,11 +418,14 @@ func (w *world) repoint(pr *client, cl *cluster) {
 	pr.c, pr.seq, pr.txnParts = cl, seq, map[*partition]bool{}
 }
 
-// openOn reports whether r's producer state has a transaction open for pid.
-func openOn(r replica, pid int64) bool {
+// openOn reports whether r's producer state has a transaction open for pid
+// that a batch of epoch continues under release rel
+// (UnifiedLog#hasOngoingTransaction: from Kafka 4.0 only at the batch's
+// epoch, KAFKA-14563; in 3.x at any epoch).
+func openOn(r replica, pid int64, epoch int16, rel psm.Release) bool {
 	for _, e := range r.Producers() {
 		if e.PID == pid {
-			return e.TxnFirstOffset >= 0
+			return rel.HasOngoingTransaction(e.TxnFirstOffset, e.Epoch, epoch)
 		}
 	}
 	return false

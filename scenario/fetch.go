@@ -8,6 +8,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
 )
 
 // mirror makes dest's partitions (of topic, or all) start MIRRORING from src
@@ -457,7 +458,7 @@ func (w *world) retryMissing(cl *cluster) error {
 			}
 			b = codec.AppendBarrier(nil, p.leaderEpoch, src, epochMillis)
 		}
-		if _, err := lead.AppendCoordinator(b); err != nil {
+		if _, err := lead.AppendCoordinator(b, psm.TV0); err != nil { // a barrier states no transaction version
 			return fmt.Errorf("second barrier %s %s: %w", cl.name, p.key, err)
 		}
 		p.stopEnd = lead.LogEndOffset()
@@ -471,7 +472,8 @@ func (w *world) retryMissing(cl *cluster) error {
 func (w *world) stopRequest(variant string) stopRequest {
 	req := stopRequest{Variant: variant, IgnoreMarkerFailure: w.opts.Get("hazard-r2") == "on",
 		UnknownSource: w.opts.Get("unknown-source"), StepErrors: w.opts.Get("stop-errors"),
-		BarrierNoSource: w.opts.Get("barrier-source") == "off", HangWhenEmpty: w.opts.Get("empty-stop") == "hang"}
+		BarrierNoSource: w.opts.Get("barrier-source") == "off", HangWhenEmpty: w.opts.Get("empty-stop") == "hang",
+		AbortMarker: w.opts.Get("stop-abort-marker"), TxnVersion: txnVersion(w.opts)}
 	if w.strategy == "allocator" {
 		// Redpanda's promotion: a failed step leaves the partition
 		// read-only and the next stop retries, and an empty partition

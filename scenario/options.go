@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mirrorpath/mirrorpath/psm"
 )
 
 // ErrOption reports an unknown option or a value it does not take.
@@ -42,7 +44,10 @@ var OptionSpecs = []OptionSpec{
 	{"mirror-loop", []string{"fail", "refuse"}, "a mirror that would close a loop (A⇒B⇒A) moves the partition to FAILED (fail), or is refused and leaves it as it was (refuse)"},
 	{"source-change", []string{"fail", "accept"}, "a partition that stopped mirroring one cluster and then mirrors another into the same log (an inconsistent source cluster id) moves to FAILED for good (fail), or appends after what it holds (accept, fan-in)"},
 	{"failback-position", []string{"direct", "any"}, "a failback truncates to the other side's last mirrored position only when that side mirrored this cluster directly (direct), or whichever cluster it mirrored (any)"},
+	{"stop-abort-marker", []string{"versioned", "current-epoch", "prototype"}, "STOPPING's ABORT: the transaction version's marker (TV2 at epoch + 1, the version stated), the producer's epoch with the version stated, or the prototype's (the producer's epoch, no version stated)"},
 	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
+	{"txn-version", []string{"1", "2"}, "transaction version of every transactional producer (transaction.version): 2 bumps the epoch at each commit or abort and its markers must carry an epoch above the producer's"},
+	{"kafka-release", []string{"4.2", "4.0", "3.6"}, "Kafka release whose producer-state rules the brokers follow: 4.2 and later, 4.0 to 4.1 (markers not checked by transaction version), 3.6 to 3.9 (an open transaction at any epoch counts as ongoing)"},
 	{"dedup-check", []string{"seq", "crc"}, "duplicate detection compares epoch and sequences only (seq, Kafka's), or also the cached batch's CRC, refusing a match with another CRC (crc)"},
 	{"allocator-margin", []string{"1000"}, "allocator: the failover advances the destination's PID allocator to the highest PID of its partitions plus this margin"},
 	{"allocator-mode", []string{"awaited", "async"}, "allocator: promotion waits for the allocator advance (awaited), or does not and the advance lands after the first local InitProducerId (async, Redpanda CORE-16631)"},
@@ -167,4 +172,23 @@ func (o Options) For(st string) map[string]string {
 		}
 	}
 	return m
+}
+
+// release is the psm.Release of option kafka-release.
+func release(o Options) psm.Release {
+	switch o.Get("kafka-release") {
+	case "4.0":
+		return psm.Kafka40
+	case "3.6":
+		return psm.Kafka3
+	}
+	return psm.Kafka4
+}
+
+// txnVersion is the psm.TxnVersion of option txn-version.
+func txnVersion(o Options) psm.TxnVersion {
+	if o.Get("txn-version") == "2" {
+		return psm.TV2
+	}
+	return psm.TV1
 }

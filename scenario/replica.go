@@ -4,6 +4,8 @@ package scenario
 // one appendpath.Partition (docs/design.md): the simulator never decides what
 // a broker accepts, it only calls these methods and reads the log back.
 
+import "github.com/mirrorpath/mirrorpath/psm"
+
 // Mirror states as the simulator names them (docs/strategies.md).
 const (
 	stateNone      = ""          // never mirrored: a plain writable partition
@@ -78,6 +80,11 @@ type stopRequest struct {
 	// stop-errors (appendpath names), barrier-source=off, empty-stop=hang.
 	UnknownSource, StepErrors      string
 	BarrierNoSource, HangWhenEmpty bool
+	// AbortMarker is how the ABORT markers are written (option
+	// stop-abort-marker), TxnVersion the transactions' version they state
+	// (option txn-version).
+	AbortMarker string
+	TxnVersion  psm.TxnVersion
 	// Promote runs last, before the partition becomes writable (strategy
 	// allocator's PID allocator advance); errAllocatorExhausted is terminal.
 	Promote func() error
@@ -86,7 +93,9 @@ type stopRequest struct {
 // replica is the narrow view of appendpath.Partition the simulator uses.
 type replica interface {
 	AppendClient(batch []byte) (appendResult, error)
-	AppendCoordinator(batch []byte) (appendResult, error)
+	// AppendCoordinator appends a COMMIT or ABORT marker whose
+	// WriteTxnMarkers request states transaction version tv.
+	AppendCoordinator(batch []byte, tv psm.TxnVersion) (appendResult, error)
 	AppendMirrored(batches []byte, source [16]byte) (appendResult, error)
 	AppendReplica(batches []byte) (appendResult, error)
 	// Read returns whole batches from offset, at most maxBytes unless the

@@ -23,7 +23,7 @@ func TestWriteText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"x.scn  options: barrier-apply=exact stop-variant=abort has-producer-id=not-minus-one unknown-source=skip hazard-r2=off stop-errors=failed empty-stop=stop barrier-source=off recovery-barrier=ignore stop-completion=first mirror-loop=fail source-change=fail failback-position=direct txn-verification=on dedup-check=seq",
+		"x.scn  options: barrier-apply=exact stop-variant=abort has-producer-id=not-minus-one unknown-source=skip hazard-r2=off stop-errors=failed empty-stop=stop barrier-source=off recovery-barrier=ignore stop-completion=first mirror-loop=fail source-change=fail failback-position=direct stop-abort-marker=versioned txn-verification=on txn-version=1 kafka-release=4.2 dedup-check=seq",
 		"strategy  M4  ERR  expect",
 		"verbatim  12  9    FAILED line 20: want M4, got M4,ERR",
 		"barrier   -   -    held: ok",

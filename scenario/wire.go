@@ -85,6 +85,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 	if cfg.Options.Get("barrier-apply") == "prototype" {
 		po.BarrierApply = psm.Prototype
 	}
+	po.Release = release(cfg.Options)
 	a := &apReplica{newMapper: newMapper, seed1: s1, seed2: s2, cfg: appendpath.Config{
 		Dir:                 "log",
 		FS:                  vfs.NewMemFS(),
@@ -153,8 +154,8 @@ func (a *apReplica) AppendClient(b []byte) (appendResult, error) {
 	return result(r), err
 }
 
-func (a *apReplica) AppendCoordinator(b []byte) (appendResult, error) {
-	r, err := a.p.AppendCoordinator(b)
+func (a *apReplica) AppendCoordinator(b []byte, tv psm.TxnVersion) (appendResult, error) {
+	r, err := a.p.AppendTxnMarker(b, tv)
 	return result(r), err
 }
 
@@ -202,9 +203,13 @@ func (a *apReplica) Stop(req stopRequest) error {
 	if err != nil {
 		return err
 	}
+	how, err := appendpath.ParseAbortMarker(req.AbortMarker)
+	if err != nil {
+		return err
+	}
 	opt := appendpath.StopOptions{Variant: v, SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
 		IgnoreMarkerFailure: req.IgnoreMarkerFailure, BarrierNoSource: req.BarrierNoSource,
-		HangWhenEmpty: req.HangWhenEmpty}
+		HangWhenEmpty: req.HangWhenEmpty, AbortMarker: how, TxnVersion: req.TxnVersion}
 	if req.UnknownSource != "" {
 		if opt.UnknownSource, err = appendpath.ParseUnknownSource(req.UnknownSource); err != nil {
 			return err
