@@ -20,10 +20,45 @@ func Checksum(b []byte) uint32 { return ^crc32cUpdate(^uint32(0), unsafe.SliceDa
 //go:noescape
 func crc32cUpdate(reg uint32, p *byte, n int) uint32
 
-// crc32cStd is crc32cUpdate by hash/crc32: for CPUs without a kernel.
+// crc32cStd is crc32cUpdate where no folding kernel applies and the CRC32
+// instruction's one-stream loop is not used: from crc3Min bytes on, with
+// SSE4.2 and PCLMULQDQ, ChecksumCopy's three-stream loop without the copy
+// (rawChecksum3); else hash/crc32.
 //
 //lint:ignore U1000 crc32cUpdate jumps to it.
-func crc32cStd(reg uint32, p *byte, n int) uint32 { return rawCRC(reg, unsafe.Slice(p, n)) }
+func crc32cStd(reg uint32, p *byte, n int) uint32 {
+	if crcAsm && n >= crc3Min {
+		return rawChecksum3(reg, unsafe.Slice(p, n))
+	}
+	return rawCRC(reg, unsafe.Slice(p, n))
+}
+
+// crc3Min is the length from which crc32cStd runs three streams: that at
+// which crc32cUpdate stops running its own one-stream loop (foldMin256).
+// hash/crc32 runs one stream up to 503 bytes and joins its three with
+// table lookups (results/codec.md).
+const crc3Min = foldMin256
+
+// rawChecksum3 is rawChecksumCopy's loop without the copy: rounds of three
+// streams (crc3), then crc32cUpdate's one-stream loop for the rest, under
+// 2·3·fusedStep bytes. len(b) ≥ 2·3·fusedStep.
+func rawChecksum3(reg uint32, b []byte) uint32 {
+	fusedOnce.Do(fusedConsts)
+	for len(b) >= 3*fusedLong {
+		reg = crc3(reg, &b[0], fusedLong, fusedLongJoin.k1, fusedLongJoin.k2)
+		b = b[3*fusedLong:]
+	}
+	for len(b) >= 2*3*fusedStep {
+		j := min(len(b)/(3*fusedStep), fusedSteps)
+		k, c := fusedStep*j, &fusedStepJoins[j]
+		reg = crc3(reg, &b[0], k, c.k1, c.k2)
+		b = b[3*k:]
+	}
+	if len(b) == 0 {
+		return reg
+	}
+	return crc32cUpdate(reg, &b[0], len(b)) // under foldMin256: its own loop
+}
 
 // foldKernel is the folding kernel Checksum and ChecksumCopy use from
 // foldMin bytes on (crcfold_amd64.s): the 512-bit one where AVX-512 and
