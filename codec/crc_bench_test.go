@@ -165,7 +165,7 @@ func BenchmarkPatchCRC(b *testing.B) {
 // CPU without the folding instructions.
 func BenchmarkCRCLengths(b *testing.B) {
 	bb := benchBatch(1024 + CRCStart)
-	for _, n := range []int{63, 64, 80, 100, 128, 192, 255, 256, 384, 768} {
+	for _, n := range []int{63, 64, 80, 100, 128, 192, 255, 256, 384, 768, 1024} {
 		b.Run("kernel=hashcrc32/n="+strconv.Itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			start := cputime.Process()
