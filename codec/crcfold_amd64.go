@@ -3,6 +3,7 @@
 package codec
 
 import (
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
@@ -40,17 +41,19 @@ func crc32cStd(reg uint32, p *byte, n int) uint32 {
 const crc3Min = foldMin256
 
 // rawChecksum3 is rawChecksumCopy's loop without the copy: rounds of three
-// streams (crc3), then crc32cUpdate's one-stream loop for the rest, under
-// 2·3·fusedStep bytes. len(b) ≥ 2·3·fusedStep.
+// fusedLong-byte streams (crc3) while they fit, then one round of three
+// streams as long as crc3Steps allows, then crc32cUpdate's one-stream loop
+// for the rest (under 3·fusedStep bytes). One long round rather than
+// ChecksumCopy's rounds of at most fusedSteps: the first stream of a round
+// waits for the join that ends the round before it. len(b) ≥ 3·fusedStep.
 func rawChecksum3(reg uint32, b []byte) uint32 {
-	fusedOnce.Do(fusedConsts)
+	crc3Once.Do(crc3Consts)
 	for len(b) >= 3*fusedLong {
-		reg = crc3(reg, &b[0], fusedLong, fusedLongJoin.k1, fusedLongJoin.k2)
+		reg = crc3(reg, &b[0], fusedLong, crc3LongJoin.k1, crc3LongJoin.k2)
 		b = b[3*fusedLong:]
 	}
-	for len(b) >= 2*3*fusedStep {
-		j := min(len(b)/(3*fusedStep), fusedSteps)
-		k, c := fusedStep*j, &fusedStepJoins[j]
+	if j := min(len(b)/(3*fusedStep), crc3Steps); j > 0 {
+		k, c := fusedStep*j, &crc3Joins[j]
 		reg = crc3(reg, &b[0], k, c.k1, c.k2)
 		b = b[3*k:]
 	}
@@ -58,6 +61,24 @@ func rawChecksum3(reg uint32, b []byte) uint32 {
 		return reg
 	}
 	return crc32cUpdate(reg, &b[0], len(b)) // under foldMin256: its own loop
+}
+
+// crc3Steps bounds rawChecksum3's round after its fusedLong rounds: streams
+// of up to fusedStep·crc3Steps = fusedLong bytes, all that is left under
+// 3·fusedLong.
+const crc3Steps = fusedLong / fusedStep
+
+var (
+	crc3Once     sync.Once
+	crc3LongJoin joinConsts
+	crc3Joins    [crc3Steps + 1]joinConsts // [j] for fusedStep·j bytes; [0] unused
+)
+
+func crc3Consts() {
+	crc3LongJoin = joinFor(fusedLong)
+	for j := 1; j <= crc3Steps; j++ {
+		crc3Joins[j] = joinFor(fusedStep * j)
+	}
 }
 
 // foldKernel is the folding kernel Checksum and ChecksumCopy use from
