@@ -155,7 +155,8 @@ type Partition struct {
 	log    *storage.Log
 	snaps  *storage.SnapshotDir
 	psm    *psm.Store
-	pb     psm.Batch // the one Batch handed to psm's Add, reused (a local would escape)
+	app    *psm.StoreAppender // this partition's in psm, held: each append Begins it (psm.Store.Appender)
+	pb     psm.Batch          // the one Batch handed to psm's Add, reused (a local would escape)
 	id     psm.PartitionID
 	mapper *pid.Mapper
 	now    func() time.Time
@@ -222,6 +223,7 @@ func Open(cfg Config) (*Partition, error) {
 	if p.psm == nil {
 		p.psm, p.id = psm.NewStore(cfg.PSMOptions), 0
 	}
+	p.app = p.psm.Appender(p.id)
 	p.mapper = cfg.Mapper
 	if p.mapper == nil {
 		p.mapper = pid.NewMapper(pid.Config{Strategy: cfg.Strategy, Policy: cfg.Policy, Fold: cfg.Fold})
@@ -559,7 +561,8 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if leader && p.val.rebuilt {
 		p.val.trim(true) // the rebuilt batch is staged: free it if huge
 	}
-	app := p.psm.BeginAppend(p.id, k.origin())
+	app := p.app
+	app.Begin(k.origin())
 	next := p.log.End()
 	res := Result{FirstOffset: -1, Batches: n}
 	maxEpoch, lastEpoch := p.maxEpoch, int32(0)

@@ -160,9 +160,20 @@ func BenchmarkPatchCRC(b *testing.B) {
 // BenchmarkCRCLengths runs Checksum around foldMin and foldMin256 under every
 // kernel the CPU supports: below them the CRC32 instruction's loop, from them
 // the folding kernel; the figures say where folding starts to pay.
+// kernel=hashcrc32 is hash/crc32 itself at each length, beside which sse42
+// says whether Checksum's own loop (under 256 bytes) is worth keeping on a
+// CPU without the folding instructions.
 func BenchmarkCRCLengths(b *testing.B) {
 	bb := benchBatch(1024 + CRCStart)
-	for _, n := range []int{63, 64, 80, 100, 128, 192, 255, 256, 384, 768} {
+	for _, n := range []int{63, 64, 80, 100, 128, 192, 255, 256, 384, 768, 1024} {
+		b.Run("kernel=hashcrc32/n="+strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			start := cputime.Process()
+			for b.Loop() {
+				sinkU32 += crc32.Checksum(bb[CRCStart:CRCStart+n], stdCastagnoli)
+			}
+			cputime.Report(b, start)
+		})
 		eachKernel(b, func(k foldKind) {
 			b.Run("kernel="+k.String()+"/n="+strconv.Itoa(n), func(b *testing.B) {
 				defer setFold(k)()

@@ -16,6 +16,12 @@ var crcAsm = cpu.X86.HasSSE42 && cpu.X86.HasPCLMULQDQ
 //go:noescape
 func crcCopy3(reg uint32, dst, src *byte, k int, k1, k2 uint64) uint32
 
+// crc3 is crcCopy3 without the copy: the raw CRC-32C register after the 3k
+// bytes at p, started from reg (Checksum without a folding kernel).
+//
+//go:noescape
+func crc3(reg uint32, p *byte, k int, k1, k2 uint64) uint32
+
 // crcCopy1 copies n > 0 bytes from src to dst and returns the raw CRC-32C
 // register after them, started from reg.
 //

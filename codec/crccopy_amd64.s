@@ -66,6 +66,51 @@ loop3:
 	MOVL      AX, ret+48(FP)
 	RET
 
+// func crc3(reg uint32, p *byte, k int, k1, k2 uint64) uint32
+//
+// crcCopy3 without the copy: three streams at p, p+k, p+2k, four 8-byte
+// words of every stream a step, joined the same way.
+TEXT ·crc3(SB), NOSPLIT, $0-44
+	MOVL reg+0(FP), AX
+	XORL BX, BX
+	XORL CX, CX
+	MOVQ p+8(FP), SI
+	MOVQ k+16(FP), DX
+	LEAQ (SI)(DX*1), R8 // stream b
+	LEAQ (R8)(DX*1), R9 // stream c
+	XORQ R12, R12       // index into every stream
+
+loop3n:
+	CRC32Q (SI)(R12*1), AX
+	CRC32Q (R8)(R12*1), BX
+	CRC32Q (R9)(R12*1), CX
+	CRC32Q 8(SI)(R12*1), AX
+	CRC32Q 8(R8)(R12*1), BX
+	CRC32Q 8(R9)(R12*1), CX
+	CRC32Q 16(SI)(R12*1), AX
+	CRC32Q 16(R8)(R12*1), BX
+	CRC32Q 16(R9)(R12*1), CX
+	CRC32Q 24(SI)(R12*1), AX
+	CRC32Q 24(R8)(R12*1), BX
+	CRC32Q 24(R9)(R12*1), CX
+	ADDQ $32, R12
+	CMPQ R12, DX
+	JB   loop3n
+
+	MOVQ      AX, X0
+	MOVQ      BX, X1
+	MOVQ      k2+32(FP), X2
+	MOVQ      k1+24(FP), X3
+	PCLMULQDQ $0x00, X2, X0
+	PCLMULQDQ $0x00, X3, X1
+	PXOR      X1, X0
+	MOVQ      X0, DX
+	XORL      AX, AX
+	CRC32Q    DX, AX
+	XORL      CX, AX
+	MOVL      AX, ret+40(FP)
+	RET
+
 // func crcCopy1(reg uint32, dst, src *byte, n int) uint32
 TEXT ·crcCopy1(SB), NOSPLIT, $0-36
 	MOVL reg+0(FP), AX

@@ -3,6 +3,7 @@
 package codec
 
 import (
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
@@ -20,10 +21,65 @@ func Checksum(b []byte) uint32 { return ^crc32cUpdate(^uint32(0), unsafe.SliceDa
 //go:noescape
 func crc32cUpdate(reg uint32, p *byte, n int) uint32
 
-// crc32cStd is crc32cUpdate by hash/crc32: for CPUs without a kernel.
+// crc32cStd is crc32cUpdate where no folding kernel applies and the CRC32
+// instruction's one-stream loop is not used: from crc3Min bytes on, with
+// SSE4.2 and PCLMULQDQ, ChecksumCopy's three-stream loop without the copy
+// (rawChecksum3); else hash/crc32.
 //
 //lint:ignore U1000 crc32cUpdate jumps to it.
-func crc32cStd(reg uint32, p *byte, n int) uint32 { return rawCRC(reg, unsafe.Slice(p, n)) }
+func crc32cStd(reg uint32, p *byte, n int) uint32 {
+	if crcAsm && n >= crc3Min {
+		return rawChecksum3(reg, unsafe.Slice(p, n))
+	}
+	return rawCRC(reg, unsafe.Slice(p, n))
+}
+
+// crc3Min is the length from which crc32cStd runs three streams: that at
+// which crc32cUpdate stops running its own one-stream loop (foldMin256).
+// hash/crc32 runs one stream up to 503 bytes and joins its three with
+// table lookups (results/codec.md).
+const crc3Min = foldMin256
+
+// rawChecksum3 is rawChecksumCopy's loop without the copy: rounds of three
+// fusedLong-byte streams (crc3) while they fit, then one round of three
+// streams as long as crc3Steps allows, then crc32cUpdate's one-stream loop
+// for the rest (under 3·fusedStep bytes). One long round rather than
+// ChecksumCopy's rounds of at most fusedSteps: the first stream of a round
+// waits for the join that ends the round before it. len(b) ≥ 3·fusedStep.
+func rawChecksum3(reg uint32, b []byte) uint32 {
+	crc3Once.Do(crc3Consts)
+	for len(b) >= 3*fusedLong {
+		reg = crc3(reg, &b[0], fusedLong, crc3LongJoin.k1, crc3LongJoin.k2)
+		b = b[3*fusedLong:]
+	}
+	if j := min(len(b)/(3*fusedStep), crc3Steps); j > 0 {
+		k, c := fusedStep*j, &crc3Joins[j]
+		reg = crc3(reg, &b[0], k, c.k1, c.k2)
+		b = b[3*k:]
+	}
+	if len(b) == 0 {
+		return reg
+	}
+	return crc32cUpdate(reg, &b[0], len(b)) // under foldMin256: its own loop
+}
+
+// crc3Steps bounds rawChecksum3's round after its fusedLong rounds: streams
+// of up to fusedStep·crc3Steps = fusedLong bytes, all that is left under
+// 3·fusedLong.
+const crc3Steps = fusedLong / fusedStep
+
+var (
+	crc3Once     sync.Once
+	crc3LongJoin joinConsts
+	crc3Joins    [crc3Steps + 1]joinConsts // [j] for fusedStep·j bytes; [0] unused
+)
+
+func crc3Consts() {
+	crc3LongJoin = joinFor(fusedLong)
+	for j := 1; j <= crc3Steps; j++ {
+		crc3Joins[j] = joinFor(fusedStep * j)
+	}
+}
 
 // foldKernel is the folding kernel Checksum and ChecksumCopy use from
 // foldMin bytes on (crcfold_amd64.s): the 512-bit one where AVX-512 and

@@ -636,7 +636,8 @@ c256tdone:
 // From foldMin bytes on, the selected folding kernel (a tail call: the same
 // arguments; fold256 only from foldMin256); below, the CRC32 instruction eight bytes at a time, as
 // hash/crc32 does at these lengths but without its dispatch. Without a
-// kernel at these lengths, or without SSE4.2, crc32cStd (hash/crc32).
+// kernel at these lengths, or without SSE4.2, crc32cStd (three streams of
+// the CRC32 instruction, or hash/crc32).
 TEXT ·crc32cUpdate(SB), NOSPLIT, $0-28
 	MOVQ n+16(FP), CX
 	CMPQ CX, $const_foldMin

@@ -109,3 +109,24 @@ func FuzzChecksum(f *testing.F) {
 		})
 	})
 }
+
+// TestChecksumThreeStreams holds Checksum without a folding kernel (sse42:
+// three CRC32 streams from crc3Min bytes on where the CPU has SSE4.2 and
+// PCLMULQDQ) to hash/crc32 at every length through two fusedLong rounds and
+// every round length after them, at two alignments.
+func TestChecksumThreeStreams(t *testing.T) {
+	defer setFold(foldNone)()
+	r := rand.New(rand.NewPCG(9, 10))
+	src := make([]byte, 2*3*fusedLong+3*fusedLong+64)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	for _, so := range []int{0, 21} {
+		for n := 0; n+so <= len(src); n++ {
+			s := src[so : so+n]
+			if got, want := Checksum(s), crc32.Checksum(s, stdCastagnoli); got != want {
+				t.Fatalf("Checksum len %d at %d: %#x, want %#x", n, so, got, want)
+			}
+		}
+	}
+}

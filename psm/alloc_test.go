@@ -38,6 +38,20 @@ func TestStoreUpdateDoesNotAllocate(t *testing.T) {
 	}
 	var pid int64
 	assertNoAllocs(t, "client update", func() { update(Client, pid%producers); pid++ })
+	held := s.Appender(0) // appendpath's way: the partition's Appender kept, begun per append
+	assertNoAllocs(t, "held appender update", func() {
+		q := pid % producers
+		held.Begin(Client)
+		*b = data(q, 0, seq[q], 1)
+		b.BaseOffset = off
+		if _, err := held.Add(b); err != nil {
+			t.Fatal(err)
+		}
+		held.Commit()
+		seq[q]++
+		off++
+		pid++
+	})
 	assertNoAllocs(t, "replication update", func() { update(Replication, pid%producers); pid++ })
 	one := func(origin Origin, pid int64) {
 		*b = data(pid, 0, seq[pid], 1)

@@ -109,3 +109,71 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 		}
 	}
 }
+
+// The Appender that Store.Appender hands out, begun with its own Begin (the
+// way appendpath holds it), is BeginAppend's: same answers and states as
+// the Model, an append left unfinished (fast or general) discarded by the
+// next Begin, and the same pointer whichever way it is reached.
+func TestHeldAppenderMatchesModel(t *testing.T) {
+	model, store := NewModel(Options{}), NewStore(Options{})
+	for _, m := range []Manager{model, store} {
+		populate(m, 0, 4) // PIDs 0..3 at seq 0, epoch 0
+	}
+	held := store.Appender(0)
+	if held != store.BeginAppend(0, Client) || held != store.Appender(0) {
+		t.Fatal("Store.Appender is not the partition's one Appender")
+	}
+	steps := []struct {
+		name    string
+		origin  Origin
+		batches []Batch
+		end     string // "commit", "abort" or "drop" (neither: the next Begin discards it)
+	}{
+		{"fast", Client, []Batch{data(0, 0, 1, 1)}, "commit"},
+		{"fast dropped", Client, []Batch{data(1, 0, 1, 1)}, "drop"},
+		{"fast after a dropped one", Client, []Batch{data(1, 0, 1, 1)}, "commit"},
+		{"general dropped: new producer and a transaction", Client, []Batch{data(9, 0, 0, 1), txnData(2, 0, 1, 1)}, "drop"},
+		{"fast after a dropped general append", Client, []Batch{data(2, 0, 1, 1)}, "commit"},
+		{"new producer", Client, []Batch{data(9, 0, 0, 1)}, "commit"},
+		{"replica run dropped", Replication, []Batch{data(0, 0, 5, 1), data(3, 0, 7, 1)}, "drop"},
+		{"replica run", Replication, []Batch{data(0, 0, 5, 1), data(3, 0, 7, 1)}, "commit"},
+		{"rejected then aborted", Client, []Batch{data(1, 0, 7, 1)}, "abort"},
+		{"fast after abort", Client, []Batch{data(1, 0, 2, 1)}, "commit"},
+	}
+	var next int64 = 10
+	for _, st := range steps {
+		var got [2][]error
+		for k := range 2 {
+			var a Appender
+			if k == 0 {
+				a = model.Begin(0, st.origin)
+			} else {
+				held.Begin(st.origin)
+				a = held
+			}
+			off := next
+			for _, b := range st.batches {
+				b.BaseOffset = off
+				_, err := a.Add(&b)
+				got[k] = append(got[k], err)
+				off += int64(b.LastOffsetDelta) + 1
+			}
+			switch st.end {
+			case "commit":
+				a.Commit()
+			case "abort":
+				a.Abort()
+			}
+		}
+		next += 10
+		if !slices.Equal(got[0], got[1]) {
+			t.Fatalf("%s: model %v, store %v", st.name, got[0], got[1])
+		}
+		if st.end == "drop" {
+			continue // the Model's Begin discards it at the next step, the Store's too
+		}
+		if ms, ss := dumpState(model, 0), dumpState(store, 0); !equalState(ms, ss) {
+			t.Fatalf("%s: state\nmodel %+v\nstore %+v", st.name, ms, ss)
+		}
+	}
+}

@@ -131,6 +131,64 @@ func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
 	}
 }
 
+// BenchmarkAppendProtocol: the producer-state protocol of appendpath's
+// append on the concrete *Store, as appendpath calls it, against the
+// one-call Store.Update of the same batch, same partition sizes and visiting
+// order as BenchmarkUpdate. protocol=held is appendpath's: the partition's
+// Appender (Store.Appender) kept, then Begin, Add and, after the log write,
+// Commit. protocol=lookup is the same with BeginAppend per append (the
+// partition looked up each time). protocol=update is Store.Update.
+// benchstat -col /protocol gives the price of validating before the write
+// and committing after it.
+func BenchmarkAppendProtocol(b *testing.B) {
+	for _, proto := range []string{"held", "lookup", "update"} {
+		for _, n := range benchSizes {
+			b.Run("protocol="+proto+"/producers="+strconv.Itoa(n), func(b *testing.B) {
+				s := NewStore(Options{})
+				populate(s, 0, n)
+				seq := make([]int32, n)
+				for i := range seq {
+					seq[i] = 1
+				}
+				off := int64(n)
+				order, k := visitOrder(n), 0
+				bt := new(Batch)
+				*bt = data(0, 0, 0, 1)
+				bt.CRC, bt.HasCRC = 0x5eed, true
+				app := s.Appender(0)
+				held, lookup := proto == "held", proto == "lookup"
+				b.ReportAllocs()
+				start := cputime.Process()
+				for b.Loop() {
+					pid := order[k]
+					if k++; k == n {
+						k = 0
+					}
+					bt.ProducerID, bt.BaseSequence, bt.BaseOffset = int64(pid), seq[pid], off
+					if held {
+						app.Begin(Client)
+						if _, err := app.Add(bt); err != nil {
+							b.Fatal(err)
+						}
+						app.Commit()
+					} else if lookup {
+						a := s.BeginAppend(0, Client)
+						if _, err := a.Add(bt); err != nil {
+							b.Fatal(err)
+						}
+						a.Commit()
+					} else if _, _, err := s.Update(0, Client, bt); err != nil {
+						b.Fatal(err)
+					}
+					seq[pid]++
+					off++
+				}
+				cputime.Report(b, start)
+			})
+		}
+	}
+}
+
 // nopManager answers Begin with an Appender that does nothing, and Update
 // with nothing done: BenchmarkUpdate and BenchmarkUpdateOne
 // with impl=nop measures what the calls themselves cost (the loop, the

@@ -550,15 +550,32 @@ func (s *Store) Begin(p PartitionID, origin Origin) Appender { return s.BeginApp
 // BeginAppend is Begin with the concrete *StoreAppender.
 func (s *Store) BeginAppend(p PartitionID, origin Origin) *StoreAppender {
 	a := &s.part(p).app
-	a.origin, a.guard = origin, 0
-	a.fastSet = false // and more is empty: see Add
-	if a.general {
-		a.resetGeneral()
-	}
+	a.Begin(origin)
 	return a
 }
 
-// resetGeneral clears what the general path left in a, for Begin.
+// Appender returns partition p's one Appender, making the partition if it
+// does not exist yet. It stays p's for the Store's life, so a caller that
+// appends to p keeps it and starts each append with its Begin, which Go
+// inlines (appendpath does): BeginAppend's partition lookup (the directory,
+// then the partition) is a chain of dependent loads that every access of
+// the Appender waits for, and it costs the staged protocol about 10 % at 1k
+// producers (BenchmarkAppendProtocol, protocol=staged against held).
+func (s *Store) Appender(p PartitionID) *StoreAppender { return &s.part(p).app }
+
+// Begin starts a new append on a, discarding an unfinished one:
+// BeginAppend of a's partition. O(1), no allocation.
+func (a *StoreAppender) Begin(origin Origin) {
+	a.origin, a.guard, a.fastSet = origin, 0, false // and more is empty: see Add
+	if a.general {
+		a.resetGeneral()
+	}
+}
+
+// resetGeneral clears what the general path left in a, for Begin; out of
+// line, so that Begin stays small enough to inline.
+//
+//go:noinline
 func (a *StoreAppender) resetGeneral() {
 	a.general = false
 	a.committedEmpty, a.resetAtCommit = false, false
@@ -688,7 +705,7 @@ func (a *StoreAppender) indexPut(j int) {
 // while they all take it. It hands the batch to addGeneral, with nothing
 // changed, when the rest of the fast case does not hold (untracked or new
 // producer, a verification entry, a possible CLIENT duplicate, an epoch
-// change in a REPLICATION run). Otherwise fastSlot runs the general path's
+// change in a REPLICATION run). Otherwise fastSlot's steps run the general path's
 // checks (apply, and for CLIENT checkSequence, with the pending window empty
 // and no verification entry) in the same order against the committed slot.
 // REPLICATION has no epoch fence and no sequence check, so only the
@@ -698,11 +715,67 @@ func (a *StoreAppender) indexPut(j int) {
 // they came from this producer or not.
 func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 	// Until an append leaves the fast path (general), it has no pending
-	// entry and met no barrier. Its first batch may take the fast path; so
-	// may the ones after it under REPLICATION, which checks a data batch
-	// only against the committed entry's transaction state (a mirror fetch
-	// of many batches).
-	if a.general || (a.fastSet && a.origin != Replication) {
+	// entry and met no barrier. Its first batch may take the fast path
+	// (below); so may the ones after it under REPLICATION (addNext).
+	if a.general || a.fastSet {
+		return a.addNext(b)
+	}
+	// fastSlot, written out for the first batch (every CLIENT append), as
+	// Update does: Go does not inline fastSlot, and its call and the
+	// second shardOf after it cost the staged protocol a few per cent at 1k
+	// producers. The steps are fastSlot's, in its order, through the same
+	// helpers; FuzzStoreMatchesModel holds Add to the Model.
+	sp := a.part
+	if !sp.fastEligible(a.s.trackBelow, a.origin, b) {
+		return a.addGeneral(b)
+	}
+	pid := b.ProducerID
+	h := hashPID(pid, a.seed)
+	sh := sp.shardOf(h)
+	sh.prefetchWindow(h)
+	i, found := sh.find(pid, sp.gen, h)
+	if !found {
+		return a.addGeneral(b)
+	}
+	cv := &sh.slots[i]
+	epoch := b.ProducerEpoch
+	if a.origin == Client {
+		if cv.maybeDuplicate(epoch, b.LastSequence()) {
+			return a.addGeneral(b) // the general path walks the window
+		}
+		switch cv.checkClient(epoch, b.BaseSequence) {
+		case clientOutOfOrder:
+			return nil, ErrOutOfOrderSequence
+		case clientFenced:
+			return nil, ErrInvalidProducerEpoch
+		}
+	}
+	if cv.txnFirst >= 0 {
+		return nil, ErrInvalidTxnState
+	}
+	// No Outcome is built on this path: copying a returned struct that was
+	// just stored costs a store-forwarding stall. more is emptied here
+	// rather than in Begin (an appender dropped without Commit or Abort may
+	// have left some).
+	a.more = a.more[:0]
+	f := &a.fast
+	f.pid, f.h, f.shard, f.slot, f.version = pid, h, uint8(h>>shardShift), int32(i), sh.version
+	f.epoch = epoch
+	f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
+		OffsetDelta: b.LastOffsetDelta}
+	f.m.CRC, f.m.HasCRC = a.s.opts.windowCRC(b)
+	a.fastSet = true
+	return &a.none, nil
+}
+
+// addNext is Add of a batch after the first: the general path, or under
+// REPLICATION the fast path again while every batch takes it (a mirror
+// fetch of many batches), REPLICATION checking a data batch only against
+// the committed entry's transaction state.
+//
+//go:noinline
+func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
+	if a.general || a.origin != Replication {
 		return a.addGeneral(b)
 	}
 	sp := a.part
@@ -715,29 +788,19 @@ func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 	}
 	sh := sp.shardOf(h)
 	epoch := b.ProducerEpoch
-	if a.fastSet && (epoch != sh.slots[i].epoch || !a.firstKeepsEpoch()) {
+	if epoch != sh.slots[i].epoch || !a.firstKeepsEpoch() {
 		// See fastAppend. fastSlot's ErrInvalidTxnState comes first here,
 		// which is the general path's answer too: under REPLICATION the
 		// pending entries of this append copy the committed txnFirst.
 		return a.addGeneral(b)
 	}
-	// No Outcome is built on this path: copying a returned struct that was
-	// just stored costs a store-forwarding stall.
-	f := &a.fast
-	if !a.fastSet {
-		// The first batch. more is emptied here rather than in Begin (an
-		// appender dropped without Commit or Abort may have left some).
-		a.more = a.more[:0]
-	} else {
-		a.more = append(a.more, fastAppend{})
-		f = &a.more[len(a.more)-1]
-	}
+	a.more = append(a.more, fastAppend{})
+	f := &a.more[len(a.more)-1]
 	f.pid, f.h, f.shard, f.slot, f.version = b.ProducerID, h, uint8(h>>shardShift), int32(i), sh.version
 	f.epoch = epoch
 	f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
 		OffsetDelta: b.LastOffsetDelta}
 	f.m.CRC, f.m.HasCRC = a.s.opts.windowCRC(b)
-	a.fastSet = true
 	return &a.none, nil
 }
 
@@ -924,8 +987,8 @@ func (cv *slot) checkClient(epoch int16, first int32) int {
 // general path must take the batch, with nothing changed (fastEligible
 // fails, a new producer, a possible CLIENT duplicate); else the error the
 // batch is rejected with, or nil and the committed slot i of shard
-// h>>shardShift to write. seed is p's (seedOf). Add calls it; Update
-// writes it out (see there).
+// h>>shardShift to write. seed is p's (seedOf). addNext calls it; Add (for
+// an append's first batch) and Update write it out (see there).
 func (sp *storePart) fastSlot(trackBelow, seed uint64, origin Origin, b *Batch) (h uint64, i int, err error) {
 	if !sp.fastEligible(trackBelow, origin, b) {
 		return 0, -1, nil
@@ -986,10 +1049,10 @@ func (s *Store) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Commi
 	}
 	// fastSlot and shard.write, written out: Go inlines neither, and a call
 	// of fastSlot here costs BenchmarkUpdateOne 59 % at 100k producers and
-	// 78 % at 1M (cpu-sec/op, 10 interleaved rounds, p < 0.01), where Add's
-	// call of it costs nothing measurable. This path is short enough for
-	// the processor to overlap one update's cache misses with the next's;
-	// the call's extra instructions stop that. The steps are fastSlot's, in
+	// 78 % at 1M (cpu-sec/op, 10 interleaved rounds, p < 0.01). This path
+	// is short enough for the processor to overlap one update's cache
+	// misses with the next's; the call's extra instructions stop that. The
+	// steps are fastSlot's, in
 	// its order, through the same helpers (fastEligible, maybeDuplicate,
 	// checkClient); FuzzStoreMatchesModel holds Update to the Model.
 	if sp == nil || sp.app.general || !sp.fastEligible(s.trackBelow, origin, b) {
@@ -1207,16 +1270,36 @@ func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
 // each completed transaction in batch order with its LSO
 // (ProducerStateManager#update, #completeTxn).
 func (a *StoreAppender) Commit() *Committed {
-	if a.fastSet {
+	if a.fastSet && len(a.more) == 0 {
+		// One batch (every CLIENT append): shard.write written out (Go
+		// does not inline it), which saves the staged protocol about 8 % at
+		// 1k producers.
 		sp := a.part
 		f := &a.fast
-		// One batch (every CLIENT append): commitRun's checks and loops
-		// without the call.
-		if sp.shards[f.shard].version == f.version && len(a.more) == 0 {
+		if sh := &sp.shards[f.shard]; sh.version == f.version {
 			a.fastSet = false
-			f.write(sp)
+			i := int(f.slot)
+			s := &sh.slots[i]
+			if s.epoch != f.epoch {
+				s.n, s.head = 0, 0
+				s.epoch = f.epoch
+			}
+			s.lastTs = f.m.Timestamp
+			sh.noteTs(f.m.Timestamp)
+			s.push(&sh.wins[i], f.m)
+			checkSlot(sp, sh, i)
 			return &a.comNone
 		}
+	}
+	return a.commitMore()
+}
+
+// commitMore is Commit past its one-batch case: a REPLICATION run of fast
+// updates, or the general path.
+//
+//go:noinline
+func (a *StoreAppender) commitMore() *Committed {
+	if a.fastSet {
 		if a.commitRun() {
 			return &a.comNone
 		}
