@@ -120,21 +120,22 @@ func kRecords(t *testing.T, ts int64, c codec.Compression, values ...string) []b
 // timestampsOf returns the timestamp of every record of b.
 func timestampsOf(t *testing.T, b codec.Batch) []int64 {
 	t.Helper()
-	recs, it := testlog.Records(t, b)
-	out := make([]int64, len(recs))
-	for i := range recs {
-		out[i] = it.Timestamp(&recs[i])
-	}
-	return out
+	return perRecord(t, b, (*codec.RecordIter).Timestamp)
 }
 
 // offsetsOf returns the absolute offset of every record of b.
 func offsetsOf(t *testing.T, b codec.Batch) []int64 {
 	t.Helper()
+	return perRecord(t, b, (*codec.RecordIter).Offset)
+}
+
+// perRecord returns f of every record of b, with the iterator bound to b.
+func perRecord(t *testing.T, b codec.Batch, f func(*codec.RecordIter, *codec.Record) int64) []int64 {
+	t.Helper()
 	recs, it := testlog.Records(t, b)
 	out := make([]int64, len(recs))
 	for i := range recs {
-		out[i] = it.Offset(&recs[i])
+		out[i] = f(&it, &recs[i])
 	}
 	return out
 }
