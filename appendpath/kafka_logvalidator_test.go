@@ -37,6 +37,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/kafkatests"
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
 )
 
 // logValidatorNotApplicable lists the methods of LogValidatorTest that do
@@ -119,33 +120,22 @@ func kRecords(t *testing.T, ts int64, c codec.Compression, values ...string) []b
 // timestampsOf returns the timestamp of every record of b.
 func timestampsOf(t *testing.T, b codec.Batch) []int64 {
 	t.Helper()
-	it, _, err := b.OpenRecords(nil, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []int64
-	for r, err := range it.All() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, it.Timestamp(&r))
-	}
-	return out
+	return perRecord(t, b, (*codec.RecordIter).Timestamp)
 }
 
 // offsetsOf returns the absolute offset of every record of b.
 func offsetsOf(t *testing.T, b codec.Batch) []int64 {
 	t.Helper()
-	it, _, err := b.OpenRecords(nil, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []int64
-	for r, err := range it.All() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, it.Offset(&r))
+	return perRecord(t, b, (*codec.RecordIter).Offset)
+}
+
+// perRecord returns f of every record of b, with the iterator bound to b.
+func perRecord(t *testing.T, b codec.Batch, f func(*codec.RecordIter, *codec.Record) int64) []int64 {
+	t.Helper()
+	recs, it := testlog.Records(t, b)
+	out := make([]int64, len(recs))
+	for i := range recs {
+		out[i] = f(&it, &recs[i])
 	}
 	return out
 }

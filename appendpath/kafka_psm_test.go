@@ -190,11 +190,7 @@ var kafkaPSMAppendPathTests = []struct {
 	// A restart after producer.id.expiration.ms drops the idle producer
 	// from the loaded snapshot: it is new again, to any sequence.
 	{"testRemoveExpiredPidsOnReload", func(t *testing.T) {
-		fs := vfs.NewMemFS()
-		p := mustOpen(t, Config{Dir: "/l", FS: fs})
-		kpClient(t, p, bspec{pid: 1}, nil)
-		kpClient(t, p, bspec{pid: 1, seq: 1}, nil)
-		p = kpRestart(t, p, Config{Dir: "/l", FS: fs, Now: kpExpiredNow}, false)
+		p := kpRestartExpired(t, bspec{pid: 1}, bspec{pid: 1, seq: 1})
 		if n := p.ProducerCount(); n != 0 {
 			t.Fatalf("%d producers after the reload", n)
 		}
@@ -205,11 +201,7 @@ var kafkaPSMAppendPathTests = []struct {
 	}},
 	// A follower takes a batch of a producer it has no state for.
 	{"testAcceptAppendWithoutProducerStateOnReplica", func(t *testing.T) {
-		fs := vfs.NewMemFS()
-		p := mustOpen(t, Config{Dir: "/l", FS: fs})
-		kpClient(t, p, bspec{pid: 1}, nil)
-		kpClient(t, p, bspec{pid: 1, seq: 1}, nil)
-		p = kpRestart(t, p, Config{Dir: "/l", FS: fs, Now: kpExpiredNow}, false)
+		p := kpRestartExpired(t, bspec{pid: 1}, bspec{pid: 1, seq: 1})
 		if _, ok := p.Producer(1); ok {
 			t.Fatal("producer known after the reload")
 		}
@@ -494,20 +486,14 @@ var kafkaPSMAppendPathTests = []struct {
 	// An idle producer is dropped when a restart finds it expired; one
 	// with an open transaction is not (testProducersWithOngoingTransactionsDontExpire).
 	{"testPidExpirationTimeout", func(t *testing.T) {
-		fs := vfs.NewMemFS()
-		p := mustOpen(t, Config{Dir: "/l", FS: fs})
-		kpClient(t, p, bspec{pid: 1, epoch: 5}, nil)
-		p = kpRestart(t, p, Config{Dir: "/l", FS: fs, Now: kpExpiredNow}, false)
+		p := kpRestartExpired(t, bspec{pid: 1, epoch: 5})
 		kpClient(t, p, bspec{pid: 1, epoch: 5, seq: 1}, nil)
 		if n := p.ProducerCount(); n != 1 || kpProducer(t, p, 1).LastSeq() != 1 || p.LogEndOffset() != 2 {
 			t.Fatalf("%d producers, end %d", n, p.LogEndOffset())
 		}
 	}},
 	{"testProducersWithOngoingTransactionsDontExpire", func(t *testing.T) {
-		fs := vfs.NewMemFS()
-		p := mustOpen(t, Config{Dir: "/l", FS: fs})
-		kpClient(t, p, bspec{pid: 1, epoch: 5, txn: true}, nil)
-		p = kpRestart(t, p, Config{Dir: "/l", FS: fs, Now: kpExpiredNow}, false)
+		p := kpRestartExpired(t, bspec{pid: 1, epoch: 5, txn: true})
 		if in := kpProducer(t, p, 1); in.TxnFirstOffset != 0 {
 			t.Fatalf("entry %+v", in)
 		}
@@ -646,6 +632,19 @@ func TestKafkaPSMAppendPath(t *testing.T) {
 // kpExpiredNow is a clock producer.id.expiration.ms past the test batches.
 func kpExpiredNow() time.Time {
 	return time.UnixMilli(1700000000500 + psm.DefaultExpirationMs)
+}
+
+// kpRestartExpired opens a partition, appends the client batches and
+// reopens it with the clock at kpExpiredNow, so that the loaded snapshot's
+// idle producers have expired.
+func kpRestartExpired(t *testing.T, batches ...bspec) *Partition {
+	t.Helper()
+	fs := vfs.NewMemFS()
+	p := mustOpen(t, Config{Dir: "/l", FS: fs})
+	for _, b := range batches {
+		kpClient(t, p, b, nil)
+	}
+	return kpRestart(t, p, Config{Dir: "/l", FS: fs, Now: kpExpiredNow}, false)
 }
 
 // kpLateNow is a clock just past the late-transaction bound of a test batch.

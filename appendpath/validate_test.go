@@ -15,6 +15,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/cputime"
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
@@ -159,18 +160,8 @@ func mustStore(t *testing.T, p *Partition, in []byte, appendFn func([]byte) (Res
 // recordsOf decodes every record of b.
 func recordsOf(t testing.TB, b codec.Batch) []codec.Record {
 	t.Helper()
-	it, _, err := b.OpenRecords(nil, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []codec.Record
-	for r, err := range it.All() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	recs, _ := testlog.Records(t, b)
+	return recs
 }
 
 func wantIndexes(t *testing.T, re *RecordError, count int, idx ...int32) {

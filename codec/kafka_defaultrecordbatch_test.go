@@ -19,6 +19,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/appendpath"
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/invariants"
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
@@ -51,24 +52,6 @@ func abc3(t *testing.T, c codec.Compression) codec.Batch {
 		t.Fatal(err)
 	}
 	return codec.Batch(b)
-}
-
-// readAll reads every record of b (decompressing it when needed) with the
-// iterator bound to b, failing t on any error.
-func readAll(t *testing.T, b codec.Batch) ([]codec.Record, codec.RecordIter) {
-	t.Helper()
-	it, _, err := b.OpenRecords(nil, 1<<30)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []codec.Record
-	for r, err := range it.All() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out, it
 }
 
 // iterErr walks b's records and returns the iterator's first error other
@@ -188,7 +171,7 @@ func checkBuilt(t *testing.T, raw []byte, pid int64, epoch int16, seq, lastSeq i
 	if b.ProducerID() != pid || b.ProducerEpoch() != epoch || b.BaseSequence() != seq || b.LastSequence() != lastSeq {
 		t.Errorf("producer %d epoch %d sequences %d..%d", b.ProducerID(), b.ProducerEpoch(), b.BaseSequence(), b.LastSequence())
 	}
-	recs, it := readAll(t, b)
+	recs, it := testlog.Records(t, b)
 	for i := range recs {
 		if o := it.Offset(&recs[i]); o != 1234567+int64(i) {
 			t.Errorf("record %d: offset %d", i, o)
@@ -246,7 +229,7 @@ func TestKafkaDefaultRecordBatch_buildDefaultRecordBatchWithSequenceWrapAround(t
 	if b.ProducerID() != 23423 || b.ProducerEpoch() != 145 || b.BaseSequence() != math.MaxInt32-1 || b.LastSequence() != 0 {
 		t.Errorf("producer %d epoch %d sequences %d..%d", b.ProducerID(), b.ProducerEpoch(), b.BaseSequence(), b.LastSequence())
 	}
-	recs, it := readAll(t, b)
+	recs, it := testlog.Records(t, b)
 	want := []int32{math.MaxInt32 - 1, math.MaxInt32, 0}
 	if len(recs) != len(want) {
 		t.Fatalf("%d records", len(recs))
@@ -376,7 +359,7 @@ func TestKafkaDefaultRecordBatch_testSetLastOffset(t *testing.T) {
 	if err != nil || len(rest) != 0 || again.LastOffset() != 500 {
 		t.Fatalf("re-read: %v, last offset %d", err, again.LastOffset())
 	}
-	recs, it := readAll(t, again)
+	recs, it := testlog.Records(t, again)
 	for i := range recs {
 		if o := it.Offset(&recs[i]); o != 498+int64(i) {
 			t.Errorf("record %d: offset %d", i, o)
@@ -412,7 +395,7 @@ func TestKafkaDefaultRecordBatch_testSetLogAppendTime(t *testing.T) {
 	if again.Attributes().TimestampType() != "LogAppendTime" || again.MaxTimestamp() != 15 {
 		t.Errorf("%s, maxTimestamp %d", again.Attributes().TimestampType(), again.MaxTimestamp())
 	}
-	recs, it := readAll(t, again)
+	recs, it := testlog.Records(t, again)
 	if len(recs) != 3 {
 		t.Fatalf("%d records", len(recs))
 	}
@@ -436,7 +419,7 @@ func TestKafkaDefaultRecordBatch_testReadAndWriteControlBatch(t *testing.T) {
 	if !b.IsControl() || !b.IsTransactional() || b.ProducerID() != 1 || b.ProducerEpoch() != 0 {
 		t.Errorf("attributes %#x, producer %d/%d", b.Attributes(), b.ProducerID(), b.ProducerEpoch())
 	}
-	if recs, _ := readAll(t, b); len(recs) != 1 {
+	if recs, _ := testlog.Records(t, b); len(recs) != 1 {
 		t.Errorf("%d records", len(recs))
 	}
 	cr, err := b.ControlRecord()
@@ -471,7 +454,7 @@ func TestKafkaDefaultRecordBatch_testStreamingIteratorConsistency(t *testing.T) 
 			if b.Compression() != c {
 				t.Fatalf("codec %v", b.Compression())
 			}
-			got, git := readAll(t, b)
+			got, git := testlog.Records(t, b)
 			if len(got) != len(want) {
 				t.Fatalf("%d records, want %d", len(got), len(want))
 			}
@@ -540,7 +523,7 @@ func TestKafkaDefaultRecordBatch_testSkipKeyValueIteratorCorrectness(t *testing.
 			}
 			b := codec.Batch(raw)
 			if c == codec.CompressionNone {
-				if got, _ := readAll(t, b); len(got) != len(recs) {
+				if got, _ := testlog.Records(t, b); len(got) != len(recs) {
 					t.Errorf("%d records", len(got))
 				}
 				return

@@ -278,6 +278,23 @@ func kpWantEntry(t *testing.T, in ProducerInfo, epoch int16, first, last int32, 
 
 const kpLateTimeoutMs = 5 * 60 * 1000 // the test's maxTransactionTimeoutMs
 
+// kpLateGoneAfter is the body of the testHasLateTransactionUpdatedAfter*
+// methods: a transaction at offset 100 is late, and no longer after
+// truncate(now), described by what.
+func kpLateGoneAfter(t *testing.T, k *kpsm, what string, truncate func(now int64)) {
+	t.Helper()
+	now := int64(1_700_000_000_000)
+	k.at(100).ok(Client, kpAt(txnData(39, 2, 0, 1), now))
+	now += kpLateTimeoutMs + LateTransactionBufferMs + 1
+	if !k.m.HasLateTransaction(k.p, now) {
+		t.Fatal("not late")
+	}
+	truncate(now)
+	if k.m.HasLateTransaction(k.p, now) {
+		t.Fatalf("late after %s", what)
+	}
+}
+
 var kafkaPSMTests = []kafkaPSMTest{
 	// Sequences within an epoch are consecutive, a new epoch starts at 0,
 	// an older epoch is fenced. Kafka's ProducerAppendInfo refuses the
@@ -421,29 +438,11 @@ var kafkaPSMTests = []kafkaPSMTest{
 	}},
 	// A truncation below a late transaction's start removes it.
 	{name: "testHasLateTransactionUpdatedAfterPartialTruncation", opts: Options{MaxTransactionTimeoutMs: kpLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
-		now := int64(1_700_000_000_000)
-		k.at(100).ok(Client, kpAt(txnData(39, 2, 0, 1), now))
-		now += kpLateTimeoutMs + LateTransactionBufferMs + 1
-		if !k.m.HasLateTransaction(k.p, now) {
-			t.Fatal("not late")
-		}
-		k.truncateAndReload(0, 80, now)
-		if k.m.HasLateTransaction(k.p, now) {
-			t.Fatal("late after the truncation below its start")
-		}
+		kpLateGoneAfter(t, k, "the truncation below its start", func(now int64) { k.truncateAndReload(0, 80, now) })
 	}},
 	// A full truncation removes a late transaction.
 	{name: "testHasLateTransactionUpdatedAfterFullTruncation", opts: Options{MaxTransactionTimeoutMs: kpLateTimeoutMs}, fn: func(t *testing.T, k *kpsm) {
-		now := int64(1_700_000_000_000)
-		k.at(100).ok(Client, kpAt(txnData(39, 2, 0, 1), now))
-		now += kpLateTimeoutMs + LateTransactionBufferMs + 1
-		if !k.m.HasLateTransaction(k.p, now) {
-			t.Fatal("not late")
-		}
-		k.truncateFullyAndStartAt(150)
-		if k.m.HasLateTransaction(k.p, now) {
-			t.Fatal("late after the full truncation")
-		}
+		kpLateGoneAfter(t, k, "the full truncation", func(int64) { k.truncateFullyAndStartAt(150) })
 	}},
 	// An append changes nothing committed until it is committed.
 	{name: "testPrepareUpdateDoesNotMutate", fn: func(t *testing.T, k *kpsm) {

@@ -1,37 +1,11 @@
 package scenario
 
 import (
-	"os"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 )
-
-// runWorldWith is runWorld with option flags over the file's.
-func runWorldWith(t *testing.T, file, strategy string, flags map[string]string) *world {
-	t.Helper()
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Parse(file, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts, err := Resolve(s, flags)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newWorld(strategy, opts)
-	for i := range s.Commands {
-		if err := w.exec(&s.Commands[i]); err != nil {
-			t.Fatal(err)
-		}
-		w.or.afterStep()
-	}
-	return w
-}
 
 // barriersOf returns the barrier values in r's log.
 func barriersOf(t *testing.T, r replica) []codec.MirrorPidReset {
@@ -60,7 +34,7 @@ func barriersOf(t *testing.T, r replica) []codec.MirrorPidReset {
 // and the failback copies B's barrier to A in the form B wrote.
 func TestBarrierSourceForms(t *testing.T) {
 	for _, v := range []string{"on", "off"} {
-		w := runWorldWith(t, "../scenarios/68-barrier-with-source.scn", "barrier", map[string]string{"barrier-source": v})
+		w, _ := runWorldUntil(t, "../scenarios/68-barrier-with-source.scn", "barrier", map[string]string{"barrier-source": v}, nil)
 		a, b := w.byName["A"], w.byName["B"]
 		onB := barriersOf(t, b.part("t/0").lead())
 		onA := barriersOf(t, a.part("t/0").lead())
@@ -82,33 +56,10 @@ func TestBarrierSourceForms(t *testing.T) {
 // is back under recovery-barrier=ignore and gone under apply, while the log
 // holds the barrier either way.
 func TestUncleanRecoveryBarrier(t *testing.T) {
-	file := "../scenarios/69-crash-after-stopped.scn"
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Parse(file, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	unclean := func(c *Command) bool { return c.Op == OpRestart && c.Has("unclean") }
 	for _, v := range []string{"ignore", "apply"} {
-		opts, err := Resolve(s, map[string]string{"recovery-barrier": v})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := newWorld("barrier", opts)
-		crashed := false
-		for i := range s.Commands {
-			c := &s.Commands[i]
-			if err := w.exec(c); err != nil {
-				t.Fatal(err)
-			}
-			w.or.afterStep()
-			if c.Op == OpRestart && c.Has("unclean") {
-				crashed = true
-				break
-			}
-		}
+		w, crashed := runWorldUntil(t, "../scenarios/69-crash-after-stopped.scn", "barrier",
+			map[string]string{"recovery-barrier": v}, unclean)
 		if !crashed {
 			t.Fatal("no unclean restart in the file")
 		}
@@ -154,7 +105,7 @@ func TestHazardR1Alias(t *testing.T) {
 // at the next stop, after q's batch; under each every partition has one.
 func TestMultiPartitionStopBarriers(t *testing.T) {
 	for v, want := range map[string][2]int{"first": {1, 2}, "each": {1, 1}} {
-		w := runWorldWith(t, "../scenarios/65-multi-partition-stop.scn", "barrier", map[string]string{"stop-completion": v})
+		w, _ := runWorldUntil(t, "../scenarios/65-multi-partition-stop.scn", "barrier", map[string]string{"stop-completion": v}, nil)
 		b := w.byName["B"]
 		got := [2]int{len(barriersOf(t, b.part("t/0").lead())), len(barriersOf(t, b.part("t/1").lead()))}
 		if got != want {

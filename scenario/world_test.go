@@ -13,6 +13,15 @@ import (
 // inspection.
 func runWorld(t *testing.T, file, strategy string) *world {
 	t.Helper()
+	w, _ := runWorldUntil(t, file, strategy, nil, nil)
+	return w
+}
+
+// runWorldUntil executes a file step by step with option flags over the
+// file's, up to and including the first command stop accepts (nil: to the
+// end), and returns the world for inspection and whether stop accepted one.
+func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string, stop func(*Command) bool) (*world, bool) {
+	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -21,18 +30,22 @@ func runWorld(t *testing.T, file, strategy string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, err := Resolve(s, nil)
+	opts, err := Resolve(s, flags)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := newWorld(strategy, opts)
 	for i := range s.Commands {
-		if err := w.exec(&s.Commands[i]); err != nil {
+		c := &s.Commands[i]
+		if err := w.exec(c); err != nil {
 			t.Fatal(err)
 		}
 		w.or.afterStep()
+		if stop != nil && stop(c) {
+			return w, true
+		}
 	}
-	return w
+	return w, false
 }
 
 // TestLeaderChangeDuringStopping is catalog 23's second claim: the barrier

@@ -8,22 +8,6 @@ import (
 	"testing"
 )
 
-func compareOpt(t *testing.T, opt Options, base, head string) *Result {
-	t.Helper()
-	c := NewCollector()
-	if err := c.Add(Base, strings.NewReader(base), "base"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Add(Head, strings.NewReader(head), "head"); err != nil {
-		t.Fatal(err)
-	}
-	r, err := c.Compare(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 func parseThresholds(t *testing.T, text string) *Thresholds {
 	t.Helper()
 	th, err := ParseThresholds(strings.NewReader(text), "th")

@@ -32,6 +32,12 @@ func spread(center float64, n int) []float64 {
 
 func compare(t *testing.T, base, head string) *Result {
 	t.Helper()
+	return compareOpt(t, DefaultOptions, base, head)
+}
+
+// compareOpt compares base with head, both go test -bench output, under opt.
+func compareOpt(t *testing.T, opt Options, base, head string) *Result {
+	t.Helper()
 	c := NewCollector()
 	if err := c.Add(Base, strings.NewReader(base), "base"); err != nil {
 		t.Fatal(err)
@@ -39,7 +45,7 @@ func compare(t *testing.T, base, head string) *Result {
 	if err := c.Add(Head, strings.NewReader(head), "head"); err != nil {
 		t.Fatal(err)
 	}
-	r, err := c.Compare(DefaultOptions)
+	r, err := c.Compare(opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,6 +83,14 @@ func consumerDecode(data []byte, want []any) (vals []any, ok bool) {
 		}
 		return binary.BigEndian, true
 	}
+	ordered := func(n int) ([]byte, binary.ByteOrder, bool) { // n bytes, then their order
+		b, ok := take(n)
+		if !ok {
+			return nil, nil, false
+		}
+		o, ok := order()
+		return b, o, ok
+	}
 	for _, w := range want {
 		switch w.(type) {
 		case []byte:
@@ -136,41 +144,25 @@ func consumerDecode(data []byte, want []any) (vals []any, ok bool) {
 			}
 			vals = append(vals, reflect.ValueOf(binary.BigEndian.Uint32(b)).Convert(reflect.TypeOf(w)).Interface())
 		case int16, uint16:
-			b, ok := take(2)
-			if !ok {
-				return nil, false
-			}
-			o, ok := order()
+			b, o, ok := ordered(2)
 			if !ok {
 				return nil, false
 			}
 			vals = append(vals, reflect.ValueOf(o.Uint16(b)).Convert(reflect.TypeOf(w)).Interface())
 		case float32:
-			b, ok := take(4)
-			if !ok {
-				return nil, false
-			}
-			o, ok := order()
+			b, o, ok := ordered(4)
 			if !ok {
 				return nil, false
 			}
 			vals = append(vals, math.Float32frombits(o.Uint32(b)))
 		case float64:
-			b, ok := take(8)
-			if !ok {
-				return nil, false
-			}
-			o, ok := order()
+			b, o, ok := ordered(8)
 			if !ok {
 				return nil, false
 			}
 			vals = append(vals, math.Float64frombits(o.Uint64(b)))
 		default: // int, int64, uint, uint64
-			b, ok := take(8)
-			if !ok {
-				return nil, false
-			}
-			o, ok := order()
+			b, o, ok := ordered(8)
 			if !ok {
 				return nil, false
 			}

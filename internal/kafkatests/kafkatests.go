@@ -11,6 +11,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,8 +28,15 @@ type Suite struct {
 	// "# commit <40 hex digits>", then one Kafka test method name a line.
 	List string
 	// Prefix starts the name of every Go test that ports a method of the
-	// class: the Go test for method m is Prefix+m.
+	// class: the Go test for method m is Prefix+m. Unused when Ported is
+	// set.
 	Prefix string
+	// Ported, when not nil, names the ported methods instead of Prefix, for
+	// a port whose tests are table entries (subtests) rather than top-level
+	// funcs: each key says where a table is declared, its value the method
+	// names of the table's entries. A method may be ported in more than one
+	// table, never twice in one.
+	Ported map[string][]string
 	// NotApplicable maps each method judged not applicable to the reason.
 	NotApplicable map[string]string
 	// Sections are Markdown files, relative to the package directory, with
@@ -41,32 +49,37 @@ type Suite struct {
 }
 
 // Check fails t unless every method of s.List is either ported (a Go test
-// Prefix+method is declared in a _test.go file of the current directory) or
-// in s.NotApplicable with a reason, never both; every Go test with the
-// prefix names a listed method; and the documents state the figures
-// computed here. It returns the number of methods that apply and the number
+// Prefix+method is declared in a _test.go file of the current directory, or
+// the method is named in s.Ported) or in s.NotApplicable with a reason,
+// never both; every ported name is a listed method; and the documents state
+// the figures computed here. It returns the number of methods that apply and the number
 // listed.
 func Check(t *testing.T, s Suite) (apply, total int) {
 	t.Helper()
 	methods, commit := readList(t, s.List)
-	declared := testFuncs(t, s.Prefix)
+	var declared map[string]string // method -> where it is ported
+	if s.Ported != nil {
+		declared = tableNames(t, s.Ported)
+	} else {
+		declared = testFuncs(t, s.Prefix)
+	}
 	for _, m := range methods {
 		reason, na := s.NotApplicable[m]
-		_, ported := declared[m]
+		where, ported := declared[m]
 		switch {
 		case ported && na:
-			t.Errorf("%s#%s is both ported (%s%s) and listed as not applicable", s.Class, m, s.Prefix, m)
+			t.Errorf("%s#%s is both ported (%s) and listed as not applicable", s.Class, m, where)
 		case ported:
 			apply++
 		case na && strings.TrimSpace(reason) == "":
 			t.Errorf("%s#%s is not applicable without a reason", s.Class, m)
 		case !na:
-			t.Errorf("%s#%s is neither ported (no func %s%s) nor listed as not applicable", s.Class, m, s.Prefix, m)
+			t.Errorf("%s#%s is neither ported (%s) nor listed as not applicable", s.Class, m, s.missing(m))
 		}
 	}
-	for m := range declared {
+	for m, where := range declared {
 		if !slices.Contains(methods, m) {
-			t.Errorf("%s%s ports no method listed in %s", s.Prefix, m, s.List)
+			t.Errorf("%s ports no method listed in %s", where, s.List)
 		}
 	}
 	for m := range s.NotApplicable {
@@ -79,25 +92,76 @@ func Check(t *testing.T, s Suite) (apply, total int) {
 	for _, f := range s.Sections {
 		sec := section(t, f, s.Class)
 		for _, want := range []string{figure, commit} {
-			if !strings.Contains(sec, want) {
+			if !statesFigure(sec, want) {
 				t.Errorf("%s: the %s section does not state %q", f, s.Class, want)
 			}
 		}
 		for m := range s.NotApplicable {
-			if !strings.Contains(sec, m) {
-				t.Errorf("%s: the %s section does not list not-applicable method %s", f, s.Class, m)
+			if !strings.Contains(sec, "`"+m+"`") {
+				t.Errorf("%s: the %s section does not list not-applicable method `%s`", f, s.Class, m)
 			}
 		}
 	}
 	for _, f := range s.Rows {
 		row := tableRow(t, f, s.Class)
 		for _, want := range []string{figure, commit} {
-			if !strings.Contains(row, want) {
+			if !statesFigure(row, want) {
 				t.Errorf("%s: the %s row does not state %q", f, s.Class, want)
 			}
 		}
 	}
 	return apply, total
+}
+
+// missing says where the port of method m was looked for.
+func (s Suite) missing(m string) string {
+	if s.Ported == nil {
+		return "no func " + s.Prefix + m
+	}
+	return "in none of the tables"
+}
+
+// statesFigure reports whether text holds want as a whole figure: not
+// preceded or followed by another digit, so that "1 of 2" is not read in
+// "11 of 22" or "1 of 20".
+func statesFigure(text, want string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], want)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(want)
+		if (start == 0 || !isDigit(text[start-1])) && (end == len(text) || !isDigit(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// tableNames merges the tables of Suite.Ported into method -> where it is
+// ported ("m in table1 and table2"), failing t on a method named twice in
+// one table.
+func tableNames(t *testing.T, tables map[string][]string) map[string]string {
+	t.Helper()
+	in := map[string][]string{}
+	for _, table := range slices.Sorted(maps.Keys(tables)) {
+		seen := map[string]bool{}
+		for _, m := range tables[table] {
+			if seen[m] {
+				t.Errorf("%s: %s ported twice", table, m)
+				continue
+			}
+			seen[m] = true
+			in[m] = append(in[m], table)
+		}
+	}
+	out := make(map[string]string, len(in))
+	for m, ts := range in {
+		out[m] = m + " in " + strings.Join(ts, " and ")
+	}
+	return out
 }
 
 // readList reads a method list: the names in order and the commit.
@@ -136,14 +200,15 @@ func readList(t *testing.T, path string) (methods []string, commit string) {
 }
 
 // testFuncs returns the methods ported in the current directory: the names
-// of top-level functions prefix+method declared in its _test.go files.
-func testFuncs(t *testing.T, prefix string) map[string]bool {
+// of top-level functions prefix+method declared in its _test.go files, each
+// with the func's name.
+func testFuncs(t *testing.T, prefix string) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob("*_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]bool{}
+	out := map[string]string{}
 	fset := token.NewFileSet()
 	for _, name := range files {
 		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
@@ -156,7 +221,7 @@ func testFuncs(t *testing.T, prefix string) map[string]bool {
 				continue
 			}
 			if m, ok := strings.CutPrefix(fd.Name.Name, prefix); ok && m != "" {
-				out[m] = true
+				out[m] = fd.Name.Name
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 // Package testlog builds what the tests of the log's packages (storage,
 // appendpath) read and write: test batches, the independent model of a
-// segment's index files, annotated hex dumps. Tests only.
+// segment's index files, annotated hex dumps; and it decodes a batch's
+// records for them and for codec's tests. Tests only.
 package testlog
 
 import (
@@ -130,4 +131,22 @@ func Unhex(t testing.TB, s string) []byte {
 		out = append(out, b...)
 	}
 	return out
+}
+
+// Records decodes every record of b (decompressing it when needed) with the
+// iterator bound to b, for Offset and Timestamp, failing t on any error.
+func Records(t testing.TB, b codec.Batch) ([]codec.Record, codec.RecordIter) {
+	t.Helper()
+	it, _, err := b.OpenRecords(nil, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []codec.Record
+	for r, err := range it.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out, it
 }
