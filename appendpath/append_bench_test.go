@@ -186,17 +186,15 @@ func benchLimit(b *testing.B, fused bool) {
 }
 
 // limitBuffers returns a copy of batch and a destination of its length,
-// placed alike in every process: the copy starts on a 4 KiB boundary and the
-// destination at the next 64-byte boundary after it. Where two separate
-// allocations land is up to the allocator, and it moves the limit: the
-// fused loop's loads and stores run concurrently, and when the destination
-// sits less than 4 KiB below the source modulo 4 KiB (3456 bytes above it, as
-// a separate 1 KiB allocation can land) the loads are held behind stores
-// whose low 12 address bits they share, which costs the 1 KiB batch a sixth
-// of its time (about 20.5 instead of 17.5 ns of CPU time here). Directly
-// after the source, the destination is above it by the batch's length
-// rounded up to a cache line, modulo 4 KiB 128, 1088, 64 and 512 bytes for
-// the four shapes: clear of that.
+// placed alike in every process: the copy on a 4 KiB boundary, the
+// destination at the next 64-byte boundary after it. Where a separate
+// allocation lands is up to the allocator, and it moves the limit: with the
+// destination 3456 to 4032 bytes above the source modulo 4 KiB (3456 is
+// where a separate 1 KiB allocation can land) the fused limit at 1 KiB took
+// about 20.5 ns of CPU time, with 0 to 1152 bytes 17.5 (4 KiB aliasing
+// between the loop's loads and its stores is the likely cause). Right after
+// the source, the destination is 128, 1088, 64 and 512 bytes above it
+// modulo 4 KiB for the four shapes.
 func limitBuffers(batch []byte) (in, dst []byte) {
 	const page, line = 4096, 64
 	n := (len(batch) + line - 1) / line * line
