@@ -43,6 +43,16 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 			div, why = 0, "failback from scratch"
 		case sp.stoppedFrom == dest:
 			div, p.srcPos, why = sp.stopSrcPos, sp.mirroredEnd, "failback truncation to the divergence point"
+			if p.hasFloor && p.logFloor < div {
+				// dest lost part of what src mirrored from it since src
+				// stopped (an unclean restart cut its tail, whatever it
+				// wrote after): their shared history ends at the lowest
+				// log end dest had since, and dest fetches src's copy of
+				// the rest back, offset for offset. src's stop position
+				// would be inside dest's later batches, or past its log.
+				p.srcPos = max(0, p.srcPos-(div-p.logFloor))
+				div = p.logFloor
+			}
 		case align == "" && sp.stoppedFrom != nil && w.opts.Get("failback-position") == "any":
 			// The prototype before its fix: a last mirrored position taken
 			// from a source that mirrored a third cluster, whose offsets are
@@ -325,6 +335,10 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		if !p.stopTried { // the first attempt: remember where mirroring left off
 			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
 			p.stopTried = true
+			if p.stoppedFrom != nil {
+				q := p.stoppedFrom.part(p.key)
+				q.logFloor, q.hasFloor = q.lead().LogEndOffset(), true
+			}
 		}
 		req := w.stopRequest(variant)
 		if w.strategy == "allocator" {
@@ -541,4 +555,16 @@ func (w *world) elect(p *partition, target int, unclean bool) error {
 	p.advanceHW()
 	w.or.rescan(p)
 	return nil
+}
+
+// noteLogFloors lowers each partition's logFloor to its leader's log end,
+// after every command: a log end goes down only where the log is cut.
+func (w *world) noteLogFloors() {
+	for _, cl := range w.clusters {
+		for _, p := range cl.parts {
+			if p.hasFloor {
+				p.logFloor = min(p.logFloor, p.lead().LogEndOffset())
+			}
+		}
+	}
 }

@@ -79,6 +79,11 @@ type partition struct {
 	mirroredEnd int64
 	stopSrcPos  int64
 	stopEnd     int64 // log end right after the successful STOPPING
+	// logFloor is the lowest log end of the leader since a partition
+	// mirroring this one last began to stop (hasFloor): a failback from
+	// that stop shares no history past that point.
+	logFloor    int64
+	hasFloor    bool
 	stoppedFrom *cluster
 	// missingStop: a multi-partition stop reported this partition missing
 	// (stop-completion=first); the next stop of its cluster writes its
@@ -199,9 +204,17 @@ func argInt64(c *Command, key string) (int64, bool) {
 	return n, err == nil
 }
 
-// exec runs one command. Errors are internal failures of the broker
-// packages (not client errors, which the oracle records).
+// exec runs one command, then lowers the log floors of the failback
+// (noteLogFloors). Errors are internal failures of the broker packages (not
+// client errors, which the oracle records).
 func (w *world) exec(c *Command) error {
+	err := w.execOp(c)
+	w.noteLogFloors()
+	return err
+}
+
+// execOp is exec without its bookkeeping.
+func (w *world) execOp(c *Command) error {
 	w.step = c.Step
 	switch c.Op {
 	case OpCluster:

@@ -233,3 +233,41 @@ func TestFollowerEndsNotBeyondItsLeader(t *testing.T) {
 		}
 	}
 }
+
+// TestFailbackAfterLostTail: A lost the batch B mirrored from it in an
+// unclean restart after B stopped, then wrote a new batch across B's stop
+// position. The failback shares no history past the lowest log end A had
+// since B stopped (0): A truncates there, not inside its new batch (which
+// left a leader whose log end no batch reaches, and a follower that could
+// never fetch), and fetches B's copy of the lost batch back, offset for
+// offset.
+func TestFailbackAfterLostTail(t *testing.T) {
+	src := "cluster A replicas=2\ncluster B\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
+		"stop B\nmirror A from B\nstop A\nrestart A unclean\nproducer q on A\nsend q t/0 records=4\n" +
+		"mirror A from B\nsync\n"
+	s, err := Parse("inline", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld("verbatim", DefaultOptions())
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if err := w.exec(c); err != nil {
+			t.Fatalf("line %d %s: %v", c.Line, c.Op, err)
+		}
+		w.or.afterStep()
+		if c.Line == 11 && w.byName["A"].part("t/0").lead().LogEndOffset() != 0 {
+			t.Fatal("the unclean restart kept p's batch: the test no longer loses A's tail")
+		}
+	}
+	a := w.byName["A"].part("t/0")
+	for i, r := range a.reps {
+		var got []string
+		for _, b := range batchesFrom(r, 0) {
+			got = append(got, fmt.Sprintf("%s@%d", readTruth(b).producer, b.BaseOffset()))
+		}
+		if len(got) != 1 || got[0] != "p@0" || r.LogEndOffset() != 1 {
+			t.Errorf("A replica %d: %v ending at %d, want [p@0] ending at 1", i, got, r.LogEndOffset())
+		}
+	}
+}
