@@ -43,16 +43,16 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 			div, why = 0, "failback from scratch"
 		case sp.stoppedFrom == dest:
 			div, p.srcPos, why = sp.stopSrcPos, sp.mirroredEnd, "failback truncation to the divergence point"
-			if p.hasFloor && p.logFloor < div {
-				// dest lost part of what src mirrored from it since src
-				// stopped (an unclean restart cut its tail, whatever it
-				// wrote after): their shared history ends at the lowest
-				// log end dest had since, and dest fetches src's copy of
-				// the rest back, offset for offset. src's stop position
-				// would be inside dest's later batches, or past its log.
-				p.srcPos = max(0, p.srcPos-(div-p.logFloor))
-				div = p.logFloor
-			}
+			// Either side may have lost part of their shared history since
+			// src began to stop (an unclean restart cut its tail, whatever
+			// it wrote after): dest below src's stop position, src below
+			// its own log end then. The history they still share is
+			// offset-aligned, so both ends move back by the larger loss:
+			// dest truncates there and fetches src's copy of what it lost
+			// back, offset for offset. The stop positions alone would be
+			// inside later batches of either log, or past its end.
+			lost := max(int64(0), div-p.peerFloor.at(div), sp.mirroredEnd-sp.ownFloor.at(sp.mirroredEnd))
+			div, p.srcPos = max(0, div-lost), max(0, p.srcPos-lost)
 		case align == "" && sp.stoppedFrom != nil && w.opts.Get("failback-position") == "any":
 			// The prototype before its fix: a last mirrored position taken
 			// from a source that mirrored a third cluster, whose offsets are
@@ -335,9 +335,10 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		if !p.stopTried { // the first attempt: remember where mirroring left off
 			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
 			p.stopTried = true
+			p.ownFloor.reset(p.lead().LogEndOffset())
 			if p.stoppedFrom != nil {
 				q := p.stoppedFrom.part(p.key)
-				q.logFloor, q.hasFloor = q.lead().LogEndOffset(), true
+				q.peerFloor.reset(q.lead().LogEndOffset())
 			}
 		}
 		req := w.stopRequest(variant)
@@ -557,14 +558,37 @@ func (w *world) elect(p *partition, target int, unclean bool) error {
 	return nil
 }
 
-// noteLogFloors lowers each partition's logFloor to its leader's log end,
+// noteLogFloors lowers each partition's log floors to its leader's log end,
 // after every command: a log end goes down only where the log is cut.
 func (w *world) noteLogFloors() {
 	for _, cl := range w.clusters {
 		for _, p := range cl.parts {
-			if p.hasFloor {
-				p.logFloor = min(p.logFloor, p.lead().LogEndOffset())
-			}
+			end := p.lead().LogEndOffset()
+			p.ownFloor.lower(end)
+			p.peerFloor.lower(end)
 		}
 	}
+}
+
+// logFloor is the lowest log end a partition's leader had since a moment
+// (reset), once set.
+type logFloor struct {
+	end int64
+	set bool
+}
+
+func (f *logFloor) reset(end int64) { f.end, f.set = end, true }
+
+func (f *logFloor) lower(end int64) {
+	if f.set {
+		f.end = min(f.end, end)
+	}
+}
+
+// at is the floor, or pos when it is unset or not below pos.
+func (f *logFloor) at(pos int64) int64 {
+	if f.set {
+		return min(f.end, pos)
+	}
+	return pos
 }

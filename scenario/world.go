@@ -79,12 +79,11 @@ type partition struct {
 	mirroredEnd int64
 	stopSrcPos  int64
 	stopEnd     int64 // log end right after the successful STOPPING
-	// logFloor is the lowest log end of the leader since a partition
-	// mirroring this one last began to stop (hasFloor): a failback from
-	// that stop shares no history past that point.
-	logFloor    int64
-	hasFloor    bool
-	stoppedFrom *cluster
+	// The lowest log end of the leader since this partition last began
+	// to stop (ownFloor), and since a partition mirroring this one did
+	// (peerFloor): a failback shares no history past them.
+	ownFloor, peerFloor logFloor
+	stoppedFrom         *cluster
 	// missingStop: a multi-partition stop reported this partition missing
 	// (stop-completion=first); the next stop of its cluster writes its
 	// barrier again.

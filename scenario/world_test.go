@@ -271,3 +271,41 @@ func TestFailbackAfterLostTail(t *testing.T) {
 		}
 	}
 }
+
+// TestFailbackAfterSourceLostTail: B lost, in an unclean restart after its
+// stop, the batch it had mirrored from A, and wrote a batch of its own from
+// offset 0. A's failback from B shares no history past B's lowest log end
+// since its stop (0): A truncates to 0 (p's batch is RPO) and takes B's log
+// offset for offset, rather than keeping p's batch and appending q's after
+// it, off B's offsets for good.
+func TestFailbackAfterSourceLostTail(t *testing.T) {
+	src := "cluster A\ncluster B replicas=2\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
+		"stop B\nrestart B unclean\nproducer q on B\nsend q t/0 records=4\nmirror A from B\nsync\n" +
+		"stop A\nmirror B from A\nsync\n"
+	s, err := Parse("inline", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld("verbatim", DefaultOptions())
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if err := w.exec(c); err != nil {
+			t.Fatalf("line %d %s: %v", c.Line, c.Op, err)
+		}
+		w.or.afterStep()
+		if c.Line == 9 && w.byName["B"].part("t/0").lead().LogEndOffset() != 0 {
+			t.Fatal("the unclean restart kept B's mirrored batch: the test no longer loses B's tail")
+		}
+	}
+	for _, name := range []string{"A", "B"} {
+		for i, r := range w.byName[name].part("t/0").reps {
+			var got []string
+			for _, b := range batchesFrom(r, 0) {
+				got = append(got, fmt.Sprintf("%s@%d", readTruth(b).producer, b.BaseOffset()))
+			}
+			if len(got) != 1 || got[0] != "q@0" || r.LogEndOffset() != 4 {
+				t.Errorf("%s replica %d: %v ending at %d, want [q@0] ending at 4", name, i, got, r.LogEndOffset())
+			}
+		}
+	}
+}
