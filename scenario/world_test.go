@@ -309,3 +309,24 @@ func TestFailbackAfterSourceLostTail(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotWindowAfterMarker: the election reloads the leader from a
+// snapshot taken after the first ABORT, whose timestamp the reloaded batch
+// takes; the second ABORT (of a transaction with no data on the partition)
+// moves the entry's last timestamp on. The followers, which applied the
+// batch itself, agree with it: no I2.
+func TestSnapshotWindowAfterMarker(t *testing.T) {
+	src := "cluster A replicas=3\ntopic t\nproducer p on A transactional=x\nbegin p\nsend p t/0 records=1\nabort p\n" +
+		"begin p\nadd p t/0\nelect A t/0 replica=0\nabort p\nsync\n"
+	s, err := Parse("inline", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := RunStrategy(s, "verbatim", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range r.Violations {
+		t.Errorf("%s at step %d: %s", v.Code, v.Step, v.Detail)
+	}
+}
