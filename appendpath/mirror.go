@@ -335,6 +335,12 @@ func (p *Partition) stopAttempt(opt StopOptions, at *StopStep) error {
 		if err := p.appendStopBarrier(opt, src); err != nil {
 			return err
 		}
+		// The barrier must outlive a crash before the partition takes
+		// local writes: a log that kept the mirrored batches and lost it
+		// would let the cluster's own PIDs meet the mirrored ones.
+		if err := p.log.Sync(); err != nil {
+			return err
+		}
 	}
 	if opt.Promote != nil {
 		if err := step(StepAllocator); err != nil {
