@@ -419,6 +419,13 @@ func FuzzScenario(f *testing.F) {
 			// other replicas cleared, so I4 and I2 are that switch's own
 			// findings (scenarios/69-crash-after-stopped.scn).
 			bad := (v.Code == "I2" || v.Code == "I4") && fo.prototype["recovery-barrier"] != "ignore"
+			// Hazard R2 leaves a transaction open whose producer entry
+			// the barrier then clears: no snapshot can hold it, so a
+			// replica that reopens (an election) forgets it while the
+			// others keep it (scenarios/40-r2-abort-ignored.scn, 55-…).
+			if v.Code == "I2" && fo.prototype["hazard-r2"] == "on" && strings.Contains(v.Detail, "open transactions") {
+				bad = false
+			}
 			bad = bad || v.Code == "M6" && !fo.leavesTxnOpen()
 			if st == "barrier" && !fo.voidsBarrier() {
 				bad = bad || v.Code == "M1" || v.Code == "M2" || v.Code == "M3" || v.Code == "M4"
