@@ -537,6 +537,13 @@ func (w *world) elect(p *partition, target int, unclean bool) error {
 	before := tailOf(old, divergence(p.lead(), old))
 	p.leaderEpoch++
 	lead := p.lead()
+	if lost := old.LogEndOffset() - lead.LogEndOffset(); lost > 0 && p.state == stateMirroring {
+		// A new leader that lagged (a follower held back in the ISR)
+		// lacks the old leader's tail: mirrored batches take this log's
+		// next offsets one for one with the source's, so the fetcher goes
+		// back as far, as after an unclean restart.
+		p.srcPos = max(0, p.srcPos-lost)
+	}
 	if unclean {
 		// The controller takes the new leader's log as the partition's:
 		// what it lacks of the STOPPING output is gone for good.
