@@ -186,9 +186,9 @@ type StopOptions struct {
 // Truncate, Failback) or a recovery that cuts below it moves it to the new
 // log end, with the epoch of the last batch left.
 type MirrorCheckpoint struct {
-	Offset int64 // next offset after the last mirrored batch, at most the log end offset
-	Epoch  int32 // partition leader epoch of the last mirrored batch (-1: no batch left)
-	Source [16]byte
+	Offset int64    // next offset after the last mirrored batch, at most the log end offset
+	Epoch  int32    // partition leader epoch of the last mirrored batch (-1: no batch left)
+	Source [16]byte // cluster last mirrored; zero (Uuid.ZERO_UUID, never a cluster id) when the stop knew none
 	Valid  bool
 }
 
@@ -333,6 +333,12 @@ func (p *Partition) stopAttempt(opt StopOptions, at *StopStep) error {
 			src = pid.FormatClusterID(p.source)
 		}
 		if err := p.appendStopBarrier(opt, src); err != nil {
+			return err
+		}
+		// The barrier must outlive a crash before the partition takes
+		// local writes: a log that kept the mirrored batches and lost it
+		// would let the cluster's own PIDs meet the mirrored ones.
+		if err := p.log.Sync(); err != nil {
 			return err
 		}
 	}

@@ -111,9 +111,11 @@ var (
 
 // checkSource is Config.FailOnSourceChange: a mirrored append from another
 // cluster than the persisted checkpoint's moves the partition to FAILED for
-// good.
+// good. A checkpoint that names no cluster (a partition that stopped before
+// any mirrored append since it opened) is no source to change from.
 func (p *Partition) checkSource(source [16]byte) error {
-	if !p.cfg.FailOnSourceChange || !p.mirrored.Valid || p.mirrored.Source == source {
+	if !p.cfg.FailOnSourceChange || !p.mirrored.Valid || p.mirrored.Source == source ||
+		p.mirrored.Source == ([16]byte{}) {
 		return nil
 	}
 	p.state, p.terminal = Failed, true

@@ -352,3 +352,61 @@ func TestFailOnSourceChange(t *testing.T) {
 		}
 	}
 }
+
+// TestFailOnSourceChangeNoSource: a partition that stops before any
+// mirrored append since it opened persists a checkpoint that names no
+// cluster, and the first mirrored append after it, from any cluster, is no
+// source change; the cluster the checkpoint names once a stop knew one is
+// held to again.
+func TestFailOnSourceChangeNoSource(t *testing.T) {
+	srcB := srcA
+	srcB[0] ^= 0xff
+	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Verbatim, PSMOptions: nonNegOne, FailOnSourceChange: true})
+	if err := p.Stop(StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if cp := p.Checkpoint(); !cp.Valid || cp.Source != ([16]byte{}) {
+		t.Fatalf("checkpoint of a stop that knew no source: %+v", cp)
+	}
+	if err := p.StartMirroring(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0}), 0, 4), srcA); err != nil {
+		t.Fatalf("first mirrored append after a source-less checkpoint: %v (state %s)", err, p.State())
+	}
+	if err := p.Stop(StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.StartMirroring(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 1, 4), srcB); !errors.Is(err, ErrSourceMismatch) {
+		t.Fatalf("append from another cluster than the checkpoint's: %v", err)
+	}
+}
+
+// TestStopBarrierSurvivesCrash: STOPPING syncs the log after its barrier,
+// before the partition takes local writes, so a power cut after STOPPED
+// keeps the barrier with the mirrored batches below it and the recovered
+// partition holds no entry of the mirrored PID: the cluster's own PID 7
+// meets nothing.
+func TestStopBarrierSurvivesCrash(t *testing.T) {
+	fs := vfs.NewMemFS()
+	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, Strategy: pid.Barrier, PSMOptions: nonNegOne}
+	p := mustOpen(t, cfg)
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4), srcA); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	end := p.LogEndOffset()
+	cfg.FS, cfg.State = crash(fs), Stopped
+	q := mustOpen(t, cfg)
+	if q.LogEndOffset() != end {
+		t.Fatalf("the crash cut the log to %d, STOPPING left it at %d", q.LogEndOffset(), end)
+	}
+	if _, ok := q.Producer(7); ok {
+		t.Fatal("PID 7 has an entry after the crash: its barrier was lost")
+	}
+}

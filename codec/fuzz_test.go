@@ -328,6 +328,15 @@ func FuzzControlValues(f *testing.F) {
 		if m, err := ParseMirrorPidReset(c.Value); err != nil || m.SourceClusterID != s {
 			t.Fatalf("barrier batch value: %+v %v", m, err)
 		}
+		// And the form without SourceClusterId.
+		nb := Batch(AppendBarrierNoSource(nil, int32(n2), n1))
+		c, err = nb.ControlRecord()
+		if err != nil || c.Type != ControlMirrorPidReset || nb.VerifyCRC() != nil || nb.PartitionLeaderEpoch() != int32(n2) {
+			t.Fatalf("barrier batch without source: %+v %v", c, err)
+		}
+		if m, err := ParseMirrorPidReset(c.Value); err != nil || m != (MirrorPidReset{SourceAbsent: true}) {
+			t.Fatalf("barrier batch value without source: %+v %v", m, err)
+		}
 	})
 }
 

@@ -43,6 +43,16 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 			div, why = 0, "failback from scratch"
 		case sp.stoppedFrom == dest:
 			div, p.srcPos, why = sp.stopSrcPos, sp.mirroredEnd, "failback truncation to the divergence point"
+			// Either side may have lost part of their shared history since
+			// src began to stop (an unclean restart cut its tail, whatever
+			// it wrote after): dest below src's stop position, src below
+			// its own log end then. The history they still share is
+			// offset-aligned, so both ends move back by the larger loss:
+			// dest truncates there and fetches src's copy of what it lost
+			// back, offset for offset. The stop positions alone would be
+			// inside later batches of either log, or past its end.
+			lost := max(int64(0), div-p.peerFloor.at(div), sp.mirroredEnd-sp.ownFloor.at(sp.mirroredEnd))
+			div, p.srcPos = max(0, div-lost), max(0, p.srcPos-lost)
 		case align == "" && sp.stoppedFrom != nil && w.opts.Get("failback-position") == "any":
 			// The prototype before its fix: a last mirrored position taken
 			// from a source that mirrored a third cluster, whose offsets are
@@ -325,6 +335,11 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 		if !p.stopTried { // the first attempt: remember where mirroring left off
 			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
 			p.stopTried = true
+			p.ownFloor.reset(p.lead().LogEndOffset())
+			if p.stoppedFrom != nil {
+				q := p.stoppedFrom.part(p.key)
+				q.peerFloor.reset(q.lead().LogEndOffset())
+			}
 		}
 		req := w.stopRequest(variant)
 		if w.strategy == "allocator" {
@@ -522,6 +537,13 @@ func (w *world) elect(p *partition, target int, unclean bool) error {
 	before := tailOf(old, divergence(p.lead(), old))
 	p.leaderEpoch++
 	lead := p.lead()
+	if lost := old.LogEndOffset() - lead.LogEndOffset(); lost > 0 && p.state == stateMirroring {
+		// A new leader that lagged (a follower held back in the ISR)
+		// lacks the old leader's tail: mirrored batches take this log's
+		// next offsets one for one with the source's, so the fetcher goes
+		// back as far, as after an unclean restart.
+		p.srcPos = max(0, p.srcPos-lost)
+	}
 	if unclean {
 		// The controller takes the new leader's log as the partition's:
 		// what it lacks of the STOPPING output is gone for good.
@@ -541,4 +563,39 @@ func (w *world) elect(p *partition, target int, unclean bool) error {
 	p.advanceHW()
 	w.or.rescan(p)
 	return nil
+}
+
+// noteLogFloors lowers each partition's log floors to its leader's log end,
+// after every command: a log end goes down only where the log is cut.
+func (w *world) noteLogFloors() {
+	for _, cl := range w.clusters {
+		for _, p := range cl.parts {
+			end := p.lead().LogEndOffset()
+			p.ownFloor.lower(end)
+			p.peerFloor.lower(end)
+		}
+	}
+}
+
+// logFloor is the lowest log end a partition's leader had since a moment
+// (reset), once set.
+type logFloor struct {
+	end int64
+	set bool
+}
+
+func (f *logFloor) reset(end int64) { f.end, f.set = end, true }
+
+func (f *logFloor) lower(end int64) {
+	if f.set {
+		f.end = min(f.end, end)
+	}
+}
+
+// at is the floor, or pos when it is unset or not below pos.
+func (f *logFloor) at(pos int64) int64 {
+	if f.set {
+		return min(f.end, pos)
+	}
+	return pos
 }

@@ -720,10 +720,11 @@ func (o *oracle) checkReplicasAgree() {
 // snapshot's: its timestamp is the entry's last timestamp when the snapshot
 // was taken (an end marker's, after a transaction ended, on the
 // coordinator's or the broker's clock, not ordered with the batches') rather
-// than the batch's own. Once newer batches follow it, nothing the entries
-// hold tells what that timestamp was, so it is not compared; while it is the
-// window's only batch it is the entry's last timestamp. Any other difference
-// is divergence.
+// than the batch's own. Nothing the entries hold tells what that timestamp
+// was, so it is not compared: once newer batches follow it, and even while it
+// is the window's only batch, since an end marker after the snapshot moves
+// the entry's last timestamp without adding a batch. Any other difference is
+// divergence.
 func windowsAgree(a, b []producerEntry) bool {
 	if len(a) != len(b) {
 		return false
@@ -737,8 +738,7 @@ func windowsAgree(a, b []producerEntry) bool {
 }
 
 // suffixOf reports whether e's window is the newest batches of long, its
-// oldest batch possibly a snapshot's: that batch's timestamp then differs,
-// and is e's last timestamp when no newer batch follows it.
+// oldest batch possibly a snapshot's, whose timestamp then differs.
 func suffixOf(long []cachedBatch, e producerEntry) bool {
 	short := e.Window
 	if len(short) > len(long) {
@@ -748,7 +748,7 @@ func suffixOf(long []cachedBatch, e producerEntry) bool {
 	if slices.Equal(tail, short) {
 		return true
 	}
-	if !slices.Equal(tail[1:], short[1:]) || (len(short) == 1 && short[0].Timestamp != e.LastTimestamp) {
+	if !slices.Equal(tail[1:], short[1:]) {
 		return false
 	}
 	got := short[0]

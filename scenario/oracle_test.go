@@ -131,8 +131,10 @@ func TestOracleI2WholeEntries(t *testing.T) {
 	// A replica that loaded a snapshot after an end marker and then
 	// appended the batch at 9: its oldest batch carries the marker's
 	// timestamp, whatever it is (a broker's clock can stand behind the
-	// clients'). A different timestamp on a newer batch is no snapshot's,
-	// nor one on a lone batch other than the entry's last timestamp: I2.
+	// clients'). A lone batch may carry any timestamp too: an end marker
+	// after the snapshot moved the entry's last timestamp past the one the
+	// snapshot gave the batch. A different timestamp on a newer batch is
+	// no snapshot's: I2.
 	for _, c := range []struct {
 		window []cachedBatch
 		want   string
@@ -141,7 +143,8 @@ func TestOracleI2WholeEntries(t *testing.T) {
 		{[]cachedBatch{{LastOffset: 4, Timestamp: 0, LastSeq: 4, OffsetDelta: 4}, base.Window[1]}, ""},
 		{[]cachedBatch{{LastOffset: 4, Timestamp: 95, LastSeq: 3, OffsetDelta: 4}, base.Window[1]}, "I2"},
 		{[]cachedBatch{base.Window[0], {LastOffset: 9, Timestamp: 99, LastSeq: 9, OffsetDelta: 4}}, "I2"},
-		{[]cachedBatch{{LastOffset: 9, Timestamp: 99, LastSeq: 9, OffsetDelta: 4}}, "I2"},
+		{[]cachedBatch{{LastOffset: 9, Timestamp: 99, LastSeq: 9, OffsetDelta: 4}}, ""},
+		{[]cachedBatch{{LastOffset: 9, Timestamp: 99, LastSeq: 8, OffsetDelta: 4}}, "I2"},
 	} {
 		reloaded := base
 		reloaded.Window = c.window

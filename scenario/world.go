@@ -79,7 +79,11 @@ type partition struct {
 	mirroredEnd int64
 	stopSrcPos  int64
 	stopEnd     int64 // log end right after the successful STOPPING
-	stoppedFrom *cluster
+	// The lowest log end of the leader since this partition last began
+	// to stop (ownFloor), and since a partition mirroring this one did
+	// (peerFloor): a failback shares no history past them.
+	ownFloor, peerFloor logFloor
+	stoppedFrom         *cluster
 	// missingStop: a multi-partition stop reported this partition missing
 	// (stop-completion=first); the next stop of its cluster writes its
 	// barrier again.
@@ -199,9 +203,17 @@ func argInt64(c *Command, key string) (int64, bool) {
 	return n, err == nil
 }
 
-// exec runs one command. Errors are internal failures of the broker
-// packages (not client errors, which the oracle records).
+// exec runs one command, then lowers the log floors of the failback
+// (noteLogFloors). Errors are internal failures of the broker packages (not
+// client errors, which the oracle records).
 func (w *world) exec(c *Command) error {
+	err := w.execOp(c)
+	w.noteLogFloors()
+	return err
+}
+
+// execOp is exec without its bookkeeping.
+func (w *world) execOp(c *Command) error {
 	w.step = c.Step
 	switch c.Op {
 	case OpCluster:

@@ -246,3 +246,128 @@ func TestFollowerEndsNotBeyondItsLeader(t *testing.T) {
 		}
 	}
 }
+
+// TestFailbackAfterLostTail: A lost the batch B mirrored from it in an
+// unclean restart after B stopped, then wrote a new batch across B's stop
+// position. The failback shares no history past the lowest log end A had
+// since B stopped (0): A truncates there, not inside its new batch (which
+// left a leader whose log end no batch reaches, and a follower that could
+// never fetch), and fetches B's copy of the lost batch back, offset for
+// offset.
+func TestFailbackAfterLostTail(t *testing.T) {
+	src := "cluster A replicas=2\ncluster B\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
+		"stop B\nmirror A from B\nstop A\nrestart A unclean\nproducer q on A\nsend q t/0 records=4\n" +
+		"mirror A from B\nsync\n"
+	s, err := Parse("inline", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld("verbatim", DefaultOptions())
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if err := w.exec(c); err != nil {
+			t.Fatalf("line %d %s: %v", c.Line, c.Op, err)
+		}
+		w.or.afterStep()
+		if c.Line == 11 && w.byName["A"].part("t/0").lead().LogEndOffset() != 0 {
+			t.Fatal("the unclean restart kept p's batch: the test no longer loses A's tail")
+		}
+	}
+	a := w.byName["A"].part("t/0")
+	for i, r := range a.reps {
+		var got []string
+		for _, b := range batchesFrom(r, 0) {
+			got = append(got, fmt.Sprintf("%s@%d", readTruth(b).producer, b.BaseOffset()))
+		}
+		if len(got) != 1 || got[0] != "p@0" || r.LogEndOffset() != 1 {
+			t.Errorf("A replica %d: %v ending at %d, want [p@0] ending at 1", i, got, r.LogEndOffset())
+		}
+	}
+}
+
+// TestFailbackAfterSourceLostTail: B lost, in an unclean restart after its
+// stop, the batch it had mirrored from A, and wrote a batch of its own from
+// offset 0. A's failback from B shares no history past B's lowest log end
+// since its stop (0): A truncates to 0 (p's batch is RPO) and takes B's log
+// offset for offset, rather than keeping p's batch and appending q's after
+// it, off B's offsets for good.
+func TestFailbackAfterSourceLostTail(t *testing.T) {
+	src := "cluster A\ncluster B replicas=2\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
+		"stop B\nrestart B unclean\nproducer q on B\nsend q t/0 records=4\nmirror A from B\nsync\n" +
+		"stop A\nmirror B from A\nsync\n"
+	s, err := Parse("inline", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld("verbatim", DefaultOptions())
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if err := w.exec(c); err != nil {
+			t.Fatalf("line %d %s: %v", c.Line, c.Op, err)
+		}
+		w.or.afterStep()
+		if c.Line == 9 && w.byName["B"].part("t/0").lead().LogEndOffset() != 0 {
+			t.Fatal("the unclean restart kept B's mirrored batch: the test no longer loses B's tail")
+		}
+	}
+	for _, name := range []string{"A", "B"} {
+		for i, r := range w.byName[name].part("t/0").reps {
+			var got []string
+			for _, b := range batchesFrom(r, 0) {
+				got = append(got, fmt.Sprintf("%s@%d", readTruth(b).producer, b.BaseOffset()))
+			}
+			if len(got) != 1 || got[0] != "q@0" || r.LogEndOffset() != 4 {
+				t.Errorf("%s replica %d: %v ending at %d, want [q@0] ending at 4", name, i, got, r.LogEndOffset())
+			}
+		}
+	}
+}
+
+// TestSnapshotWindowAfterMarker: the election reloads the leader from a
+// snapshot taken after the first ABORT, whose timestamp the reloaded batch
+// takes; the second ABORT (of a transaction with no data on the partition)
+// moves the entry's last timestamp on. The followers, which applied the
+// batch itself, agree with it: no I2.
+func TestSnapshotWindowAfterMarker(t *testing.T) {
+	src := "cluster A replicas=3\ntopic t\nproducer p on A transactional=x\nbegin p\nsend p t/0 records=1\nabort p\n" +
+		"begin p\nadd p t/0\nelect A t/0 replica=0\nabort p\nsync\n"
+	s, err := Parse("inline", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := RunStrategy(s, "verbatim", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range r.Violations {
+		t.Errorf("%s at step %d: %s", v.Code, v.Step, v.Detail)
+	}
+}
+
+// TestElectLaggingMirrorReplica: C mirrors B and its replica 0 is held back
+// (paused, still in the ISR) while C takes B's transaction and B's STOPPING
+// ABORT. A clean election of replica 0 leaves a leader without that tail;
+// the mirror fetcher goes back as far and brings the ABORT again, so C's
+// LSO is not pinned (no M6) once it caught up.
+func TestElectLaggingMirrorReplica(t *testing.T) {
+	src := "cluster A\ncluster B replicas=3 fetch-bytes=90\ncluster C replicas=3\ntopic t\nmirror B from A\n" +
+		"mirror C from B\nproducer p on A transactional=x\npause C t/0 replica=0\nbegin p\nsend p t/0 records=2\n" +
+		"sync\nstop B\nelect C t/0 replica=2\nsync\nelect C t/0\nsync\n"
+	s, err := Parse("inline", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	if err := opts.Set("unknown-source", "write"); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range StrategyNames {
+		r, err := RunStrategy(s, st, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range r.Violations {
+			t.Errorf("%s: %s at step %d on %s: %s", st, v.Code, v.Step, v.Cluster, v.Detail)
+		}
+	}
+}
