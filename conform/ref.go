@@ -74,7 +74,7 @@ func (r *ref) produce(h codec.BatchHeader, txnID *string, values []string, nowMs
 			if !r.added[b.ProducerID] {
 				return produceWant{code: psm.ErrInvalidTxnState.Code, base: -1}
 			}
-			guard = r.m.StartVerification(refPartition, b.ProducerID, b.BaseSequence, b.ProducerEpoch, nowMs)
+			guard = r.m.StartVerification(refPartition, b.ProducerID, b.BaseSequence, b.ProducerEpoch, psm.TV0, nowMs)
 		}
 	}
 	a := r.m.Begin(refPartition, psm.Client)
