@@ -74,7 +74,9 @@ func (r *ref) produce(h codec.BatchHeader, txnID *string, values []string, nowMs
 			if !r.added[b.ProducerID] {
 				return produceWant{code: psm.ErrInvalidTxnState.Code, base: -1}
 			}
-			guard = r.m.StartVerification(refPartition, b.ProducerID, b.BaseSequence, b.ProducerEpoch, nowMs)
+			// Dial caps Produce at Kafka 3.6's version, below 12, so no
+			// request is TV2 (supportsEpochBump).
+			guard = r.m.StartVerification(refPartition, b.ProducerID, b.BaseSequence, b.ProducerEpoch, psm.TV0, nowMs)
 		}
 	}
 	a := r.m.Begin(refPartition, psm.Client)

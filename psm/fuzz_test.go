@@ -241,9 +241,10 @@ func (d *diff) run() {
 				}
 			case 1:
 				b := d.batch()
-				d.trace(p, "verify", b, d.now)
-				a := d.model.StartVerification(p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, d.now)
-				s := d.store.StartVerification(d.base+p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, d.now)
+				tv := TxnVersion(d.byte()%4) - 1 // the produce request's: TVUnknown, TV0, TV1, TV2
+				d.trace(p, "verify "+tv.String(), b, d.now)
+				a := d.model.StartVerification(p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, tv, d.now)
+				s := d.store.StartVerification(d.base+p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, tv, d.now)
 				if a != s && !d.sharedGuards {
 					d.fail("StartVerification model %d store %d", a, s)
 				}

@@ -99,6 +99,10 @@ type modelVerification struct {
 	guard     Guard
 	lowestSeq int32
 	epoch     int16
+	// supportsEpochBump is VerificationStateEntry#supportsEpochBump: the
+	// request that created the entry was transaction version 2. Set once,
+	// at creation (ProducerStateManager#maybeCreateVerificationStateEntry).
+	supportsEpochBump bool
 }
 
 func (v *modelVerification) maybeUpdateLowestSequenceAndEpoch(seq int32, epoch int16) {
@@ -191,6 +195,11 @@ func inSequence(lastSeq, nextSeq int32) bool {
 }
 
 func (ai *appendInfo) checkSequence(epoch int16, firstSeq int32) error {
+	// Transaction version 2 (Kafka4, KAFKA-18202): a producer whose
+	// committed entry caches no batch must start at sequence 0.
+	if ai.release == Kafka4 && ai.hasVerif && ai.verif.supportsEpochBump && firstSeq != 0 && len(ai.cur.batches) == 0 {
+		return ErrOutOfOrderSequence
+	}
 	if ai.hasVerif && firstSeq > ai.verif.lowestSeq {
 		return ErrOutOfOrderSequence
 	}
@@ -516,7 +525,7 @@ func (m *Model) HasLateTransaction(p PartitionID, nowMs int64) bool {
 	return m.opts.late(lastTs, nowMs)
 }
 
-func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard {
+func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) Guard {
 	part := m.part(p)
 	if e := part.producers[pid]; e != nil && m.opts.ongoing(e.txnFirst, e.epoch, epoch) {
 		return 0
@@ -524,7 +533,8 @@ func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 	v := part.verification[pid]
 	if v == nil {
 		m.guards++
-		v = &modelVerification{timestamp: nowMs, guard: Guard(m.guards), lowestSeq: seq, epoch: epoch}
+		v = &modelVerification{timestamp: nowMs, guard: Guard(m.guards), lowestSeq: seq, epoch: epoch,
+			supportsEpochBump: tv >= TV2}
 		part.verification[pid] = v
 	}
 	v.maybeUpdateLowestSequenceAndEpoch(seq, epoch)

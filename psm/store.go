@@ -55,6 +55,7 @@ type storeVerif struct {
 	guard     Guard
 	lowestSeq int32
 	epoch     int16
+	bump      bool // VerificationStateEntry#supportsEpochBump, set at creation
 }
 
 type storePart struct {
@@ -239,7 +240,7 @@ func (s *Store) Clear(p PartitionID) {
 	sp.unrepl = sp.unrepl[:0]
 }
 
-func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard {
+func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) Guard {
 	sp := s.part(p)
 	if sh, i := sp.lookup(pid); sh != nil && s.opts.ongoing(sh.slots[i].txnFirst, sh.slots[i].epoch, epoch) {
 		return 0
@@ -247,7 +248,7 @@ func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 	e := sp.verifEntry(pid)
 	if e == nil {
 		sp.verif = append(sp.verif, storeVerif{pid: pid, timestamp: nowMs, guard: Guard(s.guards.Add(1)),
-			lowestSeq: seq, epoch: epoch})
+			lowestSeq: seq, epoch: epoch, bump: tv >= TV2})
 		e = &sp.verif[len(sp.verif)-1]
 	}
 	if epoch > e.epoch {
@@ -503,6 +504,7 @@ type pendingEntry struct {
 	hasVerif   bool
 	clearVerif bool
 	verifLow   int32
+	verifSeq0  bool    // Kafka4, TV2 verification entry, no committed batch: seq 0 only (#checkSequence)
 	upd        slotVal // committed scalars, only this append's batches
 }
 
@@ -884,7 +886,7 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 		}
 		w = &a.pend[len(a.pend)-1]
 		w.pid, w.h, w.slot, w.version = pid, h, slotIdx, version
-		w.hasVerif, w.clearVerif, w.verifLow = false, false, 0
+		w.hasVerif, w.clearVerif, w.verifLow, w.verifSeq0 = false, false, 0, false
 		u := &w.upd
 		u.n, u.head = 0, 0
 		if cv != nil {
@@ -897,6 +899,7 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 		if !a.committedEmpty {
 			if e := sp.verifEntry(pid); e != nil {
 				w.hasVerif, w.verifLow = true, e.lowestSeq
+				w.verifSeq0 = e.bump && a.s.opts.Release == Kafka4 && (cv == nil || cv.n == 0)
 			}
 		}
 	}
@@ -1244,6 +1247,9 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 
 // checkSequence is ProducerAppendInfo.checkSequence (CLIENT only).
 func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
+	if w.verifSeq0 && firstSeq != 0 {
+		return ErrOutOfOrderSequence
+	}
 	if w.hasVerif && firstSeq > w.verifLow {
 		return ErrOutOfOrderSequence
 	}

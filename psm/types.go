@@ -124,7 +124,10 @@ const (
 	// epoch: UnifiedLog#hasOngoingTransaction(producerId, producerEpoch),
 	// KAFKA-14563. A COMMIT or ABORT marker is checked by the transaction
 	// version its WriteTxnMarkers request states (Batch.TxnVersion,
-	// KIP-1228, KAFKA-19446): see TxnVersion.
+	// KIP-1228, KAFKA-19446): see TxnVersion. A CLIENT batch of a producer
+	// whose verification entry was created by a TV2 request and whose
+	// committed entry caches no batch must start at sequence 0
+	// (ProducerAppendInfo#checkSequence, KAFKA-18202).
 	Kafka4 Release = iota
 	// Kafka3 is Apache Kafka 3.6 to 3.9 (KIP-890 verification without
 	// KAFKA-14563): an open transaction at any epoch counts as ongoing, so
@@ -459,8 +462,13 @@ type Manager interface {
 	Clear(p PartitionID)
 	// StartVerification is maybeStartTransactionVerification: the
 	// sentinel when the producer has an open transaction at this epoch, else
-	// the guard of its (new or updated) verification entry.
-	StartVerification(p PartitionID, pid int64, seq int32, epoch int16, nowMs int64) Guard
+	// the guard of its (new or updated) verification entry. tv is the
+	// produce request's transaction version: a new entry created by a TV2
+	// request supports the epoch bump (VerificationStateEntry
+	// #supportsEpochBump), and under Kafka4 the producer's CLIENT batches
+	// must then start at sequence 0 while its committed entry caches no
+	// batch (ProducerAppendInfo#checkSequence).
+	StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) Guard
 	// Producer returns a copy of pid's entry.
 	Producer(p PartitionID, pid int64) (ProducerInfo, bool)
 	// Producers iterates p's entries in no particular order.
