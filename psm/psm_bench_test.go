@@ -92,17 +92,8 @@ func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
 				if impl != "nop" {
 					populate(m, 0, n)
 				}
-				seq := make([]int32, n)
-				for i := range seq {
-					seq[i] = 1
-				}
-				off := int64(n)
-				order, k := visitOrder(n), 0
-				// One reused Batch, as an allocation-free caller keeps
-				// (Appender.Add); only the per-op fields are written.
-				bt := new(Batch)
-				*bt = data(0, 0, 0, 1)
-				bt.CRC, bt.HasCRC = 0x5eed, true
+				seq, off, order, bt := updateLoopState(n)
+				k := 0
 				// The loop is one goroutine, and runs on one P: with a
 				// second, idle P the collector runs idle-priority mark
 				// workers on it, whose CPU time counts in the process's
@@ -149,6 +140,22 @@ func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
 	}
 }
 
+// updateLoopState is the state of an update loop over n populated
+// producers: each producer's next sequence, the next offset, the order in
+// which the loop visits them (visitOrder), and one reused Batch, as an
+// allocation-free caller keeps (Appender.Add), of which the loop writes only
+// the per-op fields.
+func updateLoopState(n int) (seq []int32, off int64, order []int32, bt *Batch) {
+	seq = make([]int32, n)
+	for i := range seq {
+		seq[i] = 1
+	}
+	bt = new(Batch)
+	*bt = data(0, 0, 0, 1)
+	bt.CRC, bt.HasCRC = 0x5eed, true
+	return seq, int64(n), visitOrder(n), bt
+}
+
 // BenchmarkAppendProtocol: the producer-state protocol of appendpath's
 // append on the concrete *Store, as appendpath calls it, against the
 // one-call Store.Update of the same batch, same partition sizes and visiting
@@ -164,15 +171,8 @@ func BenchmarkAppendProtocol(b *testing.B) {
 			b.Run("protocol="+proto+"/producers="+strconv.Itoa(n), func(b *testing.B) {
 				s := NewStore(Options{})
 				populate(s, 0, n)
-				seq := make([]int32, n)
-				for i := range seq {
-					seq[i] = 1
-				}
-				off := int64(n)
-				order, k := visitOrder(n), 0
-				bt := new(Batch)
-				*bt = data(0, 0, 0, 1)
-				bt.CRC, bt.HasCRC = 0x5eed, true
+				seq, off, order, bt := updateLoopState(n)
+				k := 0
 				app := s.Appender(0)
 				held, lookup := proto == "held", proto == "lookup"
 				b.ReportAllocs()

@@ -20,13 +20,20 @@ func runWorld(t *testing.T, file, strategy string) *world {
 // runWorldUntil executes a file step by step with option flags over the
 // file's, up to and including the first command stop accepts (nil: to the
 // end), and returns the world for inspection and whether stop accepted one.
-func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string, stop func(*Command) bool) (*world, bool) {
+func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string, stop func(*world, *Command) bool) (*world, bool) {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Parse(file, src)
+	return runSourceUntil(t, file, src, strategy, flags, stop)
+}
+
+// runSourceUntil is runWorldUntil on scenario text src named name; stop
+// sees the world after each command and ends the run when it returns true.
+func runSourceUntil(t *testing.T, name string, src []byte, strategy string, flags map[string]string, stop func(*world, *Command) bool) (*world, bool) {
+	t.Helper()
+	s, err := Parse(name, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,14 +45,23 @@ func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string,
 	for i := range s.Commands {
 		c := &s.Commands[i]
 		if err := w.exec(c); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s line %d %s: %v", name, c.Line, c.Op, err)
 		}
 		w.or.afterStep()
-		if stop != nil && stop(c) {
+		if stop != nil && stop(w, c) {
 			return w, true
 		}
 	}
 	return w, false
+}
+
+// logOf lists r's batches as producer@baseOffset, from offset 0.
+func logOf(r replica) []string {
+	var got []string
+	for _, b := range batchesFrom(r, 0) {
+		got = append(got, fmt.Sprintf("%s@%d", readTruth(b).producer, b.BaseOffset()))
+	}
+	return got
 }
 
 // TestLeaderChangeDuringStopping is catalog 23's second claim: the barrier
@@ -258,65 +274,32 @@ func TestFailbackAfterLostTail(t *testing.T) {
 	src := "cluster A replicas=2\ncluster B\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
 		"stop B\nmirror A from B\nstop A\nrestart A unclean\nproducer q on A\nsend q t/0 records=4\n" +
 		"mirror A from B\nsync\n"
-	s, err := Parse("inline", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newWorld("verbatim", DefaultOptions())
-	for i := range s.Commands {
-		c := &s.Commands[i]
-		if err := w.exec(c); err != nil {
-			t.Fatalf("line %d %s: %v", c.Line, c.Op, err)
-		}
-		w.or.afterStep()
+	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *Command) bool {
 		if c.Line == 11 && w.byName["A"].part("t/0").lead().LogEndOffset() != 0 {
 			t.Fatal("the unclean restart kept p's batch: the test no longer loses A's tail")
 		}
-	}
-	a := w.byName["A"].part("t/0")
-	for i, r := range a.reps {
-		var got []string
-		for _, b := range batchesFrom(r, 0) {
-			got = append(got, fmt.Sprintf("%s@%d", readTruth(b).producer, b.BaseOffset()))
-		}
-		if len(got) != 1 || got[0] != "p@0" || r.LogEndOffset() != 1 {
+		return false
+	})
+	for i, r := range w.byName["A"].part("t/0").reps {
+		if got := logOf(r); len(got) != 1 || got[0] != "p@0" || r.LogEndOffset() != 1 {
 			t.Errorf("A replica %d: %v ending at %d, want [p@0] ending at 1", i, got, r.LogEndOffset())
 		}
 	}
 }
 
-// TestFailbackAfterSourceLostTail: B lost, in an unclean restart after its
-// stop, the batch it had mirrored from A, and wrote a batch of its own from
-// offset 0. A's failback from B shares no history past B's lowest log end
-// since its stop (0): A truncates to 0 (p's batch is RPO) and takes B's log
-// offset for offset, rather than keeping p's batch and appending q's after
-// it, off B's offsets for good.
 func TestFailbackAfterSourceLostTail(t *testing.T) {
 	src := "cluster A\ncluster B replicas=2\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
 		"stop B\nrestart B unclean\nproducer q on B\nsend q t/0 records=4\nmirror A from B\nsync\n" +
 		"stop A\nmirror B from A\nsync\n"
-	s, err := Parse("inline", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newWorld("verbatim", DefaultOptions())
-	for i := range s.Commands {
-		c := &s.Commands[i]
-		if err := w.exec(c); err != nil {
-			t.Fatalf("line %d %s: %v", c.Line, c.Op, err)
-		}
-		w.or.afterStep()
+	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *Command) bool {
 		if c.Line == 9 && w.byName["B"].part("t/0").lead().LogEndOffset() != 0 {
 			t.Fatal("the unclean restart kept B's mirrored batch: the test no longer loses B's tail")
 		}
-	}
+		return false
+	})
 	for _, name := range []string{"A", "B"} {
 		for i, r := range w.byName[name].part("t/0").reps {
-			var got []string
-			for _, b := range batchesFrom(r, 0) {
-				got = append(got, fmt.Sprintf("%s@%d", readTruth(b).producer, b.BaseOffset()))
-			}
-			if len(got) != 1 || got[0] != "q@0" || r.LogEndOffset() != 4 {
+			if got := logOf(r); len(got) != 1 || got[0] != "q@0" || r.LogEndOffset() != 4 {
 				t.Errorf("%s replica %d: %v ending at %d, want [q@0] ending at 4", name, i, got, r.LogEndOffset())
 			}
 		}
