@@ -42,7 +42,7 @@ var benchStrategies = []struct {
 }
 
 func benchBatch(tb testing.TB, records, value int) []byte {
-	return mkBatch(tb, bspec{pid: 0, seq: 0, records: records, value: value})
+	return mkBatch(tb, bspec{PID: 0, Seq: 0, Records: records, Value: value})
 }
 
 // pidRing holds, per producer, the producerId and the CRC the batch has with

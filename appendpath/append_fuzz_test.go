@@ -26,18 +26,18 @@ func repair(buf []byte) {
 }
 
 func fuzzSeeds(f *testing.F) {
-	f.Add(chunk(testlog.WithOffsets(mkBatch(f, bspec{pid: 5, seq: 0, records: 2}), 10, 1),
-		testlog.WithOffsets(mkBatch(f, bspec{pid: 6, seq: 0, txn: true}), 12, 1),
+	f.Add(chunk(testlog.WithOffsets(mkBatch(f, bspec{PID: 5, Seq: 0, Records: 2}), 10, 1),
+		testlog.WithOffsets(mkBatch(f, bspec{PID: 6, Seq: 0, Txn: true}), 12, 1),
 		testlog.WithOffsets(mkMarker(6, 0, 1, true), 13, 1)), uint8(0))
-	f.Add(chunk(testlog.WithOffsets(mkBatch(f, bspec{pid: 1 << 31, seq: 0}), 10, 1)), uint8(3))
+	f.Add(chunk(testlog.WithOffsets(mkBatch(f, bspec{PID: 1 << 31, Seq: 0}), 10, 1)), uint8(3))
 	f.Add(chunk(testlog.WithOffsets(codec.AppendBarrier(nil, 2, "x", 5), 10, 2),
-		testlog.WithOffsets(mkBatch(f, bspec{pid: 5, epoch: 1, seq: 7}), 11, 2)), uint8(1))
+		testlog.WithOffsets(mkBatch(f, bspec{PID: 5, Epoch: 1, Seq: 7}), 11, 2)), uint8(1))
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 49}, uint8(2))
 	// Batches over fuseMin between small ones: copied in the CRC's pass.
-	mixed := chunk(testlog.WithOffsets(mkBatch(f, bspec{pid: 5, seq: 0}), 10, 1),
-		testlog.WithOffsets(mkBatch(f, bspec{pid: 6, seq: 0, records: 20, value: 80}), 11, 1),
-		testlog.WithOffsets(mkBatch(f, bspec{pid: 5, seq: 1}), 31, 1),
-		testlog.WithOffsets(mkBatch(f, bspec{pid: 7, seq: 0, records: 12, value: 90}), 32, 1))
+	mixed := chunk(testlog.WithOffsets(mkBatch(f, bspec{PID: 5, Seq: 0}), 10, 1),
+		testlog.WithOffsets(mkBatch(f, bspec{PID: 6, Seq: 0, Records: 20, Value: 80}), 11, 1),
+		testlog.WithOffsets(mkBatch(f, bspec{PID: 5, Seq: 1}), 31, 1),
+		testlog.WithOffsets(mkBatch(f, bspec{PID: 7, Seq: 0, Records: 12, Value: 90}), 32, 1))
 	f.Add(mixed, uint8(0))
 	f.Add(mixed, uint8(12))
 }
@@ -55,8 +55,8 @@ func FuzzAppendMirrored(f *testing.F) {
 		fix := pid.CRCFix(mode / 8 % 2)
 		open := func() *Partition {
 			p := mustOpen(t, Config{State: Mirroring, Strategy: s, CRCFix: fix, PSMOptions: nonNegOne})
-			seed := chunk(testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0, txn: true}), 0, 0),
-				testlog.WithOffsets(mkBatch(t, bspec{pid: 7, epoch: 2, seq: 3}), 1, 0))
+			seed := chunk(testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 0, Txn: true}), 0, 0),
+				testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Epoch: 2, Seq: 3}), 1, 0))
 			if _, err := p.AppendMirrored(seed, srcA); err != nil {
 				t.Fatal(err)
 			}
@@ -102,8 +102,8 @@ func FuzzAppendMirrored(f *testing.F) {
 // rest reach the LogValidator rules. Never a panic; a rejection changes
 // nothing.
 func FuzzAppendClient(f *testing.F) {
-	f.Add(mkBatch(f, bspec{pid: 5, seq: 0, records: 2}))
-	f.Add(mkBatch(f, bspec{pid: -1, seq: -1}))
+	f.Add(mkBatch(f, bspec{PID: 5, Seq: 0, Records: 2}))
+	f.Add(mkBatch(f, bspec{PID: -1, Seq: -1}))
 	f.Add(mkMarker(5, 0, 0, false))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := mustOpen(t, Config{})
@@ -122,8 +122,8 @@ func FuzzAppendClient(f *testing.F) {
 // FuzzRecover: any bytes as a segment file open without a panic, and what
 // is kept is a prefix of the file made of whole CRC-valid batches.
 func FuzzRecover(f *testing.F) {
-	f.Add(chunk(mkBatch(f, bspec{pid: 1, seq: 0}), testlog.WithOffsets(mkBatch(f, bspec{pid: 1, seq: 1}), 1, 0)), []byte{})
-	f.Add(mkBatch(f, bspec{pid: 1, seq: 0})[:40], []byte{0, 0})
+	f.Add(chunk(mkBatch(f, bspec{PID: 1, Seq: 0}), testlog.WithOffsets(mkBatch(f, bspec{PID: 1, Seq: 1}), 1, 0)), []byte{})
+	f.Add(mkBatch(f, bspec{PID: 1, Seq: 0})[:40], []byte{0, 0})
 	f.Fuzz(func(t *testing.T, seg, txnIndex []byte) {
 		fs := vfs.NewMemFS()
 		fs.WriteFile("/l/00000000000000000000.log", seg, true)

@@ -19,7 +19,7 @@ import (
 
 func TestAppendClientAssignsOffsetsInLogCopy(t *testing.T) {
 	p := mustOpen(t, Config{LeaderEpoch: 7})
-	b1 := mkBatch(t, bspec{pid: 5, seq: 0, records: 3})
+	b1 := mkBatch(t, bspec{PID: 5, Seq: 0, Records: 3})
 	orig := bytes.Clone(b1)
 	r, err := p.AppendClient(b1)
 	if err != nil {
@@ -31,7 +31,7 @@ func TestAppendClientAssignsOffsetsInLogCopy(t *testing.T) {
 	if !bytes.Equal(b1, orig) {
 		t.Fatal("caller's batch was modified")
 	}
-	r, err = p.AppendClient(mkBatch(t, bspec{pid: 5, seq: 3, records: 2}))
+	r, err = p.AppendClient(mkBatch(t, bspec{PID: 5, Seq: 3, Records: 2}))
 	if err != nil || r.FirstOffset != 3 || r.LastOffset != 4 {
 		t.Fatalf("second append %+v %v", r, err)
 	}
@@ -57,7 +57,7 @@ func TestAppendClientAssignsOffsetsInLogCopy(t *testing.T) {
 }
 
 func TestAppendClientRejections(t *testing.T) {
-	good := mkBatch(t, bspec{pid: 5, seq: 0, records: 2})
+	good := mkBatch(t, bspec{PID: 5, Seq: 0, Records: 2})
 	mod := func(f func(b codec.Batch)) []byte {
 		c := bytes.Clone(good)
 		f(codec.Batch(c))
@@ -66,7 +66,7 @@ func TestAppendClientRejections(t *testing.T) {
 	}
 	badCRC := bytes.Clone(good)
 	badCRC[len(badCRC)-1] ^= 1
-	big := mkBatch(t, bspec{pid: 5, seq: 0, value: 2000})
+	big := mkBatch(t, bspec{PID: 5, Seq: 0, Value: 2000})
 	cases := []struct {
 		name string
 		in   []byte
@@ -97,7 +97,7 @@ func TestAppendClientRejections(t *testing.T) {
 			binary.BigEndian.PutUint32(b[codec.OffLastOffsetDelta:], 0xffffffff)
 		}), ErrInvalidRecord},
 		{"control", mkMarker(5, 0, 0, true), ErrInvalidRecord},
-		{"pid without sequence", mkBatch(t, bspec{pid: 5, seq: -1}), ErrInvalidRecord},
+		{"pid without sequence", mkBatch(t, bspec{PID: 5, Seq: -1}), ErrInvalidRecord},
 		{"sequence gap after first", nil, nil}, // placeholder replaced below
 	}
 	cases = cases[:len(cases)-1]
@@ -118,7 +118,7 @@ func TestAppendClientRejections(t *testing.T) {
 
 func TestAppendClientProducerStateErrorsChangeNothing(t *testing.T) {
 	p := mustOpen(t, Config{})
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 5, epoch: 2, seq: 0, records: 2})); err != nil {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 5, Epoch: 2, Seq: 0, Records: 2})); err != nil {
 		t.Fatal(err)
 	}
 	before, leo := p.Snapshot(), p.LogEndOffset()
@@ -126,9 +126,9 @@ func TestAppendClientProducerStateErrorsChangeNothing(t *testing.T) {
 		b    []byte
 		want error
 	}{
-		{mkBatch(t, bspec{pid: 5, epoch: 2, seq: 5}), psm.ErrOutOfOrderSequence},
-		{mkBatch(t, bspec{pid: 5, epoch: 1, seq: 2}), psm.ErrInvalidProducerEpoch},
-		{mkBatch(t, bspec{pid: 5, epoch: 3, seq: 1}), psm.ErrOutOfOrderSequence},
+		{mkBatch(t, bspec{PID: 5, Epoch: 2, Seq: 5}), psm.ErrOutOfOrderSequence},
+		{mkBatch(t, bspec{PID: 5, Epoch: 1, Seq: 2}), psm.ErrInvalidProducerEpoch},
+		{mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 1}), psm.ErrOutOfOrderSequence},
 	} {
 		if _, err := p.AppendClient(c.b); !errors.Is(err, c.want) {
 			t.Fatalf("got %v want %v", err, c.want)
@@ -141,8 +141,8 @@ func TestAppendClientProducerStateErrorsChangeNothing(t *testing.T) {
 
 func TestAppendClientDuplicateWritesNothing(t *testing.T) {
 	p := mustOpen(t, Config{})
-	b := mkBatch(t, bspec{pid: 9, seq: 0, records: 4})
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: 0})); err != nil {
+	b := mkBatch(t, bspec{PID: 9, Seq: 0, Records: 4})
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 1, Seq: 0})); err != nil {
 		t.Fatal(err)
 	}
 	r1, err := p.AppendClient(b)
@@ -172,9 +172,9 @@ func TestTransactionsIndexAndLSO(t *testing.T) {
 		}
 		return r
 	}
-	mustClient(mkBatch(t, bspec{pid: 1, seq: 0}))                        // 0
-	mustClient(mkBatch(t, bspec{pid: 2, seq: 0, txn: true}))             // 1: txn of 2 opens
-	mustClient(mkBatch(t, bspec{pid: 3, seq: 0, txn: true, records: 2})) // 2-3: txn of 3 opens
+	mustClient(mkBatch(t, bspec{PID: 1, Seq: 0}))                        // 0
+	mustClient(mkBatch(t, bspec{PID: 2, Seq: 0, Txn: true}))             // 1: txn of 2 opens
+	mustClient(mkBatch(t, bspec{PID: 3, Seq: 0, Txn: true, Records: 2})) // 2-3: txn of 3 opens
 	if got := p.LastStableOffset(); got != 1 {
 		t.Fatalf("LSO %d, want 1", got)
 	}
@@ -199,9 +199,9 @@ func TestTransactionsIndexAndLSO(t *testing.T) {
 		t.Fatalf("LSO %d, LEO %d", got, p.LogEndOffset())
 	}
 	// Non-transactional data while a txn is open: INVALID_TXN_STATE, nothing written.
-	mustClient(mkBatch(t, bspec{pid: 7, seq: 0, txn: true}))
+	mustClient(mkBatch(t, bspec{PID: 7, Seq: 0, Txn: true}))
 	leo := p.LogEndOffset()
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: 1})); !errors.Is(err, psm.ErrInvalidTxnState) {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Seq: 1})); !errors.Is(err, psm.ErrInvalidTxnState) {
 		t.Fatalf("got %v", err)
 	}
 	if p.LogEndOffset() != leo {
@@ -216,9 +216,9 @@ var srcB = [16]byte{0xb1, 0xb2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0xf
 
 func TestAppendMirroredStrategies(t *testing.T) {
 	src := chunk(
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0, records: 2}), 0, 3),
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 6, seq: 0}), 2, 3),
-		testlog.WithOffsets(mkBatch(t, bspec{pid: -1, seq: -1}), 3, 3),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 0, Records: 2}), 0, 3),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 6, Seq: 0}), 2, 3),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: -1, Seq: -1}), 3, 3),
 	)
 	bitfield5, _ := pid.MapBitfield(pid.Region(srcA), 5, pid.Reject)
 	for _, c := range []struct {
@@ -255,7 +255,7 @@ func TestAppendMirroredStrategies(t *testing.T) {
 				if _, ok := p.Producer(c.want[0]); !ok {
 					t.Fatal("producer state not keyed by the mapped PID")
 				}
-				if _, err := p.AppendClient(mkBatch(t, bspec{pid: 100, seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+				if _, err := p.AppendClient(mkBatch(t, bspec{PID: 100, Seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
 					t.Fatalf("client append while MIRRORING: %v", err)
 				}
 			})
@@ -267,7 +267,7 @@ func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
 	for _, s := range []pid.Strategy{pid.Verbatim, pid.Negate, pid.Bitfield} {
 		t.Run(s.String(), func(t *testing.T) {
 			p := mustOpen(t, Config{State: Mirroring, Strategy: s, CRCFix: pid.Patch, PSMOptions: nonNegOne})
-			first := testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0, txn: true}), 0, 0)
+			first := testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 0, Txn: true}), 0, 0)
 			if _, err := p.AppendMirrored(first, srcA); err != nil {
 				t.Fatal(err)
 			}
@@ -276,9 +276,9 @@ func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
 			// Batch 2 of 3 is non-transactional data of a producer with an open
 			// transaction: INVALID_TXN_STATE on REPLICATION too.
 			bad := chunk(
-				testlog.WithOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 1, 0),
-				testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 1}), 2, 0),
-				testlog.WithOffsets(mkBatch(t, bspec{pid: 9, seq: 0}), 3, 0),
+				testlog.WithOffsets(mkBatch(t, bspec{PID: 8, Seq: 0}), 1, 0),
+				testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 1}), 2, 0),
+				testlog.WithOffsets(mkBatch(t, bspec{PID: 9, Seq: 0}), 3, 0),
 			)
 			in := bytes.Clone(bad)
 			_, err := p.AppendMirrored(in, srcA)
@@ -297,7 +297,7 @@ func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
 				t.Fatal("log bytes changed")
 			}
 			// Offsets going backwards are refused the same way.
-			if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 0, 0), srcA); !errors.Is(err, ErrOffsetsOutOfOrder) {
+			if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 8, Seq: 0}), 0, 0), srcA); !errors.Is(err, ErrOffsetsOutOfOrder) {
 				t.Fatalf("got %v", err)
 			}
 		})
@@ -306,7 +306,7 @@ func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
 
 func TestBitfieldUnmappableFails(t *testing.T) {
 	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Bitfield})
-	in := chunk(testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0}), 0, 0), testlog.WithOffsets(mkBatch(t, bspec{pid: 1<<31 + 5, seq: 0}), 1, 0))
+	in := chunk(testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 0}), 0, 0), testlog.WithOffsets(mkBatch(t, bspec{PID: 1<<31 + 5, Seq: 0}), 1, 0))
 	_, err := p.AppendMirrored(in, srcA)
 	if !errors.Is(err, ErrUnmappablePID) {
 		t.Fatalf("got %v", err)
@@ -314,10 +314,10 @@ func TestBitfieldUnmappableFails(t *testing.T) {
 	if p.State() != Failed || p.LogEndOffset() != 0 || p.ProducerCount() != 0 {
 		t.Fatalf("state %s LEO %d producers %d", p.State(), p.LogEndOffset(), p.ProducerCount())
 	}
-	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0}), 0, 0), srcA); !errors.Is(err, ErrMirrorFailed) {
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 0}), 0, 0), srcA); !errors.Is(err, ErrMirrorFailed) {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 5, seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 5, Seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
 		t.Fatalf("got %v", err)
 	}
 	// Alias keeps the low bits instead.
@@ -333,9 +333,9 @@ func TestBitfieldUnmappableFails(t *testing.T) {
 func TestBarrierExactOrderInChunk(t *testing.T) {
 	barrier := codec.AppendBarrier(nil, 0, "src", 1700000000000)
 	in := chunk(
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 1, seq: 0}), 0, 0),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 1, Seq: 0}), 0, 0),
 		testlog.WithOffsets(barrier, 1, 0),
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 2, seq: 0}), 2, 0),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 2, Seq: 0}), 2, 0),
 	)
 	p := mustOpen(t, Config{})
 	if _, err := p.AppendReplica(in); err != nil {
@@ -360,7 +360,7 @@ func TestReadWholeBatches(t *testing.T) {
 	p := mustOpen(t, Config{SegmentBytes: 300})
 	var sizes []int
 	for i := range 10 {
-		b := mkBatch(t, bspec{pid: 1, seq: int32(2 * i), records: 2})
+		b := mkBatch(t, bspec{PID: 1, Seq: int32(2 * i), Records: 2})
 		sizes = append(sizes, len(b))
 		if _, err := p.AppendClient(b); err != nil {
 			t.Fatal(err)
@@ -394,7 +394,7 @@ func TestReadWholeBatches(t *testing.T) {
 }
 
 func TestAppendClientRecordStructure(t *testing.T) {
-	b := mkBatch(t, bspec{pid: 5, seq: 0, records: 3})
+	b := mkBatch(t, bspec{PID: 5, Seq: 0, Records: 3})
 	// Claim one record fewer than the batch holds, keeping count ==
 	// lastOffsetDelta+1: bytes are left after the last record.
 	binary.BigEndian.PutUint32(b[codec.OffRecordsCount:], 2)
@@ -429,12 +429,12 @@ func TestEmptyFetchIsNoop(t *testing.T) {
 // the log as it was, and a roll due before the append takes the two-pass way.
 func TestAppendMirroredMixedSizes(t *testing.T) {
 	bs := []bspec{
-		{pid: 5, seq: 0},
-		{pid: 6, seq: 0, records: 40, value: 64},
-		{pid: 5, seq: 1},
-		{pid: 7, seq: 0, records: 3},
-		{pid: 8, seq: 0, records: 90, value: 100},
-		{pid: 7, seq: 3, records: 2},
+		{PID: 5, Seq: 0},
+		{PID: 6, Seq: 0, Records: 40, Value: 64},
+		{PID: 5, Seq: 1},
+		{PID: 7, Seq: 0, Records: 3},
+		{PID: 8, Seq: 0, Records: 90, Value: 100},
+		{PID: 7, Seq: 3, Records: 2},
 	}
 	var src []byte
 	var off int64
@@ -444,7 +444,7 @@ func TestAppendMirroredMixedSizes(t *testing.T) {
 			lastBig = len(src)
 		}
 		src = append(src, testlog.WithOffsets(mkBatch(t, s), off, 2)...)
-		off += int64(max(s.records, 1))
+		off += int64(max(s.Records, 1))
 	}
 	if len(src) < 2*fuseMin {
 		t.Fatalf("fetch of %d bytes has too few large batches", len(src))
@@ -518,7 +518,7 @@ func TestAppendMirroredMixedSizes(t *testing.T) {
 func TestDedupCRCClientRetry(t *testing.T) {
 	for _, tt := range []TimestampType{CreateTime, LogAppendTime} {
 		p := mustOpen(t, Config{TimestampType: tt, PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne, DedupCRC: true}})
-		sent := mkBatch(t, bspec{pid: 5, seq: 0, records: 3})
+		sent := mkBatch(t, bspec{PID: 5, Seq: 0, Records: 3})
 		first, err := p.AppendClient(append([]byte(nil), sent...))
 		if err != nil || first.Duplicate {
 			t.Fatalf("%v: first append %+v %v", tt, first, err)
@@ -528,7 +528,7 @@ func TestDedupCRCClientRetry(t *testing.T) {
 			t.Fatalf("%v: retry %+v %v, want a duplicate at %d", tt, retry, err, first.FirstOffset)
 		}
 		end := p.LogEndOffset()
-		foreign := mkBatch(t, bspec{pid: 5, seq: 0, records: 3, value: 7})
+		foreign := mkBatch(t, bspec{PID: 5, Seq: 0, Records: 3, Value: 7})
 		res, err := p.AppendClient(foreign)
 		if tt == LogAppendTime {
 			if err != nil || !res.Duplicate {

@@ -31,12 +31,12 @@ func TestRetentionPastLastBatchKeepsDedup(t *testing.T) {
 	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 1, RetainSegments: 2}
 	p := mustOpen(t, cfg)
-	retry := mkBatch(t, bspec{pid: 7, records: 5})
+	retry := mkBatch(t, bspec{PID: 7, Records: 5})
 	if r, err := p.AppendClient(retry); err != nil || r.FirstOffset != 0 {
 		t.Fatalf("first append %+v %v", r, err)
 	}
 	for seq := range int32(3) { // offsets 5, 6, 7: each rolls, the oldest segments go
-		if _, err := p.AppendClient(mkBatch(t, bspec{pid: 8, seq: seq})); err != nil {
+		if _, err := p.AppendClient(mkBatch(t, bspec{PID: 8, Seq: seq})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,7 +53,7 @@ func TestRetentionPastLastBatchKeepsDedup(t *testing.T) {
 		if p.LogEndOffset() != leo {
 			t.Fatalf("%s: the duplicate was written", when)
 		}
-		if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: 9})); err == nil {
+		if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Seq: 9})); err == nil {
 			t.Fatalf("%s: sequence 9 after 4 accepted: pid 7's entry is gone", when)
 		}
 	}
@@ -85,11 +85,11 @@ func TestSnapshotInOpenTxnCommitCrash(t *testing.T) {
 	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 1}
 	p := mustOpen(t, cfg)
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, txn: true, records: 2})); err != nil {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Txn: true, Records: 2})); err != nil {
 		t.Fatal(err)
 	}
 	// Rolls at 2 and at 3: the snapshots there hold pid 7's open transaction.
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 8})); err != nil {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 8})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.AppendCoordinator(mkMarker(7, 0, 0, false)); err != nil { // 3

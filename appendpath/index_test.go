@@ -87,7 +87,7 @@ func replicaWorkload(t testing.TB, p *Partition, rng *rand.Rand, n int) [][]byte
 		if rng.IntN(20) == 0 {
 			ts = -1
 		}
-		b := mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 1 + rng.IntN(3), value: 1 + rng.IntN(1500), ts: ts})
+		b := mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 1 + rng.IntN(3), Value: 1 + rng.IntN(1500), TS: ts})
 		base := p.LogEndOffset()
 		if rng.IntN(10) == 0 {
 			base += int64(rng.IntN(50))
@@ -142,7 +142,7 @@ func TestIndexFileBytes(t *testing.T) {
 	fs := vfs.NewMemFS()
 	p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 6 * 2070})
 	for i, ts := range []int64{1000, 3000, 2000, 5000, 4000, 6000, 7000} {
-		b := mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, value: 2000, ts: ts})
+		b := mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Value: 2000, TS: ts})
 		if len(b) != 2070 {
 			t.Fatalf("batch of %d bytes, the pinned bytes assume 2070", len(b))
 		}
@@ -507,7 +507,7 @@ func TestIndexSkipsUnrepresentableOffsets(t *testing.T) {
 		if i == 6 {
 			next += 1 << 32
 		}
-		b := testlog.WithOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, value: 1500}), next, 0)
+		b := testlog.WithOffsets(mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Value: 1500}), next, 0)
 		if _, err := p.AppendReplica(b); err != nil {
 			t.Fatal(err)
 		}

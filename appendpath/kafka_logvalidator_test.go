@@ -368,7 +368,7 @@ func TestKafkaLogValidator_checkNoKeyCompactedTopic(t *testing.T) {
 func relativeOffsets(t *testing.T, c codec.Compression) {
 	t.Helper()
 	p := mustOpen(t, windowed(5000, 5000))
-	if _, err := p.AppendReplica(mkBatch(t, bspec{pid: -1, seq: -1, epoch: -1, base: 1234566})); err != nil {
+	if _, err := p.AppendReplica(mkBatch(t, bspec{PID: -1, Seq: -1, Epoch: -1, Base: 1234566})); err != nil {
 		t.Fatal(err)
 	}
 	in := kRecords(t, kNow, c)

@@ -31,14 +31,14 @@ var kafkaPSMAppendPathTests = []struct {
 	// offsets; a new epoch starts at 0; an older epoch is fenced.
 	{"testBasicIdMapping", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpClient(t, p, bspec{pid: 1}, nil)
-		kpClient(t, p, bspec{pid: 1, seq: 1}, nil)
-		if r := kpClient(t, p, bspec{pid: 1, seq: 1}, nil); !r.Duplicate || r.FirstOffset != 1 {
+		kpClient(t, p, bspec{PID: 1}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 1}, nil)
+		if r := kpClient(t, p, bspec{PID: 1, Seq: 1}, nil); !r.Duplicate || r.FirstOffset != 1 {
 			t.Fatalf("repeat of seq 1: %+v, want the duplicate at offset 1", r)
 		}
-		kpClient(t, p, bspec{pid: 1, seq: 5}, psm.ErrOutOfOrderSequence)
-		kpClient(t, p, bspec{pid: 1, epoch: 1}, nil)
-		kpClient(t, p, bspec{pid: 1}, psm.ErrInvalidProducerEpoch)
+		kpClient(t, p, bspec{PID: 1, Seq: 5}, psm.ErrOutOfOrderSequence)
+		kpClient(t, p, bspec{PID: 1, Epoch: 1}, nil)
+		kpClient(t, p, bspec{PID: 1}, psm.ErrInvalidProducerEpoch)
 	}},
 	// A marker of an unknown producer creates its entry at the marker's
 	// epoch; older epochs are fenced, the producer restarts at sequence 0.
@@ -48,15 +48,15 @@ var kafkaPSMAppendPathTests = []struct {
 		if in := kpProducer(t, p, 1); in.Epoch != 2 || in.LastSeq() != -1 {
 			t.Fatalf("entry %+v", in)
 		}
-		kpClient(t, p, bspec{pid: 1}, psm.ErrInvalidProducerEpoch)
-		kpClient(t, p, bspec{pid: 1, epoch: 2, seq: 17}, psm.ErrOutOfOrderSequence)
-		kpClient(t, p, bspec{pid: 1, epoch: 2}, nil)
+		kpClient(t, p, bspec{PID: 1}, psm.ErrInvalidProducerEpoch)
+		kpClient(t, p, bspec{PID: 1, Epoch: 2, Seq: 17}, psm.ErrOutOfOrderSequence)
+		kpClient(t, p, bspec{PID: 1, Epoch: 2}, nil)
 	}},
 	// A follower's batch at sequence MaxInt32, then the leader's at 0.
 	{"testProducerSequenceWrapAround", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpReplica(t, p, bspec{pid: 1, epoch: 15, seq: math.MaxInt32, base: 735}, nil)
-		kpClient(t, p, bspec{pid: 1, epoch: 15}, nil)
+		kpReplica(t, p, bspec{PID: 1, Epoch: 15, Seq: math.MaxInt32, Base: 735}, nil)
+		kpClient(t, p, bspec{PID: 1, Epoch: 15}, nil)
 		if in := kpProducer(t, p, 1); in.Batches[0].FirstSeq() != math.MaxInt32 || in.LastSeq() != 0 {
 			t.Fatalf("entry %+v", in)
 		}
@@ -64,15 +64,15 @@ var kafkaPSMAppendPathTests = []struct {
 	// After MaxInt32, only 0 is in sequence.
 	{"testProducerSequenceInvalidWrapAround", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpReplica(t, p, bspec{pid: 1, epoch: 15, seq: math.MaxInt32, base: 735}, nil)
-		kpClient(t, p, bspec{pid: 1, epoch: 15, seq: 1}, psm.ErrOutOfOrderSequence)
+		kpReplica(t, p, bspec{PID: 1, Epoch: 15, Seq: math.MaxInt32, Base: 735}, nil)
+		kpClient(t, p, bspec{PID: 1, Epoch: 15, Seq: 1}, psm.ErrOutOfOrderSequence)
 	}},
 	// Loading a log (a restart with no snapshot left) replays its first
 	// batch of a producer at any sequence.
 	{"testNoValidationOnFirstEntryWhenLoadingLog", func(t *testing.T) {
 		fs := vfs.NewMemFS()
 		p := mustOpen(t, Config{Dir: "/l", FS: fs})
-		kpReplica(t, p, bspec{pid: 1, epoch: 5, seq: 16, base: 735}, nil)
+		kpReplica(t, p, bspec{PID: 1, Epoch: 5, Seq: 16, Base: 735}, nil)
 		p = kpRestart(t, p, Config{Dir: "/l", FS: fs}, true)
 		if r := p.Recovery(); r.Snapshot != -1 || r.Replayed != 1 {
 			t.Fatalf("recovery %+v, want one batch replayed from no snapshot", r)
@@ -86,28 +86,28 @@ var kafkaPSMAppendPathTests = []struct {
 	// batches; the new epoch starts at 0.
 	{"testControlRecordBumpsProducerEpoch", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpClient(t, p, bspec{pid: 1}, nil)
+		kpClient(t, p, bspec{PID: 1}, nil)
 		kpCoordinator(t, p, mkMarker(1, 1, 0, true), nil)
 		if in := kpProducer(t, p, 1); in.Epoch != 1 || in.NumBatches != 0 || in.TxnFirstOffset != -1 {
 			t.Fatalf("entry %+v", in)
 		}
-		kpClient(t, p, bspec{pid: 1, epoch: 1}, nil)
+		kpClient(t, p, bspec{PID: 1, Epoch: 1}, nil)
 	}},
 	// After the bumping marker, the bumped epoch and higher ones start at 0.
 	{"testOutOfSequenceAfterControlRecordEpochBump", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpClient(t, p, bspec{pid: 1, txn: true}, nil)
-		kpClient(t, p, bspec{pid: 1, seq: 1, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 1, Txn: true}, nil)
 		kpCoordinator(t, p, mkMarker(1, 1, 0, true), nil)
-		kpClient(t, p, bspec{pid: 1, epoch: 1, seq: 2, txn: true}, psm.ErrOutOfOrderSequence)
-		kpClient(t, p, bspec{pid: 1, epoch: 2, seq: 2, txn: true}, psm.ErrOutOfOrderSequence)
-		kpClient(t, p, bspec{pid: 1, epoch: 1, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Epoch: 1, Seq: 2, Txn: true}, psm.ErrOutOfOrderSequence)
+		kpClient(t, p, bspec{PID: 1, Epoch: 2, Seq: 2, Txn: true}, psm.ErrOutOfOrderSequence)
+		kpClient(t, p, bspec{PID: 1, Epoch: 1, Txn: true}, nil)
 	}},
 	// Non-transactional data inside an open transaction.
 	{"testNonTransactionalAppendWithOngoingTransaction", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpClient(t, p, bspec{pid: 1, txn: true}, nil)
-		kpClient(t, p, bspec{pid: 1, seq: 1}, psm.ErrInvalidTxnState)
+		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 1}, psm.ErrInvalidTxnState)
 	}},
 	// A truncation deletes the snapshots past the new log end and, with the
 	// log start at 1, the one at it; the rebuild loads the newest left.
@@ -115,7 +115,7 @@ var kafkaPSMAppendPathTests = []struct {
 		fs := vfs.NewMemFS()
 		p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1, RetainSegments: 4})
 		for seq := range int32(5) {
-			kpClient(t, p, bspec{pid: 1, seq: seq}, nil)
+			kpClient(t, p, bspec{PID: 1, Seq: seq}, nil)
 		}
 		if p.LogStartOffset() != 1 || !slices.Equal(p.snaps.Offsets(), []int64{1, 2, 3, 4}) {
 			t.Fatalf("log start %d, snapshots %v", p.LogStartOffset(), p.snaps.Offsets())
@@ -126,14 +126,14 @@ var kafkaPSMAppendPathTests = []struct {
 		if got := kpSnapshotFiles(t, fs); !slices.Equal(got, []int64{2, 3}) {
 			t.Fatalf("snapshot files %v, want [2 3]", got)
 		}
-		kpClient(t, p, bspec{pid: 1, seq: 3}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 3}, nil)
 	}},
 	// Close writes one non-empty snapshot, at the log end.
 	{"testTakeSnapshot", func(t *testing.T) {
 		fs := vfs.NewMemFS()
 		p := mustOpen(t, Config{Dir: "/l", FS: fs})
-		kpClient(t, p, bspec{pid: 1}, nil)
-		kpClient(t, p, bspec{pid: 1, seq: 1}, nil)
+		kpClient(t, p, bspec{PID: 1}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 1}, nil)
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -150,8 +150,8 @@ var kafkaPSMAppendPathTests = []struct {
 		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/l", FS: fs}
 		p := mustOpen(t, cfg)
-		kpClient(t, p, bspec{pid: 1, txn: true}, nil)
-		kpClient(t, p, bspec{pid: 1, seq: 1, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 1, Txn: true}, nil)
 		p = kpRestart(t, p, cfg, false)
 		if r := p.Recovery(); r.Snapshot != 2 || r.Replayed != 0 {
 			t.Fatalf("recovery %+v", r)
@@ -160,15 +160,15 @@ var kafkaPSMAppendPathTests = []struct {
 		if in.NumBatches != 1 || in.Batches[0].FirstOffset() != 1 || in.LastSeq() != 1 || in.TxnFirstOffset != 0 {
 			t.Fatalf("entry %+v", in)
 		}
-		kpClient(t, p, bspec{pid: 1, seq: 2, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 2, Txn: true}, nil)
 	}},
 	// Same after an ABORT: no open transaction.
 	{"testRecoverFromSnapshotFinishedTransaction", func(t *testing.T) {
 		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/l", FS: fs}
 		p := mustOpen(t, cfg)
-		kpClient(t, p, bspec{pid: 1, txn: true}, nil)
-		kpClient(t, p, bspec{pid: 1, seq: 1, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 1, Txn: true}, nil)
 		kpCoordinator(t, p, mkMarker(1, 0, 0, true), nil)
 		p = kpRestart(t, p, cfg, false)
 		in := kpProducer(t, p, 1)
@@ -190,22 +190,22 @@ var kafkaPSMAppendPathTests = []struct {
 	// A restart after producer.id.expiration.ms drops the idle producer
 	// from the loaded snapshot: it is new again, to any sequence.
 	{"testRemoveExpiredPidsOnReload", func(t *testing.T) {
-		p := kpRestartExpired(t, bspec{pid: 1}, bspec{pid: 1, seq: 1})
+		p := kpRestartExpired(t, bspec{PID: 1}, bspec{PID: 1, Seq: 1})
 		if n := p.ProducerCount(); n != 0 {
 			t.Fatalf("%d producers after the reload", n)
 		}
-		kpClient(t, p, bspec{pid: 1, seq: 7}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 7}, nil)
 		if n := p.ProducerCount(); n != 1 {
 			t.Fatalf("%d producers", n)
 		}
 	}},
 	// A follower takes a batch of a producer it has no state for.
 	{"testAcceptAppendWithoutProducerStateOnReplica", func(t *testing.T) {
-		p := kpRestartExpired(t, bspec{pid: 1}, bspec{pid: 1, seq: 1})
+		p := kpRestartExpired(t, bspec{PID: 1}, bspec{PID: 1, Seq: 1})
 		if _, ok := p.Producer(1); ok {
 			t.Fatal("producer known after the reload")
 		}
-		kpReplica(t, p, bspec{pid: 1, seq: 2, base: 2}, nil)
+		kpReplica(t, p, bspec{PID: 1, Seq: 2, Base: 2}, nil)
 		if in := kpProducer(t, p, 1); in.Batches[0].FirstSeq() != 2 || in.LastSeq() != 2 {
 			t.Fatalf("entry %+v", in)
 		}
@@ -213,9 +213,9 @@ var kafkaPSMAppendPathTests = []struct {
 	// A gap refused from a client is taken from a leader by a follower.
 	{"testAcceptAppendWithSequenceGapsOnReplica", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpClient(t, p, bspec{pid: 1}, nil)
-		kpClient(t, p, bspec{pid: 1, seq: 3}, psm.ErrOutOfOrderSequence)
-		kpReplica(t, p, bspec{pid: 1, seq: 3, base: 1}, nil)
+		kpClient(t, p, bspec{PID: 1}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 3}, psm.ErrOutOfOrderSequence)
+		kpReplica(t, p, bspec{PID: 1, Seq: 3, Base: 1}, nil)
 		if in := kpProducer(t, p, 1); in.LastSeq() != 3 {
 			t.Fatalf("entry %+v", in)
 		}
@@ -225,12 +225,12 @@ var kafkaPSMAppendPathTests = []struct {
 		fs := vfs.NewMemFS()
 		p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1, RetainSegments: 2})
 		for seq := range int32(3) {
-			kpClient(t, p, bspec{pid: 1, seq: seq}, nil)
+			kpClient(t, p, bspec{PID: 1, Seq: seq}, nil)
 		}
 		if got := kpSnapshotFiles(t, fs); p.LogStartOffset() != 1 || !slices.Equal(got, []int64{1, 2}) {
 			t.Fatalf("log start %d, snapshot files %v", p.LogStartOffset(), got)
 		}
-		kpClient(t, p, bspec{pid: 1, seq: 3}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 3}, nil)
 		if got := kpSnapshotFiles(t, fs); p.LogStartOffset() != 2 || !slices.Equal(got, []int64{2, 3}) {
 			t.Fatalf("log start %d, snapshot files %v", p.LogStartOffset(), got)
 		}
@@ -241,7 +241,7 @@ var kafkaPSMAppendPathTests = []struct {
 		fs := vfs.NewMemFS()
 		p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1})
 		for seq := range int32(3) {
-			kpClient(t, p, bspec{pid: 1, seq: seq}, nil)
+			kpClient(t, p, bspec{PID: 1, Seq: seq}, nil)
 		}
 		if err := p.Truncate(0); err != nil {
 			t.Fatal(err)
@@ -249,7 +249,7 @@ var kafkaPSMAppendPathTests = []struct {
 		if got := kpSnapshotFiles(t, fs); p.ProducerCount() != 0 || len(got) != 0 {
 			t.Fatalf("%d producers, snapshot files %v", p.ProducerCount(), got)
 		}
-		kpClient(t, p, bspec{pid: 1}, nil)
+		kpClient(t, p, bspec{PID: 1}, nil)
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -261,12 +261,12 @@ var kafkaPSMAppendPathTests = []struct {
 	{"testFirstUnstableOffsetAfterTruncation", func(t *testing.T) {
 		fs := vfs.NewMemFS()
 		p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1})
-		kpClient(t, p, bspec{pid: 1, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
 		if lso := p.LastStableOffset(); lso != 0 {
 			t.Fatalf("LSO %d with the transaction at 0 open", lso)
 		}
 		kpCoordinator(t, p, mkMarker(1, 0, 0, false), nil)
-		kpClient(t, p, bspec{pid: 1, seq: 1}, nil)
+		kpClient(t, p, bspec{PID: 1, Seq: 1}, nil)
 		if err := p.Truncate(2); err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +284,7 @@ var kafkaPSMAppendPathTests = []struct {
 	{"testSkipSnapshotIfOffsetUnchanged", func(t *testing.T) {
 		fs := &kpCountingFS{MemFS: vfs.NewMemFS()}
 		p := mustOpen(t, Config{Dir: "/l", FS: fs})
-		kpClient(t, p, bspec{pid: 1}, nil)
+		kpClient(t, p, bspec{PID: 1}, nil)
 		if err := p.Rebuild(); err != nil {
 			t.Fatal(err)
 		}
@@ -304,19 +304,19 @@ var kafkaPSMAppendPathTests = []struct {
 	// A marker of an older producer epoch is fenced.
 	{"testOldEpochForControlRecord", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpClient(t, p, bspec{pid: 1, epoch: 5, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Epoch: 5, Txn: true}, nil)
 		kpCoordinator(t, p, mkMarker(1, 3, 0, false), psm.ErrInvalidProducerEpoch)
 	}},
 	// COORDINATOR data has no sequence to check.
 	{"testSequenceNotValidatedForGroupMetadataTopic", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpCoordinator(t, p, mkBatch(t, bspec{pid: 1, seq: -1, txn: true}), nil)
-		kpCoordinator(t, p, mkBatch(t, bspec{pid: 1, seq: -1, txn: true}), nil)
+		kpCoordinator(t, p, mkBatch(t, bspec{PID: 1, Seq: -1, Txn: true}), nil)
+		kpCoordinator(t, p, mkBatch(t, bspec{PID: 1, Seq: -1, Txn: true}), nil)
 	}},
 	// Markers may keep or raise the coordinator epoch, not lower it.
 	{"testCoordinatorFencing", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpClient(t, p, bspec{pid: 1, epoch: 5, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Epoch: 5, Txn: true}, nil)
 		kpCoordinator(t, p, mkMarker(1, 5, 1, false), nil)
 		kpCoordinator(t, p, mkMarker(1, 5, 1, false), nil)
 		kpCoordinator(t, p, mkMarker(1, 5, 2, false), nil)
@@ -327,7 +327,7 @@ var kafkaPSMAppendPathTests = []struct {
 		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/l", FS: fs}
 		p := mustOpen(t, cfg)
-		kpClient(t, p, bspec{pid: 1, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
 		kpCoordinator(t, p, mkMarker(1, 0, 1, false), nil)
 		p = kpRestart(t, p, cfg, false)
 		kpCoordinator(t, p, mkMarker(1, 0, 0, false), psm.ErrTransactionCoordinatorFenced)
@@ -372,7 +372,7 @@ var kafkaPSMAppendPathTests = []struct {
 	// leader.
 	{"testProducerSequenceWithWrapAroundBatchRecord", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpReplica(t, p, bspec{pid: 1, epoch: 15, seq: math.MaxInt32 - 10, records: 21, base: 2000}, nil)
+		kpReplica(t, p, bspec{PID: 1, Epoch: 15, Seq: math.MaxInt32 - 10, Records: 21, Base: 2000}, nil)
 		in := kpProducer(t, p, 1)
 		if in.Batches[0].FirstSeq() != math.MaxInt32-10 || in.LastSeq() != 9 ||
 			in.Batches[0].FirstOffset() != 2000 || in.Batches[0].LastOffset != 2020 {
@@ -382,7 +382,7 @@ var kafkaPSMAppendPathTests = []struct {
 	// The first offset of the open transaction bounds the LSO.
 	{"testTxnFirstOffsetMetadataCached", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpReplica(t, p, bspec{pid: 1, txn: true, base: 992342}, nil)
+		kpReplica(t, p, bspec{PID: 1, Txn: true, Base: 992342}, nil)
 		if lso := p.LastStableOffset(); lso != 992342 {
 			t.Fatalf("LSO %d, want the transaction's first offset 992342", lso)
 		}
@@ -392,8 +392,8 @@ var kafkaPSMAppendPathTests = []struct {
 		now := time.UnixMilli(1700000000000)
 		p := mustOpen(t, Config{Now: func() time.Time { return now }})
 		late := time.Duration(psm.DefaultMaxTransactionTimeoutMs+psm.LateTransactionBufferMs) * time.Millisecond
-		kpClient(t, p, bspec{pid: 39, epoch: 2, txn: true}, nil)
-		kpClient(t, p, bspec{pid: 57, epoch: 9, txn: true, ts: 1700000000500}, nil)
+		kpClient(t, p, bspec{PID: 39, Epoch: 2, Txn: true}, nil)
+		kpClient(t, p, bspec{PID: 57, Epoch: 9, Txn: true, TS: 1700000000500}, nil)
 		if p.HasLateTransaction() {
 			t.Fatal("late at once")
 		}
@@ -418,10 +418,10 @@ var kafkaPSMAppendPathTests = []struct {
 	// not applied either.
 	{"testPrepareUpdateDoesNotMutate", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpReplica(t, p, bspec{pid: 1, records: 6, base: 15}, nil)
+		kpReplica(t, p, bspec{PID: 1, Records: 6, Base: 15}, nil)
 		before := p.Snapshot()
-		good := mkBatch(t, bspec{pid: 1, seq: 6, records: 5, base: 26})
-		bad := mkBatch(t, bspec{pid: 1, seq: 11, records: 1, base: 31})
+		good := mkBatch(t, bspec{PID: 1, Seq: 6, Records: 5, Base: 26})
+		bad := mkBatch(t, bspec{PID: 1, Seq: 11, Records: 1, Base: 31})
 		bad[len(bad)-1] ^= 1 // CRC mismatch
 		if _, err := p.AppendReplica(chunk(good, bad)); err == nil {
 			t.Fatal("chunk with a corrupt batch accepted")
@@ -440,10 +440,10 @@ var kafkaPSMAppendPathTests = []struct {
 	// closes them at 40; the cached batches stay as the data left them.
 	{"updateProducerTransactionState", func(t *testing.T) {
 		p := mustOpen(t, Config{})
-		kpReplica(t, p, bspec{pid: 1, base: 9}, nil)
+		kpReplica(t, p, bspec{PID: 1, Base: 9}, nil)
 		commit := testlogWithBase(mkMarker(1, 0, 15, false), 40)
-		if _, err := p.AppendReplica(chunk(mkBatch(t, bspec{pid: 1, seq: 1, records: 5, txn: true, base: 16}),
-			mkBatch(t, bspec{pid: 1, seq: 6, records: 5, txn: true, base: 26}), commit)); err != nil {
+		if _, err := p.AppendReplica(chunk(mkBatch(t, bspec{PID: 1, Seq: 1, Records: 5, Txn: true, Base: 16}),
+			mkBatch(t, bspec{PID: 1, Seq: 6, Records: 5, Txn: true, Base: 26}), commit)); err != nil {
 			t.Fatal(err)
 		}
 		in := kpProducer(t, p, 1)
@@ -460,21 +460,21 @@ var kafkaPSMAppendPathTests = []struct {
 		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/l", FS: fs}
 		p := mustOpen(t, cfg)
-		kpClient(t, p, bspec{pid: 1, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
 		kpCoordinator(t, p, mkMarker(1, 1, 0, true), nil)
 		if in := kpProducer(t, p, 1); in.TxnFirstOffset != -1 || in.NumBatches != 0 || in.Epoch != 1 {
 			t.Fatalf("entry %+v", in)
 		}
 		p = kpRestart(t, p, cfg, false)
-		kpClient(t, p, bspec{pid: 1, txn: true}, psm.ErrInvalidProducerEpoch)
+		kpClient(t, p, bspec{PID: 1, Txn: true}, psm.ErrInvalidProducerEpoch)
 	}},
 	// A restart keeps every unexpired producer of the snapshot.
 	{"testLoadFromSnapshotRetainsNonExpiredProducers", func(t *testing.T) {
 		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/l", FS: fs}
 		p := mustOpen(t, cfg)
-		kpClient(t, p, bspec{pid: 1}, nil)
-		kpClient(t, p, bspec{pid: 2}, nil)
+		kpClient(t, p, bspec{PID: 1}, nil)
+		kpClient(t, p, bspec{PID: 2}, nil)
 		p = kpRestart(t, p, cfg, false)
 		if n := p.ProducerCount(); n != 2 {
 			t.Fatalf("%d producers after the restart", n)
@@ -486,14 +486,14 @@ var kafkaPSMAppendPathTests = []struct {
 	// An idle producer is dropped when a restart finds it expired; one
 	// with an open transaction is not (testProducersWithOngoingTransactionsDontExpire).
 	{"testPidExpirationTimeout", func(t *testing.T) {
-		p := kpRestartExpired(t, bspec{pid: 1, epoch: 5})
-		kpClient(t, p, bspec{pid: 1, epoch: 5, seq: 1}, nil)
+		p := kpRestartExpired(t, bspec{PID: 1, Epoch: 5})
+		kpClient(t, p, bspec{PID: 1, Epoch: 5, Seq: 1}, nil)
 		if n := p.ProducerCount(); n != 1 || kpProducer(t, p, 1).LastSeq() != 1 || p.LogEndOffset() != 2 {
 			t.Fatalf("%d producers, end %d", n, p.LogEndOffset())
 		}
 	}},
 	{"testProducersWithOngoingTransactionsDontExpire", func(t *testing.T) {
-		p := kpRestartExpired(t, bspec{pid: 1, epoch: 5, txn: true})
+		p := kpRestartExpired(t, bspec{PID: 1, Epoch: 5, Txn: true})
 		if in := kpProducer(t, p, 1); in.TxnFirstOffset != 0 {
 			t.Fatalf("entry %+v", in)
 		}
@@ -506,8 +506,8 @@ var kafkaPSMAppendPathTests = []struct {
 	// below the high watermark.
 	{"testFirstUnstableOffset", func(t *testing.T) {
 		p := mustOpen(t, Config{ManualHighWatermark: true})
-		kpReplica(t, p, bspec{pid: 1, epoch: 5, txn: true, base: 99}, nil)
-		kpReplica(t, p, bspec{pid: 2, epoch: 5, txn: true, base: 105}, nil)
+		kpReplica(t, p, bspec{PID: 1, Epoch: 5, Txn: true, Base: 99}, nil)
+		kpReplica(t, p, bspec{PID: 2, Epoch: 5, Txn: true, Base: 105}, nil)
 		kpReplicaBytes(t, p, testlogWithBase(mkMarker(1, 5, 0, false), 109))
 		lso := func(hw, want int64) {
 			t.Helper()
@@ -528,10 +528,10 @@ var kafkaPSMAppendPathTests = []struct {
 	{"testSkipEmptyTransactions", func(t *testing.T) {
 		p := mustOpen(t, Config{})
 		m := func(abort bool, at int64) []byte { return testlogWithBase(mkMarker(1, 0, 27, abort), at) }
-		kpReplica(t, p, bspec{pid: 1, records: 5, txn: true, base: 16}, nil)
+		kpReplica(t, p, bspec{PID: 1, Records: 5, Txn: true, Base: 16}, nil)
 		kpReplicaBytes(t, p, chunk(m(false, 21), m(false, 22), m(true, 23),
-			mkBatch(t, bspec{pid: 1, seq: 5, records: 4, txn: true, base: 24}), m(true, 28), m(true, 29),
-			mkBatch(t, bspec{pid: 1, seq: 9, records: 2, txn: true, base: 30})))
+			mkBatch(t, bspec{PID: 1, Seq: 5, Records: 4, Txn: true, Base: 24}), m(true, 28), m(true, 29),
+			mkBatch(t, bspec{PID: 1, Seq: 9, Records: 2, Txn: true, Base: 30})))
 		got := p.AbortedTxns(nil, 0, 32)
 		if len(got) != 1 || got[0].FirstOffset != 24 || got[0].LastOffset != 28 {
 			t.Fatalf("aborted %v, want one from 24 to 28", got)
@@ -546,9 +546,9 @@ var kafkaPSMAppendPathTests = []struct {
 		p := mustOpen(t, Config{})
 		const start1 = 992342
 		const start2, start3 = start1 + 25, start1 + 57
-		kpReplica(t, p, bspec{pid: 1, txn: true, base: start1}, nil)
-		kpReplica(t, p, bspec{pid: 2, txn: true, base: start2}, nil)
-		kpReplica(t, p, bspec{pid: 3, txn: true, base: start3}, nil)
+		kpReplica(t, p, bspec{PID: 1, Txn: true, Base: start1}, nil)
+		kpReplica(t, p, bspec{PID: 2, Txn: true, Base: start2}, nil)
+		kpReplica(t, p, bspec{PID: 3, Txn: true, Base: start3}, nil)
 		last1 := int64(start3 + 15)
 		last3 := last1 + 20
 		last2 := last3 + 78
@@ -586,7 +586,7 @@ var kafkaPSMAppendPathTests = []struct {
 	{"testHasLateTransactionInitializedAfterReload", func(t *testing.T) {
 		fs := vfs.NewMemFS()
 		p := mustOpen(t, Config{Dir: "/l", FS: fs})
-		kpClient(t, p, bspec{pid: 39, epoch: 2, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 39, Epoch: 2, Txn: true}, nil)
 		p = kpRestart(t, p, Config{Dir: "/l", FS: fs, Now: kpLateNow}, false)
 		if !p.HasLateTransaction() {
 			t.Fatal("not late after the restart")
@@ -595,8 +595,8 @@ var kafkaPSMAppendPathTests = []struct {
 	// A truncation below a late transaction's start removes it.
 	{"testHasLateTransactionUpdatedAfterPartialTruncation", func(t *testing.T) {
 		p := mustOpen(t, Config{Now: kpLateNow})
-		kpClient(t, p, bspec{pid: 2}, nil)
-		kpClient(t, p, bspec{pid: 39, epoch: 2, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 2}, nil)
+		kpClient(t, p, bspec{PID: 39, Epoch: 2, Txn: true}, nil)
 		if !p.HasLateTransaction() {
 			t.Fatal("not late")
 		}
@@ -610,7 +610,7 @@ var kafkaPSMAppendPathTests = []struct {
 	// A truncation to the log start removes it too.
 	{"testHasLateTransactionUpdatedAfterFullTruncation", func(t *testing.T) {
 		p := mustOpen(t, Config{Now: kpLateNow})
-		kpClient(t, p, bspec{pid: 39, epoch: 2, txn: true}, nil)
+		kpClient(t, p, bspec{PID: 39, Epoch: 2, Txn: true}, nil)
 		if !p.HasLateTransaction() {
 			t.Fatal("not late")
 		}
@@ -752,8 +752,8 @@ func kpLoadFromCorruptSnapshot(t *testing.T, damage func([]byte) []byte) {
 	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 1}
 	p := mustOpen(t, cfg)
-	kpClient(t, p, bspec{pid: 1}, nil)
-	kpClient(t, p, bspec{pid: 1, seq: 1}, nil)
+	kpClient(t, p, bspec{PID: 1}, nil)
+	kpClient(t, p, bspec{PID: 1, Seq: 1}, nil)
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -790,8 +790,8 @@ func kpTwoSegments(t *testing.T) (*vfs.MemFS, Config) {
 	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 1}
 	p := mustOpen(t, cfg)
-	kpClient(t, p, bspec{pid: 1, records: 5}, nil)
-	kpClient(t, p, bspec{pid: 1, seq: 5, records: 5}, nil)
+	kpClient(t, p, bspec{PID: 1, Records: 5}, nil)
+	kpClient(t, p, bspec{PID: 1, Seq: 5, Records: 5}, nil)
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -18,10 +18,10 @@ import (
 func TestTruncateDropsSnapshotAtLogStart(t *testing.T) {
 	fs := vfs.NewMemFS()
 	p := mustOpen(t, Config{Dir: "/l", FS: fs, SegmentBytes: 1, RetainSegments: 1})
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7})); err != nil {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7})); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 8})); err != nil {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 8})); err != nil {
 		t.Fatal(err)
 	}
 	if got := p.LogStartOffset(); got != 1 {
@@ -34,7 +34,7 @@ func TestTruncateDropsSnapshotAtLogStart(t *testing.T) {
 		// the rebuild's own snapshot at the log end is the only one
 		t.Fatalf("snapshots %v after truncation, want [1]", got)
 	}
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: 5})); err != nil {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Seq: 5})); err != nil {
 		t.Fatalf("pid 7 seq 5 after truncation: %v; Kafka forgot pid 7 and accepts it", err)
 	}
 }
@@ -43,7 +43,7 @@ func TestTruncateDropsSnapshotAtLogStart(t *testing.T) {
 func TestPartitionHasLateTransaction(t *testing.T) {
 	now := testNow()
 	p := mustOpen(t, Config{Now: func() time.Time { return now }})
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, txn: true})); err != nil {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Txn: true})); err != nil {
 		t.Fatal(err)
 	}
 	ts := time.UnixMilli(1700000000000) // the batch's timestamp (mkBatch)
@@ -73,7 +73,7 @@ func TestOpenRemovesStraySnapshots(t *testing.T) {
 	cfg := Config{Dir: "/l", FS: fs}
 	p := mustOpen(t, cfg)
 	for seq := range int32(3) {
-		if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: seq})); err != nil {
+		if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Seq: seq})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,7 +112,7 @@ func TestNoSnapshotOfEmptyLog(t *testing.T) {
 	if got := p.snaps.Offsets(); len(got) != 0 {
 		t.Fatalf("snapshots %v of an empty log, want none", got)
 	}
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7})); err != nil {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7})); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Close(); err != nil {

@@ -314,8 +314,8 @@ func parseMirrorBatch(t *testing.T, d *datadriven.TestData, line string, sourceL
 	var b []byte
 	switch fields[0] {
 	case "data":
-		b = mkBatch(t, bspec{pid: take("pid", 0), epoch: int16(take("epoch", 0)), seq: int32(take("seq", 0)),
-			records: int(take("records", 1)), txn: flags["txn"]})
+		b = mkBatch(t, bspec{PID: take("pid", 0), Epoch: int16(take("epoch", 0)), Seq: int32(take("seq", 0)),
+			Records: int(take("records", 1)), Txn: flags["txn"]})
 		delete(flags, "txn")
 	case "marker":
 		if flags["commit"] == flags["abort"] {

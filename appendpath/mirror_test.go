@@ -22,8 +22,8 @@ func mirrorWithOpenTxn(t *testing.T, s pid.Strategy, fault func(StopStep) error)
 	t.Helper()
 	p := mustOpen(t, Config{State: Mirroring, Strategy: s, Fault: fault, PSMOptions: nonNegOne})
 	in := chunk(
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 5, epoch: 3, seq: 0, txn: true, records: 2}), 0, 4),
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0}), 2, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 0, Txn: true, Records: 2}), 0, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 2, 4),
 	)
 	if _, err := p.AppendMirrored(in, srcA); err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestTruncateRebuildEqualsFreshRun(t *testing.T) {
 	seq := map[int64]int32{}
 	for i := range 30 {
 		pd := int64(i % 4)
-		b := mkBatch(t, bspec{pid: pd, seq: seq[pd], records: 2, txn: pd == 3})
+		b := mkBatch(t, bspec{PID: pd, Seq: seq[pd], Records: 2, Txn: pd == 3})
 		seq[pd] += 2
 		if _, err := p.AppendClient(b); err != nil {
 			t.Fatal(err)
@@ -135,8 +135,8 @@ func TestCheckpointClampedOnRecovery(t *testing.T) {
 	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne} // storage.SyncNever
 	p := mustOpen(t, cfg)
 	in := chunk(
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4),
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 2}), 2, 6),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0, Records: 2}), 0, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 2}), 2, 6),
 	)
 	if _, err := p.AppendMirrored(in, srcA); err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestStopPromote(t *testing.T) {
 	if !errors.Is(err, refuse) || p.State() != Stopping {
 		t.Fatalf("refused promotion: %v, state %s", err, p.State())
 	}
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 9, seq: 0})); err == nil {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 9, Seq: 0})); err == nil {
 		t.Fatal("client append accepted while STOPPING")
 	}
 	end := p.LogEndOffset()

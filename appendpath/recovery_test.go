@@ -23,7 +23,7 @@ func TestFileLogNamingRollReopen(t *testing.T) {
 	cfg := Config{Dir: dir, SegmentBytes: 500, Sync: storage.SyncAlways}
 	p := mustOpen(t, cfg)
 	for i := range 12 {
-		if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: int32(i), txn: true})); err != nil {
+		if _, err := p.AppendClient(mkBatch(t, bspec{PID: 1, Seq: int32(i), Txn: true})); err != nil {
 			t.Fatal(err)
 		}
 		if i%4 == 3 {
@@ -77,7 +77,7 @@ func TestFileLogNamingRollReopen(t *testing.T) {
 			t.Fatalf("batch %d differs", i)
 		}
 	}
-	if _, err := q.AppendClient(mkBatch(t, bspec{pid: 1, seq: 12})); err != nil {
+	if _, err := q.AppendClient(mkBatch(t, bspec{PID: 1, Seq: 12})); err != nil {
 		t.Fatal(err)
 	}
 	q.Close()
@@ -88,7 +88,7 @@ func TestCorruptSnapshotFallsBack(t *testing.T) {
 	cfg := Config{Dir: "/l", FS: fs, SegmentBytes: 300}
 	p := mustOpen(t, cfg)
 	for i := range 20 {
-		if _, err := p.AppendClient(mkBatch(t, bspec{pid: int64(i % 3), seq: int32(i / 3)})); err != nil {
+		if _, err := p.AppendClient(mkBatch(t, bspec{PID: int64(i % 3), Seq: int32(i / 3)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +187,7 @@ func TestCrashRecoveryProperty(t *testing.T) {
 			} else {
 				txn := pd >= 3 && (open[pd] || rng.IntN(2) == 0)
 				n := 1 + rng.IntN(4)
-				o = op{mkBatch(t, bspec{pid: pd, seq: seq[pd], records: n, txn: txn, value: rng.IntN(100) + 1}), false}
+				o = op{mkBatch(t, bspec{PID: pd, Seq: seq[pd], Records: n, Txn: txn, Value: rng.IntN(100) + 1}), false}
 				seq[pd] += int32(n)
 				open[pd] = open[pd] || txn
 			}
@@ -252,7 +252,7 @@ func TestCrashRecoveryProperty(t *testing.T) {
 			t.Fatalf("seed %d: txn index %+v vs %+v", seed, a, b)
 		}
 		// The recovered log takes appends, and a second reopen sees them.
-		if _, err := q.AppendClient(mkBatch(t, bspec{pid: 99, seq: 0})); err != nil {
+		if _, err := q.AppendClient(mkBatch(t, bspec{PID: 99, Seq: 0})); err != nil {
 			t.Fatalf("seed %d: append after recovery: %v", seed, err)
 		}
 		if err := q.Close(); err != nil {
@@ -270,7 +270,7 @@ func TestRecoveryReportsTornTail(t *testing.T) {
 	cfg := Config{Dir: "/l", FS: fs}
 	p := mustOpen(t, cfg)
 	for i := range 3 {
-		if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: int32(i)})); err != nil {
+		if _, err := p.AppendClient(mkBatch(t, bspec{PID: 1, Seq: int32(i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -297,10 +297,10 @@ func TestRecoveryReportsTornTail(t *testing.T) {
 func TestTxnIndexFileBytes(t *testing.T) {
 	fs := vfs.NewMemFS()
 	p := mustOpen(t, Config{Dir: "/l", FS: fs})
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: 0})); err != nil { // offset 0
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 1, Seq: 0})); err != nil { // offset 0
 		t.Fatal(err)
 	}
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 7, seq: 0, txn: true, records: 2})); err != nil { // 1-2
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Seq: 0, Txn: true, Records: 2})); err != nil { // 1-2
 		t.Fatal(err)
 	}
 	if _, err := p.AppendCoordinator(mkMarker(7, 0, 0, true)); err != nil { // 3

@@ -39,8 +39,8 @@ func stopFuzzOptions(opt uint16) (StopOptions, psm.Release) {
 // states no transaction version, so that Stop of a partition with an open
 // transaction to abort fails.
 func FuzzStop(f *testing.F) {
-	seed := chunk(testlog.WithOffsets(mkBatch(f, bspec{pid: 6, seq: 0, txn: true}), 2, 1),
-		testlog.WithOffsets(mkBatch(f, bspec{pid: 9, seq: 0}), 3, 1))
+	seed := chunk(testlog.WithOffsets(mkBatch(f, bspec{PID: 6, Seq: 0, Txn: true}), 2, 1),
+		testlog.WithOffsets(mkBatch(f, bspec{PID: 9, Seq: 0}), 3, 1))
 	for _, opt := range []uint16{0, 1, 3 << 3, 2<<1 | 3<<3, 1<<1 | 3<<3, 1 << 5, 2 << 5, 3 << 5, 1 << 7, 2 << 7,
 		1 << 9, 1 << 11, 1 << 12, 2 << 12, 1 << 15} {
 		f.Add(seed, opt, uint8(0))
@@ -60,7 +60,7 @@ func FuzzStop(f *testing.F) {
 		cfg := Config{Dir: "/l", FS: fs, State: Mirroring, Strategy: strategy,
 			PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne, Release: release}}
 		p := mustOpen(t, cfg)
-		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 5, seq: 0, txn: true, records: 2}), 0, 1), srcA); err != nil {
+		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 0, Txn: true, Records: 2}), 0, 1), srcA); err != nil {
 			t.Fatal(err)
 		}
 		p.AppendMirrored(data, srcA) // a refused chunk changes nothing
@@ -107,7 +107,7 @@ func FuzzStop(f *testing.F) {
 					t.Fatalf("attempt %d: Stop failed (%v) and left %s", attempt, err, st)
 				}
 				end := p.LogEndOffset()
-				if _, cerr := p.AppendClient(mkBatch(t, bspec{pid: 77, seq: 0})); cerr == nil || p.LogEndOffset() != end {
+				if _, cerr := p.AppendClient(mkBatch(t, bspec{PID: 77, Seq: 0})); cerr == nil || p.LogEndOffset() != end {
 					t.Fatalf("attempt %d: a client write after a failed Stop (%v): %v", attempt, err, cerr)
 				}
 				continue

@@ -17,7 +17,7 @@ func tvMirror(t *testing.T, rel psm.Release) *Partition {
 	t.Helper()
 	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Verbatim,
 		PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne, Release: rel}})
-	in := testlog.WithOffsets(mkBatch(t, bspec{pid: 5, epoch: 3, seq: 0, txn: true, records: 2}), 0, 4)
+	in := testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 0, Txn: true, Records: 2}), 0, 4)
 	if _, err := p.AppendMirrored(in, srcA); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestParseAbortMarker(t *testing.T) {
 func TestAppendTxnMarker(t *testing.T) {
 	p := mustOpen(t, Config{PSMOptions: nonNegOne})
 	for _, pid := range []int64{5, 6} {
-		if _, err := p.AppendClient(mkBatch(t, bspec{pid: pid, epoch: 3, seq: 0, txn: true})); err != nil {
+		if _, err := p.AppendClient(mkBatch(t, bspec{PID: pid, Epoch: 3, Seq: 0, Txn: true})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,9 +17,9 @@ func mirrorWithTwoOpenTxns(t *testing.T, fault func(StopStep) error) *Partition 
 	t.Helper()
 	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Barrier, Fault: fault, PSMOptions: nonNegOne})
 	in := chunk(
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 5, epoch: 3, seq: 0, txn: true, records: 2}), 0, 4),
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 9, epoch: 1, seq: 0, txn: true}), 2, 4),
-		testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0}), 3, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 0, Txn: true, Records: 2}), 0, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 9, Epoch: 1, Seq: 0, Txn: true}), 2, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 3, 4),
 	)
 	if _, err := p.AppendMirrored(in, srcA); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestStopStepErrors(t *testing.T) {
 			if p.State() != want {
 				t.Fatalf("%s: state %s after the failure, want %s", name, p.State(), want)
 			}
-			if _, err := p.AppendClient(mkBatch(t, bspec{pid: 11, seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+			if _, err := p.AppendClient(mkBatch(t, bspec{PID: 11, Seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
 				t.Fatalf("%s: client append after the failure: %v", name, err)
 			}
 			err = p.Stop(opt)
@@ -254,10 +254,10 @@ func TestFailTerminal(t *testing.T) {
 	if err := p.Stop(StopOptions{}); !errors.Is(err, ErrTerminal) || p.State() != Failed {
 		t.Fatalf("Stop after Fail: %v, state %s", err, p.State())
 	}
-	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 1}), 0, 4), srcA); !errors.Is(err, ErrMirrorFailed) {
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 1}), 0, 4), srcA); !errors.Is(err, ErrMirrorFailed) {
 		t.Fatalf("mirrored append after Fail: %v", err)
 	}
-	if _, err := p.AppendClient(mkBatch(t, bspec{pid: 11, seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 11, Seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
 		t.Fatalf("client append after Fail: %v", err)
 	}
 }
@@ -271,7 +271,7 @@ func TestRecoveryIgnoresBarrier(t *testing.T) {
 		cfg := Config{Dir: "/l", FS: fs, State: Mirroring, Strategy: pid.Barrier, PSMOptions: nonNegOne,
 			RecoveryIgnoresBarrier: ignore}
 		p := mustOpen(t, cfg)
-		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4), srcA); err != nil {
+		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0, Records: 2}), 0, 4), srcA); err != nil {
 			t.Fatal(err)
 		}
 		if err := p.Stop(StopOptions{}); err != nil {
@@ -321,10 +321,10 @@ func TestFailOnSourceChange(t *testing.T) {
 	srcB[0] ^= 0xff
 	for _, fail := range []bool{false, true} {
 		p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Barrier, PSMOptions: nonNegOne, FailOnSourceChange: fail})
-		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0}), 0, 4), srcB); err != nil {
+		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 0, 4), srcB); err != nil {
 			t.Fatalf("fail=%v: before any checkpoint: %v", fail, err)
 		}
-		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 1}), 1, 4), srcA); err != nil {
+		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 1}), 1, 4), srcA); err != nil {
 			t.Fatalf("fail=%v: before any checkpoint: %v", fail, err)
 		}
 		if err := p.Stop(StopOptions{}); err != nil {
@@ -333,11 +333,11 @@ func TestFailOnSourceChange(t *testing.T) {
 		if err := p.StartMirroring(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 3, 4), srcA); err != nil {
+		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 8, Seq: 0}), 3, 4), srcA); err != nil {
 			t.Fatalf("fail=%v: the checkpoint's source: %v", fail, err)
 		}
 		end := p.LogEndOffset()
-		_, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 9, seq: 0}), 4, 4), srcB)
+		_, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 9, Seq: 0}), 4, 4), srcB)
 		if !fail {
 			if err != nil || p.LogEndOffset() != end+1 {
 				t.Fatalf("accept: %v, log end %d", err, p.LogEndOffset())
@@ -371,7 +371,7 @@ func TestFailOnSourceChangeNoSource(t *testing.T) {
 	if err := p.StartMirroring(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0}), 0, 4), srcA); err != nil {
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 0, 4), srcA); err != nil {
 		t.Fatalf("first mirrored append after a source-less checkpoint: %v (state %s)", err, p.State())
 	}
 	if err := p.Stop(StopOptions{}); err != nil {
@@ -380,7 +380,7 @@ func TestFailOnSourceChangeNoSource(t *testing.T) {
 	if err := p.StartMirroring(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 8, seq: 0}), 1, 4), srcB); !errors.Is(err, ErrSourceMismatch) {
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 8, Seq: 0}), 1, 4), srcB); !errors.Is(err, ErrSourceMismatch) {
 		t.Fatalf("append from another cluster than the checkpoint's: %v", err)
 	}
 }
@@ -394,7 +394,7 @@ func TestStopBarrierSurvivesCrash(t *testing.T) {
 	fs := vfs.NewMemFS()
 	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, Strategy: pid.Barrier, PSMOptions: nonNegOne}
 	p := mustOpen(t, cfg)
-	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{pid: 7, seq: 0, records: 2}), 0, 4), srcA); err != nil {
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0, Records: 2}), 0, 4), srcA); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Stop(StopOptions{}); err != nil {

@@ -26,7 +26,7 @@ func TestSyncPolicies(t *testing.T) {
 			p := mustOpen(t, Config{Dir: "/l", FS: fs, Sync: c.policy, SyncInterval: 1500 * time.Millisecond, Now: now})
 			for i, want := range c.want {
 				clock = clock.Add(time.Second)
-				if _, err := p.AppendClient(mkBatch(t, bspec{pid: 1, seq: int32(i)})); err != nil {
+				if _, err := p.AppendClient(mkBatch(t, bspec{PID: 1, Seq: int32(i)})); err != nil {
 					t.Fatal(err)
 				}
 				if got := p.SyncedOffset(); got != want {
@@ -57,7 +57,7 @@ func TestConcurrentAppendsAndReads(t *testing.T) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range each {
-				if _, err := p.AppendClient(mkBatch(t, bspec{pid: int64(w), seq: int32(i)})); err != nil {
+				if _, err := p.AppendClient(mkBatch(t, bspec{PID: int64(w), Seq: int32(i)})); err != nil {
 					t.Error(err)
 					return
 				}

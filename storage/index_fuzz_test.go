@@ -77,8 +77,8 @@ func seedLog(t testing.TB) (log, idx, tidx []byte) {
 		}
 	}
 	for i := range 9 {
-		b := codec.Batch(testlog.WithOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 1 + i%3, value: 8,
-			ts: int64(5000 + 1000*(i%4))}), 100+int64(3*i), 0))
+		b := codec.Batch(testlog.WithOffsets(mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 1 + i%3, Value: 8,
+			TS: int64(5000 + 1000*(i%4))}), 100+int64(3*i), 0))
 		if b.MaxTimestamp() > maxTs {
 			maxTs, maxOff = b.MaxTimestamp(), b.LastOffset()
 		}

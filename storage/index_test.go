@@ -63,7 +63,7 @@ func TestParseIndexErrors(t *testing.T) {
 func TestVerifyIndexFindsMismatches(t *testing.T) {
 	var log []byte
 	for i := range 8 {
-		log = append(log, testlog.WithOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 2, value: 1500, ts: int64(1000 - 100*(i%3))}), 50+int64(2*i), 0)...)
+		log = append(log, testlog.WithOffsets(mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 2, Value: 1500, TS: int64(1000 - 100*(i%3))}), 50+int64(2*i), 0)...)
 	}
 	idx, tidx := testlog.RefIndexes(t, log, 50, true)
 	x, _ := ParseOffsetIndex(idx, 50)
@@ -138,7 +138,7 @@ func ExampleParseOffsetIndex() {
 func TestVerifyIndexAtReadError(t *testing.T) {
 	var log []byte
 	for i := range 8 {
-		log = append(log, testlog.WithOffsets(mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 2, value: 1500}), 50+int64(2*i), 0)...)
+		log = append(log, testlog.WithOffsets(mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 2, Value: 1500}), 50+int64(2*i), 0)...)
 	}
 	idx, tidx := testlog.RefIndexes(t, log, 50, true)
 	x, _ := ParseOffsetIndex(idx, 50)

@@ -42,7 +42,7 @@ func TestLogMemoryAndFileAgree(t *testing.T) {
 		t.Fatalf("open: %+v %v", rec, err)
 	}
 	for i := range 60 {
-		b := mkBatch(t, bspec{pid: -1, epoch: -1, seq: -1, records: 1 + i%4, value: 700 + 97*(i%5), ts: int64(1000 * i)})
+		b := mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 1 + i%4, Value: 700 + 97*(i%5), TS: int64(1000 * i)})
 		appendBatch(t, mem, b)
 		appendBatch(t, file, b)
 		if err := file.MaybeSync(); err != nil {

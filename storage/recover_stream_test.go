@@ -19,7 +19,7 @@ func TestRecoverSparseSegment(t *testing.T) {
 	dir := t.TempDir()
 	var head []byte
 	for i := range 20 {
-		head = append(head, mkBatch(t, bspec{pid: 1, seq: int32(i), base: int64(i), value: 4000})...)
+		head = append(head, mkBatch(t, bspec{PID: 1, Seq: int32(i), Base: int64(i), Value: 4000})...)
 	}
 	const size = 3 << 30
 	name := filepath.Join(dir, "00000000000000000000.log")
