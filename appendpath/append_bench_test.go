@@ -15,14 +15,17 @@ import (
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
-// Batch shapes (docs/measuring.md): one small record, 1 KiB, 16 KiB (the
-// producer's batch.size), 1 MiB (max.message.bytes). Sizes are approximate
-// and odd, as real batches are.
-var benchShapes = []struct {
+// benchShape is a test batch of records records of value bytes each.
+type benchShape struct {
 	name    string
 	records int
 	value   int
-}{
+}
+
+// Batch shapes (docs/measuring.md): one small record, 1 KiB, 16 KiB (the
+// producer's batch.size), 1 MiB (max.message.bytes). Sizes are approximate
+// and odd, as real batches are.
+var benchShapes = []benchShape{
 	{"100B", 1, 20},
 	{"1KiB", 10, 88},
 	{"16KiB", 129, 113},
@@ -287,29 +290,7 @@ func BenchmarkAppendFetch(b *testing.B) {
 // checks, sequence validation, offset assignment, copy.
 func BenchmarkAppendClient(b *testing.B) {
 	for _, sh := range benchShapes[:3] {
-		b.Run("batch="+sh.name, func(b *testing.B) {
-			in := benchBatch(b, sh.records, sh.value)
-			p := mustOpen(b, Config{SegmentBytes: benchSegmentBytes(len(in)), RetainSegments: 1, SkipRollSnapshots: true})
-			seq := int32(0)
-			for range 4 * benchSegmentBytes(len(in)) / int64(len(in)) {
-				codec.Batch(in).SetBaseSequence(seq)
-				seq = codec.IncrementSequence(seq, int32(sh.records))
-				if _, err := p.AppendClient(in); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.SetBytes(int64(len(in)))
-			b.ReportAllocs()
-			cpu := cputime.Process()
-			for b.Loop() {
-				codec.Batch(in).SetBaseSequence(seq) // O(1) CRC patch of the input
-				seq = codec.IncrementSequence(seq, int32(sh.records))
-				if _, err := p.AppendClient(in); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cputime.Report(b, cpu)
-		})
+		b.Run("batch="+sh.name, func(b *testing.B) { benchAppendClient(b, sh, psm.Options{}) })
 	}
 }
 
@@ -320,30 +301,37 @@ func BenchmarkAppendClientDedup(b *testing.B) {
 	sh := benchShapes[1]
 	for _, d := range []string{"seq", "crc"} {
 		b.Run("dedup="+d+"/batch="+sh.name, func(b *testing.B) {
-			in := benchBatch(b, sh.records, sh.value)
-			p := mustOpen(b, Config{SegmentBytes: benchSegmentBytes(len(in)), RetainSegments: 1, SkipRollSnapshots: true,
-				PSMOptions: psm.Options{DedupCRC: d == "crc"}})
-			seq := int32(0)
-			for range 4 * benchSegmentBytes(len(in)) / int64(len(in)) {
-				codec.Batch(in).SetBaseSequence(seq)
-				seq = codec.IncrementSequence(seq, int32(sh.records))
-				if _, err := p.AppendClient(in); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.SetBytes(int64(len(in)))
-			b.ReportAllocs()
-			cpu := cputime.Process()
-			for b.Loop() {
-				codec.Batch(in).SetBaseSequence(seq)
-				seq = codec.IncrementSequence(seq, int32(sh.records))
-				if _, err := p.AppendClient(in); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cputime.Report(b, cpu)
+			benchAppendClient(b, sh, psm.Options{DedupCRC: d == "crc"})
 		})
 	}
+}
+
+// benchAppendClient appends one producer's batches of shape sh through
+// AppendClient, each at the next sequence (an O(1) CRC patch of the input),
+// after four segments of warm-up so that the timed appends roll and retire
+// segments as a long-running partition does.
+func benchAppendClient(b *testing.B, sh benchShape, po psm.Options) {
+	in := benchBatch(b, sh.records, sh.value)
+	p := mustOpen(b, Config{SegmentBytes: benchSegmentBytes(len(in)), RetainSegments: 1, SkipRollSnapshots: true,
+		PSMOptions: po})
+	seq := int32(0)
+	next := func() {
+		codec.Batch(in).SetBaseSequence(seq)
+		seq = codec.IncrementSequence(seq, int32(sh.records))
+		if _, err := p.AppendClient(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for range 4 * benchSegmentBytes(len(in)) / int64(len(in)) {
+		next()
+	}
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	cpu := cputime.Process()
+	for b.Loop() {
+		next()
+	}
+	cputime.Report(b, cpu)
 }
 
 // BenchmarkAppendParallel: N goroutines, each appending as-is 16 KiB batches
