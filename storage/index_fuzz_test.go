@@ -104,20 +104,7 @@ func FuzzParseOffsetIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte, base, target int64) {
 		x, err := ParseOffsetIndex(src, base)
 		all, valid, reason := refOffsetEntries(src, base)
-		if x.Len() != valid || !errors.Is(err, reason) || (err == nil) != (reason == nil) {
-			t.Fatalf("%d entries, %v; model %d, %v", x.Len(), err, valid, reason)
-		}
-		var enc []byte
-		for i := range x.Len() {
-			e := x.Entry(i)
-			if e != all[i] {
-				t.Fatalf("entry %d: %+v, model %+v", i, e, all[i])
-			}
-			enc = AppendOffsetEntry(enc, base, e)
-		}
-		if !bytes.Equal(enc, src[:len(enc)]) {
-			t.Fatal("round trip differs")
-		}
+		checkParsed(t, src, base, x.Len(), x.Entry, err, all, valid, reason, AppendOffsetEntry)
 		want := OffsetPosition{base, 0}
 		for _, e := range all[:valid] {
 			if e.Offset <= target {
@@ -134,6 +121,28 @@ func FuzzParseOffsetIndex(f *testing.F) {
 	})
 }
 
+// checkParsed holds an index parsed from src (n entries read by entry, and
+// err) to its plain model (all, valid, reason): the same verdict and the same
+// entries, and encoding them again with appendEntry gives src's prefix back.
+func checkParsed[E comparable](t *testing.T, src []byte, base int64, n int, entry func(int) E, err error,
+	all []E, valid int, reason error, appendEntry func([]byte, int64, E) []byte) {
+	t.Helper()
+	if n != valid || !errors.Is(err, reason) || (err == nil) != (reason == nil) {
+		t.Fatalf("%d entries, %v; model %d, %v", n, err, valid, reason)
+	}
+	var enc []byte
+	for i := range n {
+		e := entry(i)
+		if e != all[i] {
+			t.Fatalf("entry %d: %+v, model %+v", i, e, all[i])
+		}
+		enc = appendEntry(enc, base, e)
+	}
+	if !bytes.Equal(enc, src[:len(enc)]) {
+		t.Fatal("round trip differs")
+	}
+}
+
 // maxErrAllocs bounds what a rejection may allocate (the *IndexError and its
 // message: 3 in a normal build; the race detector's instrumentation adds
 // one): a constant, never proportional to the input.
@@ -148,20 +157,7 @@ func FuzzParseTimeIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte, base int64) {
 		x, err := ParseTimeIndex(src, base)
 		all, valid, reason := refTimeEntries(src, base)
-		if x.Len() != valid || !errors.Is(err, reason) || (err == nil) != (reason == nil) {
-			t.Fatalf("%d entries, %v; model %d, %v", x.Len(), err, valid, reason)
-		}
-		var enc []byte
-		for i := range x.Len() {
-			e := x.Entry(i)
-			if e != all[i] {
-				t.Fatalf("entry %d: %+v, model %+v", i, e, all[i])
-			}
-			enc = AppendTimeEntry(enc, base, e)
-		}
-		if !bytes.Equal(enc, src[:len(enc)]) {
-			t.Fatal("round trip differs")
-		}
+		checkParsed(t, src, base, x.Len(), x.Entry, err, all, valid, reason, AppendTimeEntry)
 		allocs := testing.AllocsPerRun(1, func() { ParseTimeIndex(src, base) })
 		if (err == nil && allocs != 0) || allocs > maxErrAllocs {
 			t.Fatalf("%v allocations (err %v)", allocs, err)
