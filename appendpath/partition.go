@@ -201,12 +201,8 @@ func Open(cfg Config) (*Partition, error) {
 	if cfg.FS == nil {
 		cfg.FS = vfs.OSFS{}
 	}
-	if cfg.SegmentBytes <= 0 {
-		cfg.SegmentBytes = 1 << 30
-	}
-	if cfg.SyncInterval <= 0 {
-		cfg.SyncInterval = time.Second
-	}
+	// SegmentBytes and SyncInterval are the log's: storage.Open defaults
+	// them.
 	if cfg.MaxMessageBytes <= 0 {
 		cfg.MaxMessageBytes = 1048588
 	}
