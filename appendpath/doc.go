@@ -18,7 +18,7 @@
 //	     from here on only the copy is changed, never the caller's bytes.
 //	     A mirrored or replica append of 1 KiB or more with no roll due
 //	     takes the staging area before step 1 and copies each batch of
-//	     1 KiB or more in its CRC's pass (codec.ChecksumCopy): one pass
+//	     1 KiB or more in its CRC's pass (codec.ChecksumCopyCold): one pass
 //	     over the bytes instead of two. Staged bytes are not the log's
 //	     until step 5, so a rejection in step 1 leaves nothing behind.
 //	  4. per batch, in the copy: map the producer ID (mirrored, rewriting

@@ -421,7 +421,7 @@ func frameSize(buf []byte) int {
 }
 
 // fuseMin is the batch size from which the CRC check and the copy into the
-// log share one pass (codec.ChecksumCopy). Under it, the fused kernel's
+// log share one pass (codec.ChecksumCopyCold). Under it, the fused kernel's
 // 8-byte stores land just before the header fields are read back from the
 // copy (producerId at 43 straddles two of them), and the loads wait for the
 // stores to retire instead of being forwarded: +20 ns per 100-byte batch
@@ -491,7 +491,8 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	// 1. Framing and checks on the caller's bytes. A replicated batch
 	// (mirror, follower) needs its CRC and a non-negative lastOffsetDelta;
 	// unless the log must roll first, its bytes are copied into the log's
-	// staging bytes in the same pass as the CRC (codec.ChecksumCopy), which
+	// staging bytes in the same pass as the CRC (codec.ChecksumCopyCold: the
+	// staging bytes are the log's next ones, not in L1), which
 	// are not the log's until commit, so a rejected append leaves them
 	// unpublished.
 	leader := k == kindClient || k == kindCoordinator
@@ -522,7 +523,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 				// then the covered bytes with their CRC.
 				at := pos + codec.CRCStart
 				copy(dst[run:at], src[run:at])
-				crc = codec.ChecksumCopy(dst[at:pos+size], src[at:pos+size])
+				crc = codec.ChecksumCopyCold(dst[at:pos+size], src[at:pos+size])
 				run = pos + size
 			}
 			if crc != b.CRC() || b.LastOffsetDelta() < 0 {

@@ -77,10 +77,13 @@ func BenchmarkCRCPeers(b *testing.B) {
 	}
 }
 
-// BenchmarkCRCKernel runs Checksum and ChecksumCopy under every kernel the
-// CPU supports, forced (sse42 is hash/crc32 and the three-stream fused loop).
+// BenchmarkCRCKernel runs Checksum, ChecksumCopy and ChecksumCopyCold under
+// every kernel the CPU supports, forced (sse42 is hash/crc32 and the
+// three-stream fused loop). The destination is one hot buffer, where
+// crccopycold's prefetches are wasted: its gain shows only into memory not
+// in L1 (appendpath's BenchmarkLimitRingFused).
 func BenchmarkCRCKernel(b *testing.B) {
-	for _, op := range []string{"crc", "crccopy"} {
+	for _, op := range []string{"crc", "crccopy", "crccopycold"} {
 		for _, s := range batchSizes {
 			bb, dst := benchBatch(s.n), make([]byte, s.n)
 			eachKernel(b, func(k foldKind) {
@@ -90,10 +93,13 @@ func BenchmarkCRCKernel(b *testing.B) {
 					b.ReportAllocs()
 					start := cputime.Process()
 					for b.Loop() {
-						if op == "crc" {
+						switch op {
+						case "crc":
 							sinkU32 += Checksum(bb[CRCStart:])
-						} else {
+						case "crccopy":
 							sinkU32 += ChecksumCopy(dst[CRCStart:], bb[CRCStart:])
+						default:
+							sinkU32 += ChecksumCopyCold(dst[CRCStart:], bb[CRCStart:])
 						}
 					}
 					cputime.Report(b, start)

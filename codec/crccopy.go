@@ -67,10 +67,24 @@ func fusedConsts() {
 // len(src) bytes long (it panics otherwise, as a slice expression would); if
 // dst and src overlap the result is that of Checksum(src) followed by
 // copy(dst, src). No allocation; O(len(src)).
-func ChecksumCopy(dst, src []byte) uint32 {
+func ChecksumCopy(dst, src []byte) uint32 { return checksumCopy(dst, src, false) }
+
+// ChecksumCopyCold is ChecksumCopy for a destination that is not in L1,
+// such as the next bytes of a log: the 512-bit folding kernel asks for each
+// destination line for ownership (PREFETCHW) 1 KiB ahead of its store, so
+// the line's read from L2 or L3 overlaps the folding instead of holding the
+// store up. Into a log-sized ring that takes about a tenth off a 16 KiB
+// batch; into a buffer already in L1 the prefetches are wasted work and
+// ChecksumCopy is the faster (appendpath's BenchmarkLimitRingFused and
+// BenchmarkLimitFused, results/appendpath.md). The result and the bytes
+// written are ChecksumCopy's; only the 512-bit kernel prefetches, the
+// other paths are ChecksumCopy's.
+func ChecksumCopyCold(dst, src []byte) uint32 { return checksumCopy(dst, src, true) }
+
+func checksumCopy(dst, src []byte, own bool) uint32 {
 	dst = dst[:len(src)]
 	if len(src) >= foldCopyMin && foldKernel != foldNone && !overlaps(dst, src) {
-		return ^foldCopy(^uint32(0), dst, src)
+		return ^foldCopy(^uint32(0), dst, src, own)
 	}
 	if !crcAsm || len(src) == 0 || overlaps(dst, src) {
 		c := Checksum(src)

@@ -10,6 +10,14 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/cputime"
 )
 
+// copyFuncs are the fused passes every ChecksumCopy test and fuzz target
+// holds to the reference: the two differ only in what the 512-bit kernel
+// prefetches.
+var copyFuncs = []struct {
+	name string
+	f    func(dst, src []byte) uint32
+}{{"ChecksumCopy", ChecksumCopy}, {"ChecksumCopyCold", ChecksumCopyCold}}
+
 // checksumCopyRef is ChecksumCopy's simple reference: two passes.
 func checksumCopyRef(dst, src []byte) uint32 {
 	c := Checksum(src)
@@ -28,23 +36,25 @@ func TestChecksumCopy(t *testing.T) {
 	}
 	const guard = 16
 	buf := make([]byte, len(src)+2*guard+8)
-	for n := 0; n <= 2*3*fusedLong+3*fusedStep*fusedSteps+40; n++ {
-		so, do := n%8, (n/8)%8
-		s := src[so : so+n]
-		for i := range buf {
-			buf[i] = 0xa5
-		}
-		d := buf[guard+do : guard+do+n]
-		got := ChecksumCopy(d, s)
-		if want := Checksum(s); got != want {
-			t.Fatalf("len %d: crc %#x, want %#x", n, got, want)
-		}
-		if !bytes.Equal(d, s) {
-			t.Fatalf("len %d: copy differs", n)
-		}
-		for i, c := range buf {
-			if (i < guard+do || i >= guard+do+n) && c != 0xa5 {
-				t.Fatalf("len %d: byte %d outside dst written", n, i)
+	for _, cf := range copyFuncs {
+		for n := 0; n <= 2*3*fusedLong+3*fusedStep*fusedSteps+40; n++ {
+			so, do := n%8, (n/8)%8
+			s := src[so : so+n]
+			for i := range buf {
+				buf[i] = 0xa5
+			}
+			d := buf[guard+do : guard+do+n]
+			got := cf.f(d, s)
+			if want := Checksum(s); got != want {
+				t.Fatalf("%s len %d: crc %#x, want %#x", cf.name, n, got, want)
+			}
+			if !bytes.Equal(d, s) {
+				t.Fatalf("%s len %d: copy differs", cf.name, n)
+			}
+			for i, c := range buf {
+				if (i < guard+do || i >= guard+do+n) && c != 0xa5 {
+					t.Fatalf("%s len %d: byte %d outside dst written", cf.name, n, i)
+				}
 			}
 		}
 	}
@@ -53,19 +63,21 @@ func TestChecksumCopy(t *testing.T) {
 // TestChecksumCopyOverlap: overlapping slices give Checksum(src) of the bytes
 // before the copy, and memmove's result.
 func TestChecksumCopyOverlap(t *testing.T) {
-	for _, shift := range []int{-9, -1, 1, 8, 100} {
-		buf := make([]byte, 5000)
-		for i := range buf {
-			buf[i] = byte(i * 31)
-		}
-		want := bytes.Clone(buf)
-		src, dst := buf[200:4200], buf[200+shift:4200+shift]
-		wantCRC := checksumCopyRef(want[200+shift:4200+shift], want[200:4200])
-		if got := ChecksumCopy(dst, src); got != wantCRC {
-			t.Fatalf("shift %d: crc %#x, want %#x", shift, got, wantCRC)
-		}
-		if !bytes.Equal(buf, want) {
-			t.Fatalf("shift %d: buffer differs from checksum-then-memmove", shift)
+	for _, cf := range copyFuncs {
+		for _, shift := range []int{-9, -1, 1, 8, 100} {
+			buf := make([]byte, 5000)
+			for i := range buf {
+				buf[i] = byte(i * 31)
+			}
+			want := bytes.Clone(buf)
+			src, dst := buf[200:4200], buf[200+shift:4200+shift]
+			wantCRC := checksumCopyRef(want[200+shift:4200+shift], want[200:4200])
+			if got := cf.f(dst, src); got != wantCRC {
+				t.Fatalf("%s shift %d: crc %#x, want %#x", cf.name, shift, got, wantCRC)
+			}
+			if !bytes.Equal(buf, want) {
+				t.Fatalf("%s shift %d: buffer differs from checksum-then-memmove", cf.name, shift)
+			}
 		}
 	}
 }
@@ -73,27 +85,33 @@ func TestChecksumCopyOverlap(t *testing.T) {
 // TestChecksumCopyShortDst: a destination shorter than the source panics
 // before anything is written.
 func TestChecksumCopyShortDst(t *testing.T) {
-	dst := make([]byte, 10)
-	defer func() {
-		if recover() == nil {
-			t.Fatal("no panic")
-		}
-		if !bytes.Equal(dst, make([]byte, 10)) {
-			t.Fatal("dst written")
-		}
-	}()
-	ChecksumCopy(dst, make([]byte, 11))
+	for _, cf := range copyFuncs {
+		t.Run(cf.name, func(t *testing.T) {
+			dst := make([]byte, 10)
+			defer func() {
+				if recover() == nil {
+					t.Fatal("no panic")
+				}
+				if !bytes.Equal(dst, make([]byte, 10)) {
+					t.Fatal("dst written")
+				}
+			}()
+			cf.f(dst, make([]byte, 11))
+		})
+	}
 }
 
 func TestChecksumCopyAllocs(t *testing.T) {
 	src, dst := make([]byte, 20000), make([]byte, 20000)
-	ChecksumCopy(dst, src) // the one-time tables
-	if n := testing.AllocsPerRun(100, func() { ChecksumCopy(dst, src) }); n != 0 {
-		t.Fatalf("%v allocs", n)
+	for _, cf := range copyFuncs {
+		cf.f(dst, src) // the one-time tables
+		if n := testing.AllocsPerRun(100, func() { cf.f(dst, src) }); n != 0 {
+			t.Fatalf("%s: %v allocs", cf.name, n)
+		}
 	}
 }
 
-// FuzzChecksumCopy: the fused pass, under every kernel the CPU supports,
+// FuzzChecksumCopy: the fused passes, under every kernel the CPU supports,
 // equals hash/crc32 then copy for any bytes, length and alignment of source
 // and destination.
 func FuzzChecksumCopy(f *testing.F) {
@@ -106,19 +124,21 @@ func FuzzChecksumCopy(f *testing.F) {
 		want := crc32.Checksum(s, stdCastagnoli)
 		dst := make([]byte, len(s)+int(dstOff%64)+8)
 		eachKernel(t, func(k foldKind) {
-			for i := range dst {
-				dst[i] = 0x5a
-			}
-			d := dst[dstOff%64:]
-			if got := ChecksumCopy(d, s); got != want {
-				t.Fatalf("%v: crc %#x, want %#x (len %d)", k, got, want, len(s))
-			}
-			if !bytes.Equal(d[:len(s)], s) {
-				t.Fatalf("%v: copy differs", k)
-			}
-			for _, c := range d[len(s):] {
-				if c != 0x5a {
-					t.Fatalf("%v: wrote past len(src)", k)
+			for _, cf := range copyFuncs {
+				for i := range dst {
+					dst[i] = 0x5a
+				}
+				d := dst[dstOff%64:]
+				if got := cf.f(d, s); got != want {
+					t.Fatalf("%v %s: crc %#x, want %#x (len %d)", k, cf.name, got, want, len(s))
+				}
+				if !bytes.Equal(d[:len(s)], s) {
+					t.Fatalf("%v %s: copy differs", k, cf.name)
+				}
+				for _, c := range d[len(s):] {
+					if c != 0x5a {
+						t.Fatalf("%v %s: wrote past len(src)", k, cf.name)
+					}
 				}
 			}
 		})

@@ -41,10 +41,12 @@ const foldAlignMin = 1024
 
 const _ = uint(foldAlignMin - foldMin256 - 63) // foldAlignMin leaves foldMin256 bytes
 
-// foldCopy is foldCRC that also copies src to dst (equal lengths, no overlap).
-func foldCopy(reg uint32, dst, src []byte) uint32 {
+// foldCopy is foldCRC that also copies src to dst (equal lengths, no
+// overlap); own is ChecksumCopyCold's prefetch for ownership, which only
+// the 512-bit kernel has.
+func foldCopy(reg uint32, dst, src []byte, own bool) uint32 {
 	if foldKernel == fold256 {
 		return crcFoldCopy256(reg, &dst[0], &src[0], len(src))
 	}
-	return crcFoldCopy512(reg, &dst[0], &src[0], len(src))
+	return crcFoldCopy512(reg, &dst[0], &src[0], len(src), own)
 }

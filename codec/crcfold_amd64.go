@@ -122,10 +122,11 @@ func foldTable() *[14]uint64
 func crcFold512(reg uint32, p *byte, n int) uint32
 
 // crcFoldCopy512 is crcFold512 over src that also copies the n ≥ 256 bytes
-// to dst (no overlap).
+// to dst (no overlap); with own it requests the destination's lines for
+// ownership ahead of its stores (ChecksumCopyCold).
 //
 //go:noescape
-func crcFoldCopy512(reg uint32, dst, src *byte, n int) uint32
+func crcFoldCopy512(reg uint32, dst, src *byte, n int, own bool) uint32
 
 // crcFold256 is crcFold512 on 256-bit registers, n ≥ 128.
 //

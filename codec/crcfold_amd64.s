@@ -244,11 +244,17 @@ p512tdone:
 	MOVL    AX, ret+24(FP)
 	RET
 
-// func crcFoldCopy512(reg uint32, dst, src *byte, n int) uint32
+// func crcFoldCopy512(reg uint32, dst, src *byte, n int, own bool) uint32
 //
 // crcFold512 over the n ≥ 256 bytes at src that also copies them to dst:
-// every vector is stored as it is loaded.
-TEXT ·crcFoldCopy512(SB), NOSPLIT, $0-36
+// every vector is stored as it is loaded. With own, each 256-byte round
+// first asks for the four destination lines 1 KiB ahead (PREFETCHW, which
+// the assembler does not know: 0F 0D /1 with a 32-bit displacement from
+// DI), so that their reads for ownership overlap the folding instead of
+// stalling the stores; for a destination not in L1, such as a log's next
+// bytes. A prefetch never faults, so the last rounds' reach past dst is
+// harmless.
+TEXT ·crcFoldCopy512(SB), NOSPLIT, $0-44
 	MOVL reg+0(FP), AX
 	MOVQ dst+8(FP), DI
 	MOVQ src+16(FP), SI
@@ -318,6 +324,8 @@ c512start:
 	VBROADCASTI32X4 foldK<>+0(SB), Z8
 	CMPQ      CX, $256
 	JB        c512fold4
+	CMPB      own+32(FP), $0
+	JNE       c512loopw
 
 c512loop:
 	VMOVDQU64 (SI), Z4
@@ -337,6 +345,30 @@ c512loop:
 	SUBQ      $256, CX
 	CMPQ      CX, $256
 	JAE       c512loop
+	JMP       c512fold4
+
+c512loopw:
+	BYTE $0x0F; BYTE $0x0D; BYTE $0x8F; LONG $1024 // PREFETCHW 1024(DI)
+	BYTE $0x0F; BYTE $0x0D; BYTE $0x8F; LONG $1088 // PREFETCHW 1088(DI)
+	BYTE $0x0F; BYTE $0x0D; BYTE $0x8F; LONG $1152 // PREFETCHW 1152(DI)
+	BYTE $0x0F; BYTE $0x0D; BYTE $0x8F; LONG $1216 // PREFETCHW 1216(DI)
+	VMOVDQU64 (SI), Z4
+	VMOVDQU64 64(SI), Z5
+	VMOVDQU64 128(SI), Z6
+	VMOVDQU64 192(SI), Z7
+	FOLD512(Z8, Z4, Z0, Z9)
+	FOLD512(Z8, Z5, Z1, Z10)
+	FOLD512(Z8, Z6, Z2, Z11)
+	FOLD512(Z8, Z7, Z3, Z12)
+	VMOVDQU64 Z4, (DI)
+	VMOVDQU64 Z5, 64(DI)
+	VMOVDQU64 Z6, 128(DI)
+	VMOVDQU64 Z7, 192(DI)
+	ADDQ      $256, DI
+	ADDQ      $256, SI
+	SUBQ      $256, CX
+	CMPQ      CX, $256
+	JAE       c512loopw
 
 c512fold4:
 	// Four accumulators into Z0, each 64 bytes before the next.
@@ -413,7 +445,7 @@ c512t1:
 	MOVB    DX, (DI)
 
 c512tdone:
-	MOVL    AX, ret+32(FP)
+	MOVL    AX, ret+40(FP)
 	RET
 
 // func crcFold256(reg uint32, p *byte, n int) uint32

@@ -48,19 +48,21 @@ func TestFoldKernels(t *testing.T) {
 		if got := Checksum(s); got != want {
 			t.Fatalf("%v: Checksum len %d at %d: %#x, want %#x", k, n, so, got, want)
 		}
-		for i := range buf[:n+2*guard+64] {
-			buf[i] = 0xa5
-		}
-		d := buf[guard+do : guard+do+n]
-		if got := ChecksumCopy(d, s); got != want {
-			t.Fatalf("%v: ChecksumCopy len %d at %d→%d: %#x, want %#x", k, n, so, do, got, want)
-		}
-		if !bytes.Equal(d, s) {
-			t.Fatalf("%v: ChecksumCopy len %d: copy differs", k, n)
-		}
-		for i, c := range buf[:n+2*guard+64] {
-			if (i < guard+do || i >= guard+do+n) && c != 0xa5 {
-				t.Fatalf("%v: ChecksumCopy len %d: byte %d outside dst written", k, n, i)
+		for _, cf := range copyFuncs {
+			for i := range buf[:n+2*guard+64] {
+				buf[i] = 0xa5
+			}
+			d := buf[guard+do : guard+do+n]
+			if got := cf.f(d, s); got != want {
+				t.Fatalf("%v: %s len %d at %d→%d: %#x, want %#x", k, cf.name, n, so, do, got, want)
+			}
+			if !bytes.Equal(d, s) {
+				t.Fatalf("%v: %s len %d: copy differs", k, cf.name, n)
+			}
+			for i, c := range buf[:n+2*guard+64] {
+				if (i < guard+do || i >= guard+do+n) && c != 0xa5 {
+					t.Fatalf("%v: %s len %d: byte %d outside dst written", k, cf.name, n, i)
+				}
 			}
 		}
 	}
@@ -87,7 +89,7 @@ func TestFoldAllocs(t *testing.T) {
 	src, dst := make([]byte, 20000), make([]byte, 20000)
 	eachKernel(t, func(k foldKind) {
 		ChecksumCopy(dst, src) // the one-time tables
-		if n := testing.AllocsPerRun(50, func() { Checksum(src); ChecksumCopy(dst, src) }); n != 0 {
+		if n := testing.AllocsPerRun(50, func() { Checksum(src); ChecksumCopy(dst, src); ChecksumCopyCold(dst, src) }); n != 0 {
 			t.Fatalf("%v: %v allocs", k, n)
 		}
 	})
