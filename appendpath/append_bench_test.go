@@ -215,7 +215,33 @@ func limitBuffers(batch []byte) (in, dst []byte) {
 // what a destination that is not in cache costs (read-for-ownership of every
 // line, and the source pushed out of L1); the difference to BenchmarkAppend
 // is the path's own overhead.
-func BenchmarkLimitRing(b *testing.B) {
+func BenchmarkLimitRing(b *testing.B) { benchRing(b, ringTwoPass) }
+
+// BenchmarkLimitRingFused is BenchmarkLimitRing in one pass: the CRC
+// computed while the batch is copied into the ring (codec.ChecksumCopyCold,
+// which asks for the ring's lines ahead of its stores), as the append path
+// does from fuseMin bytes. Of the limits it is the one that does exactly the
+// work the as-is append must do, no less.
+func BenchmarkLimitRingFused(b *testing.B) { benchRing(b, ringFused) }
+
+// BenchmarkCopyRing is the copy into the ring alone, no CRC: the floor of
+// any append that stores the batch's bytes in the log's memory. Where it is
+// above BenchmarkLimit, no such append can come within BenchmarkLimit's
+// figure (docs/measuring.md, "The limits").
+func BenchmarkCopyRing(b *testing.B) { benchRing(b, ringCopy) }
+
+type ringMode int
+
+const (
+	ringTwoPass ringMode = iota // CRC pass, then the copy
+	ringFused                   // CRC and copy in one pass
+	ringCopy                    // the copy alone
+)
+
+// benchRing is the loop of the ring benchmarks: each iteration writes the
+// batch to the next place of the ring, as the log's appends do. The mode is
+// a branch that goes the same way every time.
+func benchRing(b *testing.B, mode ringMode) {
 	for _, sh := range benchShapes {
 		b.Run("batch="+sh.name, func(b *testing.B) {
 			in := benchBatch(b, sh.records, sh.value)
@@ -229,8 +255,17 @@ func BenchmarkLimitRing(b *testing.B) {
 			pos := 0
 			cpu := cputime.Process()
 			for b.Loop() {
-				sink += codec.Checksum(in[codec.CRCStart:])
-				copy(ring[pos:pos+len(in)], in)
+				dst := ring[pos : pos+len(in)]
+				switch mode {
+				case ringTwoPass:
+					sink += codec.Checksum(in[codec.CRCStart:])
+					copy(dst, in)
+				case ringFused:
+					copy(dst[:codec.CRCStart], in)
+					sink += codec.ChecksumCopyCold(dst[codec.CRCStart:], in[codec.CRCStart:])
+				default:
+					copy(dst, in)
+				}
 				if pos += len(in); pos+len(in) > len(ring) {
 					pos = 0
 				}

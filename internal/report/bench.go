@@ -330,18 +330,29 @@ func (f *Figures) Canary() *Table {
 	return f.titled(t)
 }
 
+// limitRows are the limits AsisOverLimit divides by, with their row labels;
+// copyRingRow labels its BenchmarkCopyRing / BenchmarkLimit row.
+var limitRows = []struct{ name, label string }{
+	{"Limit", ""}, {"LimitRing", "ring limit"}, {"LimitFused", "fused limit"}, {"LimitRingFused", "ring fused limit"},
+}
+
+const copyRingRow = "copy alone into the ring / limit"
+
 // AsisOverLimit is the as-is time per batch divided by the physical limit
 // (one CRC-32C pass plus one copy, BenchmarkLimit) at the same batch size.
-// When the run has BenchmarkLimitRing (the same limit with the copy going to
-// successive places of a log-sized ring, as the append's copy does), a
-// second row per producer count divides by it; with BenchmarkLimitFused (the
-// CRC computed while copying, in one pass, as the append does for batches of
-// 1 KiB or more) a third.
+// Each limit the run has adds a row per producer count: BenchmarkLimitRing
+// (the copy going to successive places of a log-sized ring, as the append's
+// copy does), BenchmarkLimitFused (the CRC computed while copying, in one
+// pass, as the append does for batches of 1 KiB or more, into a hot buffer)
+// and BenchmarkLimitRingFused (one pass into the ring: the append's own
+// work). With BenchmarkCopyRing a last row divides the copy into the ring
+// alone by BenchmarkLimit: above 1.00, no append that stores the batch in
+// the log's memory can reach the hot-buffer limit.
 func (f *Figures) AsisOverLimit() *Table {
 	t := newTable("As-is append / physical limit",
-		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's), rows marked \"fused limit\" by BenchmarkLimitFused (CRC and copy in one pass, as the append does from 1 KiB); the overhead of header parse, producer-state update and barrier check",
+		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's), rows marked \"fused limit\" by BenchmarkLimitFused (CRC and copy in one pass, as the append does from 1 KiB), \"ring fused limit\" by BenchmarkLimitRingFused (one pass into the ring: the append's own work); the overhead of header parse, producer-state update and barrier check. The last row, BenchmarkCopyRing / BenchmarkLimit, is the copy into the ring alone (no CRC) over the hot-buffer limit: above 1.00 no append that stores the batch in the log's memory can reach that limit",
 		"producers")
-	for _, lim := range []struct{ name, label string }{{"Limit", ""}, {"LimitRing", "ring limit"}, {"LimitFused", "fused limit"}} {
+	for _, lim := range limitRows {
 		limits := map[string]Key{}
 		for _, l := range f.Keys(lim.name) {
 			limits[l.Batch] = l
@@ -356,6 +367,17 @@ func (f *Figures) AsisOverLimit() *Table {
 			}
 			if r, ok := f.ratio(k, l); ok {
 				t.set(rowLabel("producers="+k.Producers, k.CRC, lim.label), k.Batch, r)
+			}
+		}
+	}
+	hot := map[string]Key{}
+	for _, l := range f.Keys("Limit") {
+		hot[l.Batch] = l
+	}
+	for _, c := range f.Keys("CopyRing") {
+		if l, ok := hot[c.Batch]; ok {
+			if r, ok := f.ratio(c, l); ok {
+				t.set(copyRingRow, c.Batch, r)
 			}
 		}
 	}

@@ -264,9 +264,13 @@ func (f *Figures) absolute(ew *errWriter) {
 			put(path, rowLabel("append asis", k.CRC, "producers="+k.Producers), k.Batch, cellOf(k))
 		}
 	}
-	for _, lim := range []struct{ name, label string }{{"Limit", "limit"}, {"LimitRing", "ring limit"}, {"LimitFused", "fused limit"}} {
+	for _, lim := range append(limitRows, struct{ name, label string }{"CopyRing", "copy alone into the ring"}) {
+		label := lim.label
+		if label == "" {
+			label = "limit"
+		}
 		for _, k := range sortKeys(f.Keys(lim.name)) {
-			put(path, lim.label, k.Batch, cellOf(k))
+			put(path, label, k.Batch, cellOf(k))
 		}
 	}
 	upd := &grid{cells: map[[2]string]string{}}

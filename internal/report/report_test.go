@@ -89,11 +89,14 @@ func TestRatios(t *testing.T) {
 	}
 }
 
-// A run with BenchmarkLimitRing and BenchmarkLimitFused gets a second and a
-// third asis/limit row per producer count; the hot-buffer row is unchanged.
+// A run with BenchmarkLimitRing, BenchmarkLimitFused and
+// BenchmarkLimitRingFused gets one more asis/limit row per producer count for
+// each; the hot-buffer row is unchanged; BenchmarkCopyRing adds the row of
+// the copy alone over the hot-buffer limit.
 func TestAsisOverRingLimit(t *testing.T) {
 	txt := "pkg: x\nBenchmarkLimit/batch=16KiB-2 10 800 ns/op\nBenchmarkLimitRing/batch=16KiB-2 10 850 ns/op\n" +
 		"BenchmarkLimitFused/batch=16KiB-2 10 690 ns/op\n" +
+		"BenchmarkLimitRingFused/batch=16KiB-2 10 820 ns/op\nBenchmarkCopyRing/batch=16KiB-2 10 720 ns/op\n" +
 		"BenchmarkAppend/strategy=asis/crc=none/batch=16KiB/producers=1-2 10 900 ns/op\n"
 	f, err := ParseBench(strings.NewReader(txt), "ring.txt")
 	if err != nil {
@@ -108,6 +111,12 @@ func TestAsisOverRingLimit(t *testing.T) {
 	}
 	if got := al.Cells[[2]string{"producers=1 · none · fused limit", "16KiB"}]; !near(got, 900.0/690) {
 		t.Errorf("asis/fused limit = %g, want %g (rows %q)", got, 900.0/690, al.Rows)
+	}
+	if got := al.Cells[[2]string{"producers=1 · none · ring fused limit", "16KiB"}]; !near(got, 900.0/820) {
+		t.Errorf("asis/ring fused limit = %g, want %g (rows %q)", got, 900.0/820, al.Rows)
+	}
+	if got := al.Cells[[2]string{copyRingRow, "16KiB"}]; !near(got, 720.0/800) {
+		t.Errorf("copy ring/limit = %g, want %g (rows %q)", got, 720.0/800, al.Rows)
 	}
 }
 
