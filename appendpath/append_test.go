@@ -541,3 +541,51 @@ func TestDedupCRCClientRetry(t *testing.T) {
 		}
 	}
 }
+
+// A mirrored append of fuseMin bytes or more that must roll is checked in
+// the next segment's buffer before the roll (storage.Log.StageRolled): a
+// corrupt one is rejected with no roll and nothing written, in a memory log
+// and a file log, and the valid append after it rolls and is stored as sent.
+func TestAppendMirroredRollDueChecksBeforeRoll(t *testing.T) {
+	b := mkBatch(t, bspec{PID: 7, Seq: 0, Records: 4, Value: 700})
+	if len(b) < fuseMin {
+		t.Fatalf("test batch of %d bytes takes the unfused path", len(b))
+	}
+	for _, dir := range []string{"", t.TempDir()} {
+		p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Verbatim, MirrorOffsets: AssignOffsets, Dir: dir, SegmentBytes: int64(3*len(b) + 100)})
+		for i := range 3 {
+			codec.Batch(b).SetBaseSequence(int32(4 * i))
+			if _, err := p.AppendMirrored(b, srcA); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !p.log.NeedsRoll(len(b)) {
+			t.Fatal("the fourth append needs no roll")
+		}
+		before := readAll(t, p)
+		segs, leo := p.log.Segments(), p.LogEndOffset()
+		bad := bytes.Clone(b)
+		bad[len(bad)-1] ^= 1 // a record byte: the CRC no longer matches
+		if _, err := p.AppendMirrored(bad, srcA); !errors.Is(err, ErrCorruptMessage) {
+			t.Fatalf("dir %q: corrupt roll-due append: %v", dir, err)
+		}
+		if p.log.Segments() != segs || p.LogEndOffset() != leo || !slices.EqualFunc(readAll(t, p), before, bytes.Equal) {
+			t.Fatalf("dir %q: the rejected append changed the log: %d segments (was %d), LEO %d (was %d)", dir, p.log.Segments(), segs, p.LogEndOffset(), leo)
+		}
+		codec.Batch(b).SetBaseSequence(12)
+		if _, err := p.AppendMirrored(b, srcA); err != nil {
+			t.Fatal(err)
+		}
+		all := readAll(t, p)
+		if p.log.Segments() != segs+1 || len(all) != len(before)+1 {
+			t.Fatalf("dir %q: %d segments, %d batches after the valid append", dir, p.log.Segments(), len(all))
+		}
+		want := testlog.WithOffsets(b, leo, 0)
+		if got := all[len(all)-1]; !bytes.Equal(got, want) {
+			t.Fatalf("dir %q: the rolled append is not stored as sent", dir)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

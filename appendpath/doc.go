@@ -16,11 +16,13 @@
 //	  3. copy the bytes into the log's staging area (the free tail of the
 //	     active memory segment, or a reused buffer for a file segment);
 //	     from here on only the copy is changed, never the caller's bytes.
-//	     A mirrored or replica append of 1 KiB or more with no roll due
-//	     takes the staging area before step 1 and copies each batch of
-//	     1 KiB or more in its CRC's pass (codec.ChecksumCopyCold): one pass
-//	     over the bytes instead of two. Staged bytes are not the log's
-//	     until step 5, so a rejection in step 1 leaves nothing behind.
+//	     A mirrored or replica append of 1 KiB or more takes the staging
+//	     area before step 1 (the start of the next segment's buffer when
+//	     a roll is due, storage.Log.StageRolled, the roll of step 2 then
+//	     following the checks) and copies each batch of 1 KiB or more in
+//	     its CRC's pass (codec.ChecksumCopyCold): one pass over the bytes
+//	     instead of two. Staged bytes are not the log's until step 5, so a
+//	     rejection in step 1 leaves nothing behind.
 //	  4. per batch, in the copy: map the producer ID (mirrored, rewriting
 //	     strategies; CRC fixed by `full` recompute or O(1) `patch`), assign
 //	     baseOffset and partitionLeaderEpoch where the origin calls for it

@@ -490,15 +490,22 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	}
 	// 1. Framing and checks on the caller's bytes. A replicated batch
 	// (mirror, follower) needs its CRC and a non-negative lastOffsetDelta;
-	// unless the log must roll first, its bytes are copied into the log's
-	// staging bytes in the same pass as the CRC (codec.ChecksumCopyCold: the
-	// staging bytes are the log's next ones, not in L1), which
-	// are not the log's until commit, so a rejected append leaves them
-	// unpublished.
+	// its bytes are copied into the log's staging bytes in the same pass as
+	// the CRC (codec.ChecksumCopyCold: the staging bytes are the log's next
+	// ones, not in L1), which are not the log's until commit, so a rejected
+	// append leaves them unpublished. When the append must go to a new
+	// segment, the staging bytes are the start of the next segment's buffer
+	// (storage.Log.StageRolled) and the roll waits for the checks, as it
+	// does on the other paths.
 	leader := k == kindClient || k == kindCoordinator
 	var dst []byte // the staged copy, once made
-	if !leader && len(src) >= fuseMin && !p.log.NeedsRoll(len(src)) {
-		dst = p.log.Stage(len(src))
+	rollDue := false
+	if !leader && len(src) >= fuseMin {
+		if rollDue = p.log.NeedsRoll(len(src)); rollDue {
+			dst = p.log.StageRolled(len(src))
+		} else {
+			dst = p.log.Stage(len(src))
+		}
 	}
 	n, run := 0, 0 // with dst: src[run:] is not copied yet
 	for pos := 0; pos < len(src); n++ {
@@ -554,6 +561,11 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		// 3. Copy into the log's staging bytes: from here on only the copy changes.
 		dst = p.log.Stage(len(src))
 		copy(dst, src)
+	} else if rollDue {
+		// 2. The roll, whose new segment starts with the staged copy.
+		if err := p.roll(); err != nil {
+			return Result{}, err
+		}
 	}
 	if leader && p.val.rebuilt {
 		p.val.trim(true) // the rebuilt batch is staged: free it if huge

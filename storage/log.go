@@ -216,6 +216,7 @@ type Log struct {
 	scratch  []byte     // file log: staging buffer
 	idxBuf   []byte     // file log: index entries being written
 	free     []*segment // memory log: recycled segments
+	pending  *segment   // memory log: the next Roll's segment, once StageRolled staged into it
 }
 
 // Memory reports whether the log is kept in memory (Config.Dir == "").
@@ -285,7 +286,11 @@ func newMemLog(cfg Config) *Log {
 // When recovering, existing index files are kept for openFileLog to check.
 func (l *Log) newSegment(base int64, recovering bool) (*segment, error) {
 	var s *segment
-	if n := len(l.free); n > 0 {
+	if l.pending != nil {
+		// StageRolled's bytes sit at the start of its buffer: reset keeps
+		// them (it empties mem, not its capacity) and Commit takes them.
+		s, l.pending = l.pending, nil
+	} else if n := len(l.free); n > 0 {
 		s, l.free = l.free[n-1], l.free[:n-1]
 	} else {
 		s = &segment{}
@@ -419,6 +424,33 @@ func (l *Log) Stage(n int) []byte {
 	return l.stageSlow(n)
 }
 
+// StageRolled is Stage for an append that must go to a new segment
+// (NeedsRoll): n writable bytes at the start of the buffer the next Roll
+// gives its segment (memory log), or the staging buffer (file log). So the
+// caller can build and check the append before it rolls, and roll only once
+// the append is accepted, as Stage lets it do without a roll. Nothing is
+// part of the log until Roll and then Commit; if the append is rejected in
+// between, the bytes are never seen, and a later roll takes the buffer
+// anyway. Stage after StageRolled stages into the active segment again.
+func (l *Log) StageRolled(n int) []byte {
+	if !l.Memory() {
+		return l.stageSlow(n)
+	}
+	s := l.pending
+	if s == nil {
+		if k := len(l.free); k > 0 {
+			s, l.free = l.free[k-1], l.free[:k-1]
+		} else {
+			s = &segment{}
+		}
+		l.pending = s
+	}
+	if cap(s.mem) < n {
+		s.mem = make([]byte, 0, max(n, 64<<10))
+	}
+	return s.mem[:n:n]
+}
+
 // stageSlow is stage when the memory segment's buffer must grow, and for a
 // file log.
 func (l *Log) stageSlow(n int) []byte {
@@ -441,6 +473,11 @@ func (l *Log) Commit(data []byte, next int64) error {
 	a := l.active()
 	pos := a.size
 	if l.Memory() {
+		if len(data) > 0 && (cap(a.mem)-len(a.mem) < len(data) || &a.mem[:len(a.mem)+1][len(a.mem)] != &data[0]) {
+			// Not the bytes Stage (or StageRolled, then Roll) returned:
+			// taking the segment's tail would store whatever it holds.
+			return ErrNotStaged
+		}
 		a.mem = a.mem[:len(a.mem)+len(data)]
 		for off := 0; off < len(data); {
 			b := codec.Batch(data[off:])
@@ -772,6 +809,11 @@ type Recovery struct {
 // backwards in a segment, or of a segment that does not start where the one
 // before it ends.
 var ErrOffsetRegression = errors.New("storage: batch offsets go backwards")
+
+// ErrNotStaged is Commit's error, on a memory log, for bytes that are not
+// the ones Stage returned (or StageRolled, after the Roll that takes them):
+// nothing is committed.
+var ErrNotStaged = errors.New("storage: commit of bytes not staged at the active segment's end")
 
 // openFileLog opens (creating when empty) the log in cfg.Dir, cutting a torn
 // tail: every segment is read, and at the first batch that is partial,
