@@ -346,11 +346,11 @@ const copyRingRow = "copy alone into the ring / limit"
 // pass, as the append does for batches of 1 KiB or more, into a hot buffer)
 // and BenchmarkLimitRingFused (one pass into the ring: the append's own
 // work). With BenchmarkCopyRing a last row divides the copy into the ring
-// alone by BenchmarkLimit: above 1.00, no append that stores the batch in
-// the log's memory can reach the hot-buffer limit.
+// alone by BenchmarkLimit: above 1.00, storing a batch in the log's memory
+// costs more by itself than the hot-buffer limit's CRC and copy together.
 func (f *Figures) AsisOverLimit() *Table {
 	t := newTable("As-is append / physical limit",
-		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's), rows marked \"fused limit\" by BenchmarkLimitFused (CRC and copy in one pass, as the append does from 1 KiB), \"ring fused limit\" by BenchmarkLimitRingFused (one pass into the ring: the append's own work); the overhead of header parse, producer-state update and barrier check. The last row, BenchmarkCopyRing / BenchmarkLimit, is the copy into the ring alone (no CRC) over the hot-buffer limit: above 1.00 no append that stores the batch in the log's memory can reach that limit",
+		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's), rows marked \"fused limit\" by BenchmarkLimitFused (CRC and copy in one pass, as the append does from 1 KiB), \"ring fused limit\" by BenchmarkLimitRingFused (one pass into the ring: the append's own work); the overhead of header parse, producer-state update and barrier check. The last row, BenchmarkCopyRing / BenchmarkLimit, is the copy into the ring alone (Go's copy, no CRC) over the hot-buffer limit: above 1.00, copying a batch into the log's memory costs more by itself than the hot-buffer limit's CRC and copy together",
 		"producers")
 	for _, lim := range limitRows {
 		limits := map[string]Key{}
