@@ -109,6 +109,41 @@ func BenchmarkCRCKernel(b *testing.B) {
 	}
 }
 
+// BenchmarkChecksumCopyRing is ChecksumCopy and ChecksumCopyCold with the
+// destination moving through a ring of three segments of max(256 KiB, 4n)
+// bytes, as the append path's log does (appendpath's BenchmarkLimitRing):
+// the case ChecksumCopyCold's prefetch for ownership is for. Against
+// BenchmarkCRCKernel's hot buffer the two trade places.
+func BenchmarkChecksumCopyRing(b *testing.B) {
+	for _, op := range []string{"crccopy", "crccopycold"} {
+		for _, s := range batchSizes {
+			b.Run("op="+op+"/batch="+s.name, func(b *testing.B) {
+				bb := benchBatch(s.n)
+				ring := make([]byte, 3*max(256<<10, 4*s.n))
+				for i := range ring {
+					ring[i] = 1
+				}
+				b.SetBytes(int64(s.n))
+				b.ReportAllocs()
+				pos := 0
+				start := cputime.Process()
+				for b.Loop() {
+					dst := ring[pos+CRCStart : pos+s.n]
+					if op == "crccopy" {
+						sinkU32 += ChecksumCopy(dst, bb[CRCStart:])
+					} else {
+						sinkU32 += ChecksumCopyCold(dst, bb[CRCStart:])
+					}
+					if pos += s.n; pos+s.n > len(ring) {
+						pos = 0
+					}
+				}
+				cputime.Report(b, start)
+			})
+		}
+	}
+}
+
 // BenchmarkParseVerify is ParseBatch plus VerifyCRC: what every append pays.
 func BenchmarkParseVerify(b *testing.B) {
 	for _, s := range batchSizes {
