@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -137,6 +138,48 @@ func bomb(t *testing.T, c Compression, n int) []byte {
 // TestDecompressionBomb: 32 MiB of zeros under a 512 KiB cap fails with
 // ErrDecompressionLimit, and the bytes allocated stay near the cap (plus the
 // decompressors' constant-size state).
+// A zstd frame of 40 bytes that declares a 6 MiB window (no content size,
+// window descriptor 0x64) and decodes to 106 bytes: a decoder made anew, as
+// after a collection empties the pool, allocates its window ring for it,
+// MaxZstdWindow at most, whatever the output. Pooled, the next frame costs
+// nothing. (FuzzValidateClient found the frame; its allocation bound counts
+// the ring since.)
+func TestZstdWindowStateBounded(t *testing.T) {
+	frame := []byte("(\xb5/\xfd\x04d\x1d\x01\x00\xc2A\x06\r\xd0\x05\x00\xc0i\xc8\x1a \x80\xfe\xa0\xff\x1e\xf2~P\xa8y\xe7{A\xa0F]\x02\x14\x02\"P8\x02YJ\x9c\xc8")
+	dst := make([]byte, 0, 1<<10)
+	measure := func() uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		out, err := unzstd(dst, frame, 64<<10)
+		runtime.ReadMemStats(&after)
+		if err != nil || len(out) != 106 {
+			t.Fatalf("decoded %d bytes, %v", len(out), err)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	// No collection but these two: one in between would empty the pool
+	// and make the pooled decodes below allocate again.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	runtime.GC()
+	runtime.GC() // the pool's victim cache too: the next decoder is new
+	fresh := measure()
+	if fresh < 6<<20 || fresh > MaxZstdWindow+1<<20 {
+		t.Fatalf("a new decoder allocated %d bytes for a 6 MiB window (bound %d)", fresh, MaxZstdWindow+1<<20)
+	}
+	// Under the race detector sync.Pool drops what it is given at random,
+	// so a decode may meet a new decoder: the fresh bound holds each time.
+	var warm uint64
+	for range 3 {
+		warm = measure()
+	}
+	if warm != 0 && !invariants.RaceEnabled {
+		t.Fatalf("a pooled decoder allocated %d bytes for the same frame", warm)
+	}
+	if warm > MaxZstdWindow+1<<20 {
+		t.Fatalf("a decode allocated %d bytes for a 6 MiB window (bound %d)", warm, MaxZstdWindow+1<<20)
+	}
+}
+
 func TestDecompressionBomb(t *testing.T) {
 	const n, limit = 32 << 20, 512 << 10
 	for _, c := range allCodecs[1:] {
