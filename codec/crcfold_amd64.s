@@ -85,6 +85,28 @@ TEXT ·foldTable(SB), NOSPLIT, $0-8
 	VPCLMULQDQ $0x11, k, acc, acc \
 	VPTERNLOGD $0x96, t, data, acc
 
+// COPYROUND512 is one 256-byte round of crcFoldCopy512's main loop: four
+// 64-byte blocks loaded from SI, folded into Z0..Z3 with the constants in
+// Z8, stored to DI; both pointers advance, CX counts down, and the flags
+// are those of CX against 256 for the loop's branch.
+#define COPYROUND512 \
+	VMOVDQU64 (SI), Z4       \
+	VMOVDQU64 64(SI), Z5     \
+	VMOVDQU64 128(SI), Z6    \
+	VMOVDQU64 192(SI), Z7    \
+	FOLD512(Z8, Z4, Z0, Z9)  \
+	FOLD512(Z8, Z5, Z1, Z10) \
+	FOLD512(Z8, Z6, Z2, Z11) \
+	FOLD512(Z8, Z7, Z3, Z12) \
+	VMOVDQU64 Z4, (DI)       \
+	VMOVDQU64 Z5, 64(DI)     \
+	VMOVDQU64 Z6, 128(DI)    \
+	VMOVDQU64 Z7, 192(DI)    \
+	ADDQ      $256, DI       \
+	ADDQ      $256, SI       \
+	SUBQ      $256, CX       \
+	CMPQ      CX, $256
+
 // FOLD256 is FOLD512 on YMM registers in VEX encodings.
 #define FOLD256(k, data, acc, t) \
 	VPCLMULQDQ $0x00, k, acc, t   \
@@ -328,22 +350,7 @@ c512start:
 	JNE       c512loopw
 
 c512loop:
-	VMOVDQU64 (SI), Z4
-	VMOVDQU64 64(SI), Z5
-	VMOVDQU64 128(SI), Z6
-	VMOVDQU64 192(SI), Z7
-	FOLD512(Z8, Z4, Z0, Z9)
-	FOLD512(Z8, Z5, Z1, Z10)
-	FOLD512(Z8, Z6, Z2, Z11)
-	FOLD512(Z8, Z7, Z3, Z12)
-	VMOVDQU64 Z4, (DI)
-	VMOVDQU64 Z5, 64(DI)
-	VMOVDQU64 Z6, 128(DI)
-	VMOVDQU64 Z7, 192(DI)
-	ADDQ      $256, DI
-	ADDQ      $256, SI
-	SUBQ      $256, CX
-	CMPQ      CX, $256
+	COPYROUND512
 	JAE       c512loop
 	JMP       c512fold4
 
@@ -352,22 +359,7 @@ c512loopw:
 	BYTE $0x0F; BYTE $0x0D; BYTE $0x8F; LONG $1088 // PREFETCHW 1088(DI)
 	BYTE $0x0F; BYTE $0x0D; BYTE $0x8F; LONG $1152 // PREFETCHW 1152(DI)
 	BYTE $0x0F; BYTE $0x0D; BYTE $0x8F; LONG $1216 // PREFETCHW 1216(DI)
-	VMOVDQU64 (SI), Z4
-	VMOVDQU64 64(SI), Z5
-	VMOVDQU64 128(SI), Z6
-	VMOVDQU64 192(SI), Z7
-	FOLD512(Z8, Z4, Z0, Z9)
-	FOLD512(Z8, Z5, Z1, Z10)
-	FOLD512(Z8, Z6, Z2, Z11)
-	FOLD512(Z8, Z7, Z3, Z12)
-	VMOVDQU64 Z4, (DI)
-	VMOVDQU64 Z5, 64(DI)
-	VMOVDQU64 Z6, 128(DI)
-	VMOVDQU64 Z7, 192(DI)
-	ADDQ      $256, DI
-	ADDQ      $256, SI
-	SUBQ      $256, CX
-	CMPQ      CX, $256
+	COPYROUND512
 	JAE       c512loopw
 
 c512fold4:
