@@ -496,15 +496,18 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	// append leaves them unpublished. When the append must go to a new
 	// segment, the staging bytes are the start of the next segment's buffer
 	// (storage.Log.StageRolled) and the roll waits for the checks, as it
-	// does on the other paths.
+	// does on the other paths; where the CRC does not fuse with the copy
+	// (codec.ChecksumCopyFuses: -tags purego, other CPUs) such an append
+	// keeps the path without staging, which then costs the same two passes.
 	leader := k == kindClient || k == kindCoordinator
 	var dst []byte // the staged copy, once made
 	rollDue := false
 	if !leader && len(src) >= fuseMin {
-		if rollDue = p.log.NeedsRoll(len(src)); rollDue {
-			dst = p.log.StageRolled(len(src))
-		} else {
+		switch rollDue = p.log.NeedsRoll(len(src)); {
+		case !rollDue:
 			dst = p.log.Stage(len(src))
+		case codec.ChecksumCopyFuses():
+			dst = p.log.StageRolled(len(src))
 		}
 	}
 	n, run := 0, 0 // with dst: src[run:] is not copied yet

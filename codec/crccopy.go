@@ -69,6 +69,12 @@ func fusedConsts() {
 // copy(dst, src). No allocation; O(len(src)).
 func ChecksumCopy(dst, src []byte) uint32 { return checksumCopy(dst, src, false) }
 
+// ChecksumCopyFuses reports whether ChecksumCopy and ChecksumCopyCold compute
+// the CRC in the copy's pass on this CPU and build (amd64 with SSE4.2 and
+// PCLMULQDQ, without the purego tag). Where they do not, they are Checksum
+// then copy, and a caller gains nothing by arranging its copy around them.
+func ChecksumCopyFuses() bool { return crcAsm }
+
 // ChecksumCopyCold is ChecksumCopy for a destination that is not in L1,
 // such as the next bytes of a log: the 512-bit folding kernel asks for each
 // destination line for ownership (PREFETCHW) 1 KiB ahead of its store, so

@@ -16,6 +16,9 @@ func TestWithoutCRCInstructions(t *testing.T) {
 	crcAsm = false
 	defer func() { crcAsm = saved }()
 	defer setFold(foldNone)()
+	if ChecksumCopyFuses() {
+		t.Fatal("ChecksumCopyFuses without the CRC instructions")
+	}
 	src := make([]byte, 9000)
 	for i := range src {
 		src[i] = byte(i*7 + i>>8)
