@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -147,4 +148,104 @@ func TestCommitNotStaged(t *testing.T) {
 	if l.End() != end || l.SegmentSize(0) != size {
 		t.Fatalf("log changed: end %d size %d, want %d %d", l.End(), l.SegmentSize(0), end, size)
 	}
+}
+
+// FuzzStageRolledMatchesRollFirst drives two memory logs and two file logs
+// with the same appends, some of them rejected after staging, the fuzzer
+// choosing sizes, rejections and the segment size: one of each stages a
+// roll-due append with StageRolled and rolls after (the append path's fast
+// path), the other rolls first and stages after (the reference). The logs
+// must hold the same batches, segments and end offset after every step, and
+// a rejected append must leave its log as it was.
+func FuzzStageRolledMatchesRollFirst(f *testing.F) {
+	f.Add(uint8(3), []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add(uint8(0), []byte{0x81, 0x10, 0x91, 0x20, 0xff, 0x30, 0x31})
+	f.Add(uint8(7), bytes.Repeat([]byte{0x40, 0xc1}, 20))
+	f.Fuzz(func(t *testing.T, seg uint8, ops []byte) {
+		if len(ops) > 64 {
+			ops = ops[:64]
+		}
+		segBytes := int64(1024 + int(seg)*256)
+		type pair struct{ staged, first *Log }
+		var pairs []pair
+		for _, file := range []bool{false, true} {
+			var p pair
+			for _, l := range []**Log{&p.staged, &p.first} {
+				cfg := Config{SegmentBytes: segBytes}
+				if file {
+					cfg.FS, cfg.Dir = vfs.NewMemFS(), "/l"
+				}
+				var err error
+				if *l, _, err = Open(cfg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pairs = append(pairs, p)
+		}
+		for i, op := range ops {
+			reject := op&0x80 != 0
+			raw := mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 1 + int(op&3), Value: 40 * int(op&0x7c)})
+			for _, p := range pairs {
+				b := testlog.WithOffsets(raw, p.staged.End(), 0)
+				next := codec.Batch(b).NextOffset()
+				before := p.staged.End()
+				segs := p.staged.Segments()
+				// The fast path: stage (into the next segment when a roll is
+				// due), then roll only if the append is accepted.
+				roll := p.staged.NeedsRoll(len(b))
+				var dst []byte
+				if roll {
+					dst = p.staged.StageRolled(len(b))
+				} else {
+					dst = p.staged.Stage(len(b))
+				}
+				copy(dst, b)
+				if !reject {
+					if roll {
+						if err := p.staged.Roll(); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := p.staged.Commit(dst, next); err != nil {
+						t.Fatalf("op %d: commit: %v", i, err)
+					}
+				} else if p.staged.End() != before || p.staged.Segments() != segs {
+					t.Fatalf("op %d: a rejected append changed the log", i)
+				}
+				// The reference: roll first, then stage.
+				if !reject {
+					if p.first.NeedsRoll(len(b)) {
+						if err := p.first.Roll(); err != nil {
+							t.Fatal(err)
+						}
+					}
+					d := p.first.Stage(len(b))
+					copy(d, b)
+					if err := p.first.Commit(d, next); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if p.staged.End() != p.first.End() || p.staged.Segments() != p.first.Segments() {
+					t.Fatalf("op %d: end %d/%d, segments %d/%d", i, p.staged.End(), p.first.End(), p.staged.Segments(), p.first.Segments())
+				}
+			}
+		}
+		for _, p := range pairs {
+			for i := range p.staged.Segments() {
+				if p.staged.SegmentSize(i) != p.first.SegmentSize(i) || p.staged.SegmentBase(i) != p.first.SegmentBase(i) {
+					t.Fatalf("segment %d: size %d/%d, base %d/%d", i, p.staged.SegmentSize(i), p.first.SegmentSize(i), p.staged.SegmentBase(i), p.first.SegmentBase(i))
+				}
+			}
+			var x, y [][]byte
+			if err := p.staged.ForEach(0, func(b codec.Batch) error { x = append(x, bytes.Clone(b)); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.first.ForEach(0, func(b codec.Batch) error { y = append(y, bytes.Clone(b)); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(x, y, bytes.Equal) {
+				t.Fatalf("the logs hold different batches (%d and %d)", len(x), len(y))
+			}
+		}
+	})
 }
