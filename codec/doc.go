@@ -27,7 +27,9 @@
 // free. Fields inside it need the CRC fixed: either recomputed over the whole
 // batch (O(size)) or patched from the old value with [PatchCRC] in time
 // independent of the batch length. [ChecksumCopy] checks a batch's CRC while
-// copying it (one pass instead of two, on amd64).
+// copying it (one pass instead of two, on amd64; [ChecksumCopyFuses] says
+// whether it does here), and [ChecksumCopyCold] does the same into memory
+// that is not in L1, such as a log's next bytes.
 //
 // # Records
 //
