@@ -2,6 +2,23 @@
 
 #include "textflag.h"
 
+// JOIN3 joins the three stream registers AX (a), BX (b) and CX (c) of a
+// round into AX: CRC32(0, clmul(a, k2) ^ clmul(b, k1)) ^ c. The registers
+// were written as 32-bit values, so their upper halves are zero. Clobbers
+// DX and X0-X3.
+#define JOIN3(k1, k2) \
+	MOVQ      AX, X0          \
+	MOVQ      BX, X1          \
+	MOVQ      k2, X2          \
+	MOVQ      k1, X3          \
+	PCLMULQDQ $0x00, X2, X0   \
+	PCLMULQDQ $0x00, X3, X1   \
+	PXOR      X1, X0          \
+	MOVQ      X0, DX          \
+	XORL      AX, AX          \
+	CRC32Q    DX, AX          \
+	XORL      CX, AX
+
 // func crcCopy3(reg uint32, dst, src *byte, k int, k1, k2 uint64) uint32
 //
 // Three streams at src, src+k, src+2k; each step loads 32 bytes of every
@@ -50,20 +67,8 @@ loop3:
 	CMPQ R12, DX
 	JB   loop3
 
-	// Join: the registers were written as 32-bit values, so their upper
-	// halves are zero.
-	MOVQ      AX, X0
-	MOVQ      BX, X1
-	MOVQ      k2+40(FP), X2
-	MOVQ      k1+32(FP), X3
-	PCLMULQDQ $0x00, X2, X0
-	PCLMULQDQ $0x00, X3, X1
-	PXOR      X1, X0
-	MOVQ      X0, DX
-	XORL      AX, AX
-	CRC32Q    DX, AX
-	XORL      CX, AX
-	MOVL      AX, ret+48(FP)
+	JOIN3(k1+32(FP), k2+40(FP))
+	MOVL AX, ret+48(FP)
 	RET
 
 // func crc3(reg uint32, p *byte, k int, k1, k2 uint64) uint32
@@ -97,18 +102,8 @@ loop3n:
 	CMPQ R12, DX
 	JB   loop3n
 
-	MOVQ      AX, X0
-	MOVQ      BX, X1
-	MOVQ      k2+32(FP), X2
-	MOVQ      k1+24(FP), X3
-	PCLMULQDQ $0x00, X2, X0
-	PCLMULQDQ $0x00, X3, X1
-	PXOR      X1, X0
-	MOVQ      X0, DX
-	XORL      AX, AX
-	CRC32Q    DX, AX
-	XORL      CX, AX
-	MOVL      AX, ret+40(FP)
+	JOIN3(k1+24(FP), k2+32(FP))
+	MOVL AX, ret+40(FP)
 	RET
 
 // func crcCopy1(reg uint32, dst, src *byte, n int) uint32
