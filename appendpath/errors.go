@@ -65,6 +65,21 @@ var (
 	// ErrInvalidConfig: Open was given a Config it cannot honour (a negative
 	// timestamp window, an unknown TimestampType); wrapped with the field.
 	ErrInvalidConfig = errors.New("appendpath: invalid Config")
+	// ErrUnknownSource: STOPPING needs the source cluster id for the
+	// barrier and the partition knows none (UnknownSource retry or fail).
+	ErrUnknownSource = errors.New("appendpath: STOPPING barrier: source cluster id unknown")
+	// ErrStopStuck: an earlier STOPPING step failed under StepErrorsStuck;
+	// the partition stays STOPPING until it reopens.
+	ErrStopStuck = errors.New("appendpath: STOPPING stuck after a failed step")
+	// ErrNoLeaderEpoch: STOPPING of a partition whose log holds no batch
+	// (no leader epoch to record) under StopOptions.HangWhenEmpty.
+	ErrNoLeaderEpoch = errors.New("appendpath: STOPPING: no leader epoch yet (empty partition)")
+	// ErrTerminal: the partition is FAILED for good (Fail); Stop refuses.
+	ErrTerminal = errors.New("appendpath: mirror partition failed for good")
+	// ErrSourceMismatch: a mirrored append names another source cluster
+	// than the mirror checkpoint (Config.FailOnSourceChange); it matches
+	// ErrMirrorFailed too.
+	ErrSourceMismatch = errors.New("appendpath: inconsistent source cluster id")
 )
 
 // The rules of LogValidator a CLIENT batch can break record by record

@@ -91,24 +91,6 @@ func ParseStepErrors(s string) (StepErrors, error) {
 	return 0, fmt.Errorf("appendpath: unknown STOPPING error policy %q (want retry|stuck|failed)", s)
 }
 
-var (
-	// ErrUnknownSource: STOPPING needs the source cluster id for the
-	// barrier and the partition knows none (UnknownSource retry or fail).
-	ErrUnknownSource = errors.New("appendpath: STOPPING barrier: source cluster id unknown")
-	// ErrStopStuck: an earlier STOPPING step failed under StepErrorsStuck;
-	// the partition stays STOPPING until it reopens.
-	ErrStopStuck = errors.New("appendpath: STOPPING stuck after a failed step")
-	// ErrNoLeaderEpoch: STOPPING of a partition whose log holds no batch
-	// (no leader epoch to record) under StopOptions.HangWhenEmpty.
-	ErrNoLeaderEpoch = errors.New("appendpath: STOPPING: no leader epoch yet (empty partition)")
-	// ErrTerminal: the partition is FAILED for good (Fail); Stop refuses.
-	ErrTerminal = errors.New("appendpath: mirror partition failed for good")
-	// ErrSourceMismatch: a mirrored append names another source cluster
-	// than the mirror checkpoint (Config.FailOnSourceChange); it matches
-	// ErrMirrorFailed too.
-	ErrSourceMismatch = errors.New("appendpath: inconsistent source cluster id")
-)
-
 // checkSource is Config.FailOnSourceChange: a mirrored append from another
 // cluster than the persisted checkpoint's moves the partition to FAILED for
 // good. A checkpoint that names no cluster (a partition that stopped before
