@@ -92,8 +92,7 @@ func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
 				if impl != "nop" {
 					populate(m, 0, n)
 				}
-				seq, off, order, bt := updateLoopState(n)
-				k := 0
+				loop := newUpdateLoop(n)
 				// The loop is one goroutine, and runs on one P: with a
 				// second, idle P the collector runs idle-priority mark
 				// workers on it, whose CPU time counts in the process's
@@ -115,11 +114,7 @@ func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
 				b.ReportAllocs()
 				start := cputime.Process()
 				for b.Loop() {
-					pid := order[k]
-					if k++; k == n {
-						k = 0
-					}
-					bt.ProducerID, bt.BaseSequence, bt.BaseOffset = int64(pid), seq[pid], off
+					bt := loop.next()
 					if one {
 						if _, _, err := m.Update(0, Client, bt); err != nil {
 							b.Fatal(err)
@@ -131,8 +126,6 @@ func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
 						}
 						a.Commit()
 					}
-					seq[pid]++
-					off++
 				}
 				cputime.Report(b, start)
 			})
@@ -140,20 +133,40 @@ func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
 	}
 }
 
-// updateLoopState is the state of an update loop over n populated
-// producers: each producer's next sequence, the next offset, the order in
-// which the loop visits them (visitOrder), and one reused Batch, as an
-// allocation-free caller keeps (Appender.Add), of which the loop writes only
+// updateLoop is the state of an update loop over n populated producers:
+// each producer's next sequence, the next offset, the order in which the
+// loop visits them (visitOrder), and one reused Batch, as an
+// allocation-free caller keeps (Appender.Add), of which next writes only
 // the per-op fields.
-func updateLoopState(n int) (seq []int32, off int64, order []int32, bt *Batch) {
-	seq = make([]int32, n)
-	for i := range seq {
-		seq[i] = 1
+type updateLoop struct {
+	seq   []int32
+	off   int64
+	order []int32
+	k     int
+	bt    *Batch
+}
+
+func newUpdateLoop(n int) *updateLoop {
+	l := &updateLoop{seq: make([]int32, n), off: int64(n), order: visitOrder(n), bt: new(Batch)}
+	for i := range l.seq {
+		l.seq[i] = 1
 	}
-	bt = new(Batch)
-	*bt = data(0, 0, 0, 1)
-	bt.CRC, bt.HasCRC = 0x5eed, true
-	return seq, int64(n), visitOrder(n), bt
+	*l.bt = data(0, 0, 0, 1)
+	l.bt.CRC, l.bt.HasCRC = 0x5eed, true
+	return l
+}
+
+// next is the batch of the loop's next update: the next producer in the
+// visiting order, at its next sequence and the next offset.
+func (l *updateLoop) next() *Batch {
+	pid := l.order[l.k]
+	if l.k++; l.k == len(l.order) {
+		l.k = 0
+	}
+	l.bt.ProducerID, l.bt.BaseSequence, l.bt.BaseOffset = int64(pid), l.seq[pid], l.off
+	l.seq[pid]++
+	l.off++
+	return l.bt
 }
 
 // BenchmarkAppendProtocol: the producer-state protocol of appendpath's
@@ -171,18 +184,13 @@ func BenchmarkAppendProtocol(b *testing.B) {
 			b.Run("protocol="+proto+"/producers="+strconv.Itoa(n), func(b *testing.B) {
 				s := NewStore(Options{})
 				populate(s, 0, n)
-				seq, off, order, bt := updateLoopState(n)
-				k := 0
+				loop := newUpdateLoop(n)
 				app := s.Appender(0)
 				held, lookup := proto == "held", proto == "lookup"
 				b.ReportAllocs()
 				start := cputime.Process()
 				for b.Loop() {
-					pid := order[k]
-					if k++; k == n {
-						k = 0
-					}
-					bt.ProducerID, bt.BaseSequence, bt.BaseOffset = int64(pid), seq[pid], off
+					bt := loop.next()
 					if held {
 						app.Begin(Client)
 						if _, err := app.Add(bt); err != nil {
@@ -198,8 +206,6 @@ func BenchmarkAppendProtocol(b *testing.B) {
 					} else if _, _, err := s.Update(0, Client, bt); err != nil {
 						b.Fatal(err)
 					}
-					seq[pid]++
-					off++
 				}
 				cputime.Report(b, start)
 			})
@@ -257,27 +263,14 @@ func BenchmarkUpdateParallel(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				i := int(next.Add(1) - 1)
 				m, p := ms[i], PartitionID(i)
-				seq := make([]int32, n)
-				for i := range seq {
-					seq[i] = 1
-				}
-				off, order, k := int64(n), visitOrder(n), 0
-				bt := new(Batch)
-				*bt = data(0, 0, 0, 1)
+				loop := newUpdateLoop(n)
 				for pb.Next() {
-					pid := order[k]
-					if k++; k == n {
-						k = 0
-					}
 					a := m.Begin(p, Client)
-					bt.ProducerID, bt.BaseSequence, bt.BaseOffset = int64(pid), seq[pid], off
-					if _, err := a.Add(bt); err != nil {
+					if _, err := a.Add(loop.next()); err != nil {
 						b.Error(err)
 						return
 					}
 					a.Commit()
-					seq[pid]++
-					off++
 				}
 			})
 		})
