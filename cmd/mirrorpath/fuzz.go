@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
@@ -38,11 +37,9 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
 	fuzzTime := fs.Duration("time", 20*time.Second, "fuzzing time per target (`D`)")
-	target := fs.String("target", ".", "only targets whose name matches `RE`")
-	pkg := fs.String("pkg", "./...", "packages (`PATTERNS`, space or comma separated)")
+	sel := addTargetFlags(fs)
 	minimize := fs.String("minimize", fuzzcampaign.DefaultMinimize, "-fuzzminimizetime cap: executions (`Nx`) or a duration")
 	parallel := fs.Int("parallel", 0, "fuzz workers per target (`N`; default GOMAXPROCS)")
-	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
 	minRate := fs.Int64("min-rate", fuzzcampaign.DefaultMinRate, "flag targets below `N` execs/s overall (0: never)")
 	maxStall := fs.Duration("max-stall", fuzzcampaign.DefaultMaxStall, "flag targets with a stretch of `D` or more at 0 execs/s after baseline coverage (0: never)")
 	failSlow := fs.Bool("fail-slow", false, "exit 3 when a target is flagged slow and none failed")
@@ -52,45 +49,23 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 			"       mirrorpath fuzz coverage [--out DIR] [--cache] [--target RE] [--pkg ./...] [--dir DIR]"); !ok {
 		return code
 	}
-	re, err := regexp.Compile(*target)
 	switch {
-	case err != nil:
-		return usageError(fs, stderr, "--target: "+err.Error())
 	case !fuzzcampaign.ValidMinimize(*minimize):
 		return usageError(fs, stderr, "--minimize takes a count of executions (1000x) or a duration (5s)")
 	case *fuzzTime <= 0 || *parallel < 0 || *minRate < 0 || *maxStall < 0:
 		return usageError(fs, stderr, "--time must be positive, --parallel, --min-rate and --max-stall not negative")
 	}
-	root, err := moduleRoot(*dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "fuzz: %v\n", err)
-		return 2
-	}
 	ctx := context.Background()
-	fmt.Fprintf(stderr, "fuzz: discovering targets in %v\n", splitList(*pkg))
-	all, broken, err := fuzzcampaign.Discover(ctx, root, splitList(*pkg))
-	if err != nil {
-		fmt.Fprintf(stderr, "fuzz: %v\n", err)
-		return 1
-	}
-	for p, why := range broken {
-		fmt.Fprintf(stderr, "fuzz: %s does not build, its targets are skipped: %s\n", p, why)
-	}
-	var targets []fuzzcampaign.Target
-	for _, t := range all {
-		if re.MatchString(t.Name) {
-			targets = append(targets, t)
-		}
-	}
-	if len(targets) == 0 {
-		fmt.Fprintf(stderr, "fuzz: no fuzz target matches --target %q (%d targets found)\n", *target, len(all))
-		return 1
+	fmt.Fprintf(stderr, "fuzz: discovering targets in %v\n", splitList(*sel.pkg))
+	root, targets, broken, code := sel.selectTargets(fs, stderr)
+	if code != 0 {
+		return code
 	}
 	opt := fuzzcampaign.Options{FuzzTime: *fuzzTime, Minimize: *minimize, Parallel: *parallel}
 	fmt.Fprintf(stderr, "fuzz: %d targets × %s (about %s plus builds)\n", len(targets), *fuzzTime, time.Duration(len(targets))*(*fuzzTime))
 	lim := fuzzcampaign.Limits{MinRate: *minRate, MaxStall: *maxStall}
 	var results []fuzzcampaign.Result
-	failed := len(broken) > 0
+	failed := broken > 0
 	for i, t := range targets {
 		label := fmt.Sprintf("[%d/%d] %s %s", i+1, len(targets), t.Rel, t.Name)
 		fmt.Fprintf(stderr, "fuzz: %s ...\n", label)

@@ -11,25 +11,38 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/fuzzcampaign"
 )
 
-// selectTargets discovers the fuzz targets of the packages in pkg whose name
-// matches target, for the fuzz subcommands. code is non-zero when the
-// command must stop with it.
-func selectTargets(fs *flag.FlagSet, stderr io.Writer, dir, pkg, target string) (root string, targets []fuzzcampaign.Target, code int) {
+// targetFlags are the flags every fuzz subcommand selects its targets by.
+type targetFlags struct{ target, pkg, dir *string }
+
+func addTargetFlags(fs *flag.FlagSet) targetFlags {
+	return targetFlags{
+		target: fs.String("target", ".", "only targets whose name matches `RE`"),
+		pkg:    fs.String("pkg", "./...", "packages (`PATTERNS`, space or comma separated)"),
+		dir:    fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)"),
+	}
+}
+
+// selectTargets discovers the fuzz targets of the packages in --pkg whose
+// name matches --target, for the fuzz subcommands; broken counts the
+// packages that do not build (reported, their targets skipped). code is
+// non-zero when the command must stop with it.
+func (f targetFlags) selectTargets(fs *flag.FlagSet, stderr io.Writer) (root string, targets []fuzzcampaign.Target, broken int, code int) {
+	dir, pkg, target := *f.dir, *f.pkg, *f.target
 	re, err := regexp.Compile(target)
 	if err != nil {
-		return "", nil, usageError(fs, stderr, "--target: "+err.Error())
+		return "", nil, 0, usageError(fs, stderr, "--target: "+err.Error())
 	}
 	root, err = moduleRoot(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
-		return "", nil, 2
+		return "", nil, 0, 2
 	}
-	all, broken, err := fuzzcampaign.Discover(context.Background(), root, splitList(pkg))
+	all, failed, err := fuzzcampaign.Discover(context.Background(), root, splitList(pkg))
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
-		return "", nil, 1
+		return "", nil, 0, 1
 	}
-	for p, why := range broken {
+	for p, why := range failed {
 		fmt.Fprintf(stderr, "%s: %s does not build, its targets are skipped: %s\n", fs.Name(), p, why)
 	}
 	for _, t := range all {
@@ -39,9 +52,9 @@ func selectTargets(fs *flag.FlagSet, stderr io.Writer, dir, pkg, target string) 
 	}
 	if len(targets) == 0 {
 		fmt.Fprintf(stderr, "%s: no fuzz target matches --target %q (%d targets found)\n", fs.Name(), target, len(all))
-		return "", nil, 1
+		return "", nil, 0, 1
 	}
-	return root, targets, 0
+	return root, targets, len(failed), 0
 }
 
 // reportFailed prints the packages whose seed run failed, sorted; it
@@ -67,9 +80,7 @@ func runFuzzExport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fuzz export", flag.ContinueOnError)
 	out := fs.String("out", "", "write the seed archives into `DIR` (required; $OUT in a ClusterFuzzLite build)")
 	enc := fs.String("encoding", string(fuzzcampaign.GoFuzzHeaders), "libFuzzer harness the archives are for: `E` = go-fuzz-headers (compile_native_go_fuzzer) or v2 (compile_native_go_fuzzer_v2)")
-	target := fs.String("target", ".", "only targets whose name matches `RE`")
-	pkg := fs.String("pkg", "./...", "packages (`PATTERNS`, space or comma separated)")
-	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
+	sel := addTargetFlags(fs)
 	if code, ok := parseHarnessFlags(fs, args, stderr,
 		"usage: mirrorpath fuzz export --out DIR [--encoding go-fuzz-headers|v2] [--target RE] [--pkg ./...] [--dir DIR]"); !ok {
 		return code
@@ -80,7 +91,7 @@ func runFuzzExport(args []string, stdout, stderr io.Writer) int {
 	if _, err := fuzzcampaign.EncodeLibFuzzer(nil, fuzzcampaign.Encoding(*enc)); err != nil {
 		return usageError(fs, stderr, "--encoding: "+err.Error())
 	}
-	root, targets, code := selectTargets(fs, stderr, *dir, *pkg, *target)
+	root, targets, _, code := sel.selectTargets(fs, stderr)
 	if code != 0 {
 		return code
 	}
@@ -113,14 +124,12 @@ func runFuzzCoverage(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fuzz coverage", flag.ContinueOnError)
 	out := fs.String("out", "results/tmp/fuzz-coverage", "write coverage.out, coverage.html and coverage.txt into `DIR`")
 	cache := fs.Bool("cache", false, "also run the corpus go test -fuzz grew in $(go env GOCACHE)/fuzz")
-	target := fs.String("target", ".", "only targets whose name matches `RE`")
-	pkg := fs.String("pkg", "./...", "packages (`PATTERNS`, space or comma separated)")
-	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
+	sel := addTargetFlags(fs)
 	if code, ok := parseHarnessFlags(fs, args, stderr,
 		"usage: mirrorpath fuzz coverage [--out DIR] [--cache] [--target RE] [--pkg ./...] [--dir DIR]"); !ok {
 		return code
 	}
-	root, targets, code := selectTargets(fs, stderr, *dir, *pkg, *target)
+	root, targets, _, code := sel.selectTargets(fs, stderr)
 	if code != 0 {
 		return code
 	}
