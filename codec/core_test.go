@@ -2,11 +2,13 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -152,6 +154,41 @@ func TestCoveredSettersKeepCRC(t *testing.T) {
 		}
 		if err := b.VerifyCRC(); err != nil {
 			t.Errorf("%s: CRC not kept: %v", set.name, err)
+		}
+	}
+}
+
+// TestWordSettersEqualRecompute holds the 8-byte setters (SetProducerID,
+// SetMaxTimestamp), which patch from the field's two values as words, to
+// writing the field and recomputing the CRC, over batch lengths on both
+// sides of every table byte of the trailing length. On amd64 it runs again
+// without the CRC instructions (TestWithoutCRCInstructions covers PatchCRC).
+func TestWordSettersEqualRecompute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{HeaderSize, HeaderSize + 1, 100, 306, 307, 1024, 16 * 1024, 65587, 65588, 1 << 20} {
+		b := Batch(make([]byte, n))
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		b.UpdateCRC()
+		for _, set := range []struct {
+			name string
+			off  int
+			set  func(Batch, uint64)
+		}{
+			{"SetProducerID", OffProducerID, func(b Batch, v uint64) { b.SetProducerID(int64(v)) }},
+			{"SetMaxTimestamp", OffMaxTimestamp, func(b Batch, v uint64) { b.SetMaxTimestamp(int64(v)) }},
+		} {
+			for range 4 {
+				v := rng.Uint64()
+				want := slices.Clone(b)
+				binary.BigEndian.PutUint64(want[set.off:], v)
+				want.UpdateCRC()
+				set.set(b, v)
+				if !bytes.Equal(b, want) {
+					t.Fatalf("%s(%#x) on %d bytes: CRC %#x, recompute %#x", set.name, v, n, b.CRC(), want.CRC())
+				}
+			}
 		}
 	}
 }

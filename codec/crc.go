@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"math/bits"
 	"sync"
 )
 
@@ -122,6 +123,20 @@ func zeroExtend(r uint32, n uint64) uint32 {
 		}
 	}
 	return r
+}
+
+// patchCRCWord is PatchCRC of an 8-byte big-endian field that held old and
+// now holds new, the values passed as words.
+func patchCRCWord(crc uint32, old, new uint64, trailing int) uint32 {
+	if crcAsm && uint64(trailing) < 1<<32 {
+		// PatchCRC's delta: the field's bytes read little endian.
+		c0, c1, c2, c3 := zextConsts(uint32(trailing))
+		return patch8(crc, bits.ReverseBytes64(old^new), c0, c1, c2, c3)
+	}
+	var o, n [8]byte
+	binary.BigEndian.PutUint64(o[:], old)
+	binary.BigEndian.PutUint64(n[:], new)
+	return PatchCRC(crc, o[:], n[:], trailing)
 }
 
 // PatchCRC returns the CRC-32C of a message after a field that held old now

@@ -8,11 +8,13 @@ import (
 
 // FuzzPatchCRC checks the O(1) patch against a full recompute: for any
 // message, field position and replacement, PatchCRC(crc(old)) == crc(new), and
-// a CRC that was wrong stays wrong by the same error.
+// a CRC that was wrong stays wrong by the same error; an 8-byte field's patch
+// from its two values as words (patchCRCWord) gives the same.
 func FuzzPatchCRC(f *testing.F) {
 	f.Add([]byte("123456789abcdefghijklmnop"), uint16(3), uint64(0xdeadbeef), uint8(8), uint32(0))
 	f.Add(make([]byte, 4000), uint16(22), uint64(1), uint8(8), uint32(1))
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint16(0), uint64(0xff), uint8(1), uint32(0x80000000))
+	f.Add(make([]byte, 16400), uint16(22), uint64(1<<63|5<<31|7), uint8(7), uint32(0))
 	f.Fuzz(func(t *testing.T, msg []byte, at uint16, val uint64, width uint8, crcErr uint32) {
 		w := int(width%8) + 1
 		if len(msg) < w {
@@ -25,8 +27,14 @@ func FuzzPatchCRC(f *testing.F) {
 		old := bytes.Clone(msg[off : off+w])
 		got := PatchCRC(stored, old, nv[:w], len(msg)-off-w)
 		copy(msg[off:], nv[:w])
-		if want := Checksum(msg) ^ crcErr; got != want {
+		want := Checksum(msg) ^ crcErr
+		if got != want {
 			t.Fatalf("patch %#x, recompute %#x (len %d, off %d, width %d)", got, want, len(msg), off, w)
+		}
+		if w == 8 { // the word form SetProducerID and SetMaxTimestamp use
+			if gw := patchCRCWord(stored, binary.BigEndian.Uint64(old), val, len(msg)-off-w); gw != want {
+				t.Fatalf("word patch %#x, recompute %#x (len %d, off %d)", gw, want, len(msg), off)
+			}
 		}
 	})
 }

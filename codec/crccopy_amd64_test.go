@@ -40,4 +40,5 @@ func TestWithoutCRCInstructions(t *testing.T) {
 	if want := Checksum(src); got != want {
 		t.Fatalf("patch %#x, recompute %#x", got, want)
 	}
+	TestWordSettersEqualRecompute(t)
 }
