@@ -40,21 +40,12 @@ type conformReport struct {
 // diverges; 2 usage, or the broker cannot be reached or stops answering.
 func runConform(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	broker := fs.String("broker", "", "broker to check (`HOST:PORT`); empty starts kfake on 127.0.0.1")
 	timeout := fs.Duration("timeout", conform.DefaultRequestTimeout, "bound of every request (`D`)")
 	asJSON := fs.Bool("json", false, "write the results as JSON")
 	keep := fs.Bool("keep-topics", false, "leave each case's topic on the broker (deleted by default)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, conformUsage)
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, stderr, conformUsage); !ok {
+		return code
 	}
 	if fs.NArg() != 0 {
 		return usageError(fs, stderr, "unexpected arguments")

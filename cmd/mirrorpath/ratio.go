@@ -37,17 +37,8 @@ func runRatio(args []string, stdout, stderr io.Writer) int {
 	den := fs.String("den", "", "the denominator (`RE`), as --num")
 	unit := fs.String("unit", "", "the unit to divide (`U`, benchstat's tidied name); default cpu-sec/op where the benchmarks report it, else sec/op")
 	conf := fs.Float64("confidence", 0.95, "confidence level of the interval (`C`, between 0 and 1)")
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, ratioUsage)
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, stderr, ratioUsage); !ok {
+		return code
 	}
 	switch {
 	case *num == "" || *den == "":

@@ -40,7 +40,6 @@ const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|
 // strategy rejected the data; 2 usage.
 func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	strategy := fs.String("strategy", "all", "strategy (`NAME`: verbatim, negate, negate-skip, bitfield, barrier) or all")
 	crc := fs.String("crc", "patch", "CRC fix of rewriting strategies (`full|patch`)")
 	chunk := fs.Int("chunk", 1<<20, "mirror fetch size in `BYTES` (whole batches, at least one per chunk)")
@@ -49,16 +48,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	hasPID := fs.String("has-producer-id", "not-minus-one", "which PIDs producer state tracks (`not-minus-one|stock`)")
 	policy := fs.String("pid-policy", "reject", "bitfield: PIDs >= 2^31 (`reject|alias`)")
 	maxInput := fs.Int64("max-input", defaultReplayInput, "most `BYTES` of batches held in memory and replayed; every segment is still checked whole, streamed")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, replayUsage)
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args, stderr, replayUsage); !ok {
+		return code
 	}
 	cfg := replayConfig{chunk: *chunk, count: *count, minTime: *minTime}
 	var err error

@@ -21,10 +21,11 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/report"
 )
 
-// parseHarnessFlags parses args into fs for one of the harness commands. It
-// returns ok=false with the exit status when the command must stop: 0 after
-// -h (the flags are printed to stderr), 2 on a bad flag or a stray argument.
-func parseHarnessFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usageLine string) (code int, ok bool) {
+// parseFlags sets fs to print to stderr, its usage being usageLine and then
+// the flags, and parses args. ok is false when the command must stop, with
+// code 0 after -h and 2 after a flag error (flag has printed the error and
+// the usage).
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usageLine string) (code int, ok bool) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, usageLine)
@@ -35,7 +36,17 @@ func parseHarnessFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usageL
 		if err == flag.ErrHelp {
 			return 0, false
 		}
-		return 2, false // flag has printed the error and the usage
+		return 2, false
+	}
+	return 0, true
+}
+
+// parseHarnessFlags parses args into fs for one of the harness commands. It
+// returns ok=false with the exit status when the command must stop: 0 after
+// -h (the flags are printed to stderr), 2 on a bad flag or a stray argument.
+func parseHarnessFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usageLine string) (code int, ok bool) {
+	if code, ok := parseFlags(fs, args, stderr, usageLine); !ok {
+		return code, false
 	}
 	if fs.NArg() > 0 {
 		return usageError(fs, stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0))), false

@@ -30,23 +30,14 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fs := flag.NewFlagSet("scenario run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	jsonOut := fs.Bool("json", false, "print one JSON object per (file, strategy)")
 	vals := map[string]*string{}
 	for _, o := range scenario.OptionSpecs {
 		vals[o.Name] = fs.String(o.Name, "", o.Summary+": "+strings.Join(o.Values, "|")+
 			" (default "+o.Values[0]+", or the file's set line)")
 	}
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, scenarioUsage)
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args[1:], stderr, scenarioUsage); !ok {
+		return code
 	}
 	flags := map[string]string{}
 	for name, v := range vals {
