@@ -1,18 +1,15 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/mirrorpath/mirrorpath/internal/benchgate"
-	"golang.org/x/perf/benchfmt"
+	"github.com/mirrorpath/mirrorpath/internal/report"
 )
 
 func init() {
@@ -56,12 +53,16 @@ func runRatio(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(fs, stderr, fmt.Sprintf("--den: %v", err))
 	}
-	samples, err := readSamples(fs.Args())
+	figs, err := report.ReadBenchFiles(fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "ratio: %v\n", err)
 		return 1
 	}
-	r, err := ratioOf(samples, numRE, denRE, *unit, *conf)
+	if len(figs.Configs()) == 0 {
+		fmt.Fprintf(stderr, "ratio: no benchmark results in %s\n", strings.Join(fs.Args(), ", "))
+		return 1
+	}
+	r, err := ratioOf(figs, numRE, denRE, *unit, *conf)
 	if err != nil {
 		fmt.Fprintf(stderr, "ratio: %v\n", err)
 		return 1
@@ -70,58 +71,56 @@ func runRatio(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// benchSamples holds every value of a benchmark output by configuration (the
-// full name without the -GOMAXPROCS suffix) and tidied unit, in file order.
-type benchSamples struct {
-	names  []string // configurations in the order first seen
-	values map[string]map[string][]float64
-}
+// benchName is a configuration's name as go test prints it, without the
+// -GOMAXPROCS suffix: what --num and --den match and the output names.
+func benchName(k report.Key) string { return "Benchmark" + k.Full }
 
-// readSamples reads go test -bench output files with benchfmt. A malformed
-// benchmark line is an error that names the file and line: a ratio must not
-// quietly leave samples out.
-func readSamples(files []string) (*benchSamples, error) {
-	s := &benchSamples{values: map[string]map[string][]float64{}}
-	for _, path := range files {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		rd := benchfmt.NewReader(f, path)
-		for rd.Scan() {
-			switch rec := rd.Result(); rec := rec.(type) {
-			case *benchfmt.SyntaxError:
-				f.Close()
-				return nil, rec
-			case *benchfmt.Result:
-				base, parts := rec.Name.Parts()
-				name := "Benchmark" + string(base)
-				for _, p := range parts {
-					if !strings.HasPrefix(string(p), "-") {
-						name += string(p)
-					}
-				}
-				byUnit := s.values[name]
-				if byUnit == nil {
-					byUnit = map[string][]float64{}
-					s.values[name] = byUnit
-					s.names = append(s.names, name)
-				}
-				for _, v := range rec.Values {
-					byUnit[v.Unit] = append(byUnit[v.Unit], v.Value)
-				}
+// ratioOf divides the configuration numRE matches by the one denRE matches.
+// Each must match exactly one configuration, and both must carry the unit.
+func ratioOf(f *report.Figures, numRE, denRE *regexp.Regexp, unit string, conf float64) (ratioResult, error) {
+	configs := f.Configs()
+	pick := func(flagName string, re *regexp.Regexp) (report.Key, error) {
+		var hits []report.Key
+		var names []string
+		for _, k := range configs {
+			if re.MatchString(benchName(k)) {
+				hits = append(hits, k)
+				names = append(names, benchName(k))
 			}
 		}
-		err = rd.Err()
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+		switch len(hits) {
+		case 0:
+			return report.Key{}, fmt.Errorf("%s %q matches no benchmark (there are %d, e.g. %s)", flagName, re, len(configs), benchName(configs[0]))
+		case 1:
+			return hits[0], nil
+		}
+		return report.Key{}, fmt.Errorf("%s %q matches %d benchmarks, not one: %s", flagName, re, len(hits), strings.Join(names, ", "))
+	}
+	n, err := pick("--num", numRE)
+	if err != nil {
+		return ratioResult{}, err
+	}
+	d, err := pick("--den", denRE)
+	if err != nil {
+		return ratioResult{}, err
+	}
+	if unit == "" {
+		unit = "sec/op"
+		if f.Samples(n, "cpu-sec/op") != nil {
+			unit = "cpu-sec/op"
 		}
 	}
-	if len(s.names) == 0 {
-		return nil, errors.New("no benchmark results in " + strings.Join(files, ", "))
+	for _, k := range []report.Key{n, d} {
+		if f.Samples(k, unit) == nil {
+			return ratioResult{}, fmt.Errorf("%s reports no %s (it reports %s)", benchName(k), unit, strings.Join(f.Units(k), ", "))
+		}
 	}
-	return s, nil
+	r := ratioResult{num: benchName(n), den: benchName(d), unit: unit,
+		RatioSummary: benchgate.RatioInterval(f.Samples(n, unit), f.Samples(d, unit), conf)}
+	if math.IsNaN(r.Center) || math.IsInf(r.Center, 0) {
+		return ratioResult{}, fmt.Errorf("%s: the median %s of %s is 0", unit, unit, benchName(d))
+	}
+	return r, nil
 }
 
 // ratioResult is one ratio with its interval, printed as one line.
@@ -136,54 +135,4 @@ func (r ratioResult) String() string {
 		interval = fmt.Sprintf("[%.3f, %.3f] (%g %% bootstrap interval)", r.Lo, r.Hi, 100*r.Confidence)
 	}
 	return fmt.Sprintf("%s / %s = %.3f %s, %s, n = %d + %d", r.num, r.den, r.Center, interval, r.unit, r.N, r.D)
-}
-
-// ratioOf divides the configuration numRE matches by the one denRE matches.
-// Each must match exactly one configuration, and both must carry the unit.
-func ratioOf(s *benchSamples, numRE, denRE *regexp.Regexp, unit string, conf float64) (ratioResult, error) {
-	pick := func(flagName string, re *regexp.Regexp) (string, error) {
-		var hits []string
-		for _, n := range s.names {
-			if re.MatchString(n) {
-				hits = append(hits, n)
-			}
-		}
-		switch len(hits) {
-		case 0:
-			return "", fmt.Errorf("%s %q matches no benchmark (there are %d, e.g. %s)", flagName, re, len(s.names), s.names[0])
-		case 1:
-			return hits[0], nil
-		}
-		return "", fmt.Errorf("%s %q matches %d benchmarks, not one: %s", flagName, re, len(hits), strings.Join(hits, ", "))
-	}
-	n, err := pick("--num", numRE)
-	if err != nil {
-		return ratioResult{}, err
-	}
-	d, err := pick("--den", denRE)
-	if err != nil {
-		return ratioResult{}, err
-	}
-	if unit == "" {
-		unit = "sec/op"
-		if _, ok := s.values[n]["cpu-sec/op"]; ok {
-			unit = "cpu-sec/op"
-		}
-	}
-	for _, name := range []string{n, d} {
-		if _, ok := s.values[name][unit]; !ok {
-			units := make([]string, 0, len(s.values[name]))
-			for u := range s.values[name] {
-				units = append(units, u)
-			}
-			slices.Sort(units)
-			return ratioResult{}, fmt.Errorf("%s reports no %s (it reports %s)", name, unit, strings.Join(units, ", "))
-		}
-	}
-	r := ratioResult{num: n, den: d, unit: unit,
-		RatioSummary: benchgate.RatioInterval(s.values[n][unit], s.values[d][unit], conf)}
-	if math.IsNaN(r.Center) || math.IsInf(r.Center, 0) {
-		return ratioResult{}, fmt.Errorf("%s: the median %s of %s is 0", unit, unit, d)
-	}
-	return r, nil
 }

@@ -12,9 +12,11 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -67,64 +69,140 @@ type Figures struct {
 const projection = "pkg,.name,/strategy,/crc,/batch,/producers,/impl"
 
 // ParseBench reads go test -bench output (several packages may be
-// concatenated) with benchfmt and groups it with benchproc.
+// concatenated) with benchfmt and groups it with benchproc. Malformed
+// benchmark lines are skipped and counted (Figures.SyntaxErrors).
 func ParseBench(r io.Reader, name string) (*Figures, error) {
+	br, err := newBenchReader()
+	if err != nil {
+		return nil, err
+	}
+	if err := br.read(r, name, false); err != nil {
+		return nil, err
+	}
+	return br.figures(), nil
+}
+
+// ReadBenchFiles is ParseBench over the files at paths, read in turn into one
+// set of figures (the samples of a configuration that appears in several
+// files are pooled), except that a malformed benchmark line is an error that
+// names its file and line: a figure must not quietly leave samples out.
+func ReadBenchFiles(paths []string) (*Figures, error) {
+	br, err := newBenchReader()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		err = br.read(fh, p, true)
+		fh.Close()
+		var se *benchfmt.SyntaxError
+		if err != nil && !errors.As(err, &se) { // a SyntaxError names its file already
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return br.figures(), nil
+}
+
+// benchReader groups benchmark results by configuration and unit as they
+// are read, for ParseBench and ReadBenchFiles.
+type benchReader struct {
+	proj      *benchproc.Projection
+	unitField *benchproc.Field
+	// benchproc replaces separately projected parts of .fullname with "*",
+	// so the full name is taken from the result itself.
+	samples map[benchGroup][]float64
+	order   []benchGroup
+	results int
+	syntax  int
+}
+
+type benchGroup struct {
+	k    benchproc.Key
+	full string
+}
+
+func newBenchReader() (*benchReader, error) {
 	var pp benchproc.ProjectionParser
 	proj, unitField, err := pp.ParseWithUnit(projection, nil)
 	if err != nil {
 		return nil, fmt.Errorf("report: projection: %v", err)
 	}
-	fields := proj.Fields()
-	// benchproc replaces separately projected parts of .fullname with "*",
-	// so the full name is taken from the result itself.
-	type group struct {
-		k    benchproc.Key
-		full string
-	}
-	samples := map[group][]float64{}
-	var order []group
-	f := &Figures{stats: map[Key]map[string]Stat{}, samples: map[Key]map[string][]float64{}, timeUnit: secPerOp}
+	return &benchReader{proj: proj, unitField: unitField, samples: map[benchGroup][]float64{}}, nil
+}
+
+// read adds r's results; strict makes a malformed line an error.
+func (br *benchReader) read(r io.Reader, name string, strict bool) error {
 	rd := benchfmt.NewReader(r, name)
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
 		case *benchfmt.SyntaxError:
-			f.SyntaxErrors++
+			if strict {
+				return rec
+			}
+			br.syntax++
 		case *benchfmt.Result:
-			f.Results++
+			br.results++
 			full := benchgate.TrimProcs(strings.TrimPrefix(string(rec.Name.Full()), "Benchmark"))
-			for i, k := range proj.ProjectValues(rec) {
-				g := group{k, full}
-				if _, ok := samples[g]; !ok {
-					order = append(order, g)
+			for i, k := range br.proj.ProjectValues(rec) {
+				g := benchGroup{k, full}
+				if _, ok := br.samples[g]; !ok {
+					br.order = append(br.order, g)
 				}
-				samples[g] = append(samples[g], rec.Values[i].Value)
+				br.samples[g] = append(br.samples[g], rec.Values[i].Value)
 			}
 		}
 	}
-	if err := rd.Err(); err != nil {
-		return nil, err
-	}
+	return rd.Err()
+}
+
+// figures summarizes what was read.
+func (br *benchReader) figures() *Figures {
+	fields := br.proj.Fields()
+	f := &Figures{stats: map[Key]map[string]Stat{}, samples: map[Key]map[string][]float64{}, timeUnit: secPerOp,
+		Results: br.results, SyntaxErrors: br.syntax}
 	th := benchmath.DefaultThresholds
-	for _, g := range order {
+	for _, g := range br.order {
 		k := g.k
 		key := Key{Pkg: k.Get(fields[0]), Name: k.Get(fields[1]), Strategy: k.Get(fields[2]), CRC: k.Get(fields[3]),
 			Batch: k.Get(fields[4]), Producers: k.Get(fields[5]), Impl: k.Get(fields[6]), Full: g.full}
-		unit := k.Get(unitField)
-		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(samples[g], &th), 0.95)
+		unit := k.Get(br.unitField)
+		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(br.samples[g], &th), 0.95)
 		if f.stats[key] == nil {
 			f.stats[key] = map[string]Stat{}
 			f.samples[key] = map[string][]float64{}
 			f.keys = append(f.keys, key)
 		}
-		f.samples[key][unit] = samples[g]
+		f.samples[key][unit] = br.samples[g]
 		rng := s.PctRangeString()
 		if strings.Contains(rng, "∞") { // too few samples for a 95% interval
 			rng = ""
 		}
-		f.stats[key][unit] = Stat{Median: s.Center, N: len(samples[g]), Range: rng, Lo: s.Lo, Hi: s.Hi}
+		f.stats[key][unit] = Stat{Median: s.Center, N: len(br.samples[g]), Range: rng, Lo: s.Lo, Hi: s.Hi}
 	}
-	return f, nil
+	return f
 }
+
+// Configs returns every configuration read, in first-seen order.
+func (f *Figures) Configs() []Key { return slices.Clone(f.keys) }
+
+// Units returns the units k was measured in, sorted.
+func (f *Figures) Units(k Key) []string {
+	units := make([]string, 0, len(f.samples[k]))
+	for u := range f.samples[k] {
+		units = append(units, u)
+	}
+	slices.Sort(units)
+	return units
+}
+
+// Samples returns k's values of unit in the order read; nil if none.
+func (f *Figures) Samples(k Key, unit string) []float64 { return f.samples[k][unit] }
 
 // Get returns the summary of unit for k.
 func (f *Figures) Get(k Key, unit string) (Stat, bool) {
