@@ -290,10 +290,8 @@ func (l *Log) newSegment(base int64, recovering bool) (*segment, error) {
 		// StageRolled's bytes sit at the start of its buffer: reset keeps
 		// them (it empties mem, not its capacity) and Commit takes them.
 		s, l.pending = l.pending, nil
-	} else if n := len(l.free); n > 0 {
-		s, l.free = l.free[n-1], l.free[:n-1]
 	} else {
-		s = &segment{}
+		s = l.takeSegment()
 	}
 	s.reset(base)
 	if l.Memory() {
@@ -424,6 +422,16 @@ func (l *Log) Stage(n int) []byte {
 	return l.stageSlow(n)
 }
 
+// takeSegment returns a recycled segment (memory log), or a new one.
+func (l *Log) takeSegment() *segment {
+	if n := len(l.free); n > 0 {
+		s := l.free[n-1]
+		l.free = l.free[:n-1]
+		return s
+	}
+	return &segment{}
+}
+
 // StageRolled is Stage for an append that must go to a new segment
 // (NeedsRoll): n writable bytes at the start of the buffer the next Roll
 // gives its segment (memory log), or the staging buffer (file log). So the
@@ -438,11 +446,7 @@ func (l *Log) StageRolled(n int) []byte {
 	}
 	s := l.pending
 	if s == nil {
-		if k := len(l.free); k > 0 {
-			s, l.free = l.free[k-1], l.free[:k-1]
-		} else {
-			s = &segment{}
-		}
+		s = l.takeSegment()
 		l.pending = s
 	}
 	if cap(s.mem) < n {
