@@ -98,12 +98,11 @@ func ReadBenchFiles(paths []string) (*Figures, error) {
 		}
 		err = br.read(fh, p, true)
 		fh.Close()
-		var se *benchfmt.SyntaxError
-		if err != nil && !errors.As(err, &se) { // a SyntaxError names its file already
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
 		if err != nil {
-			return nil, err
+			if errors.As(err, new(*benchfmt.SyntaxError)) {
+				return nil, err // it names its file and line
+			}
+			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	}
 	return br.figures(), nil
@@ -114,14 +113,14 @@ func ReadBenchFiles(paths []string) (*Figures, error) {
 type benchReader struct {
 	proj      *benchproc.Projection
 	unitField *benchproc.Field
-	// benchproc replaces separately projected parts of .fullname with "*",
-	// so the full name is taken from the result itself.
-	samples map[benchGroup][]float64
-	order   []benchGroup
-	results int
-	syntax  int
+	samples   map[benchGroup][]float64
+	order     []benchGroup
+	results   int
+	syntax    int
 }
 
+// benchGroup is one configuration and unit. benchproc replaces separately
+// projected parts of .fullname with "*", so full is the result's own name.
 type benchGroup struct {
 	k    benchproc.Key
 	full string
