@@ -79,12 +79,13 @@ func ChecksumCopyFuses() bool { return crcAsm }
 // such as the next bytes of a log: the 512-bit folding kernel asks for each
 // destination line for ownership (PREFETCHW) 1 KiB ahead of its store, so
 // the line's read from L2 or L3 overlaps the folding instead of holding the
-// store up. Into a log-sized ring that takes 5-10 % off a 16 KiB batch;
-// into a buffer already in L1 the prefetches are wasted work and
+// store up. Into a log-sized ring that takes 5-10 % off a 16 KiB batch on
+// Intel Xeon; into a buffer already in L1 the prefetches are wasted work and
 // ChecksumCopy is the faster (BenchmarkChecksumCopyRing and
 // BenchmarkCRCKernel, results/codec.md). The result and the bytes
-// written are ChecksumCopy's; only the 512-bit kernel prefetches, the
-// other paths are ChecksumCopy's.
+// written are ChecksumCopy's; only the 512-bit kernel's plain rounds
+// prefetch (not fold512mix's mixed rounds, which gain nothing by it on the
+// AMD CPUs that run them), the other paths are ChecksumCopy's.
 func ChecksumCopyCold(dst, src []byte) uint32 { return checksumCopy(dst, src, true) }
 
 func checksumCopy(dst, src []byte, own bool) uint32 {

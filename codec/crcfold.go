@@ -4,9 +4,10 @@ package codec
 type foldKind uint8
 
 const (
-	foldNone foldKind = iota // hash/crc32 (SSE4.2 on amd64), crccopy.go's fused loop
-	fold256                  // VPCLMULQDQ on 256-bit registers
-	fold512                  // VPCLMULQDQ on 512-bit registers
+	foldNone   foldKind = iota // hash/crc32 (SSE4.2 on amd64), crccopy.go's fused loop
+	fold256                    // VPCLMULQDQ on 256-bit registers
+	fold512                    // VPCLMULQDQ on 512-bit registers
+	fold512mix                 // fold512 beside three CRC32 instruction streams (mixRound)
 )
 
 func (k foldKind) String() string {
@@ -15,6 +16,8 @@ func (k foldKind) String() string {
 		return "fold256"
 	case fold512:
 		return "fold512"
+	case fold512mix:
+		return "fold512mix"
 	}
 	return "sse42"
 }
@@ -50,3 +53,32 @@ func foldCopy(reg uint32, dst, src []byte, own bool) uint32 {
 	}
 	return crcFoldCopy512(reg, &dst[0], &src[0], len(src), own)
 }
+
+// The rounds of fold512mix. Where a carry-less multiply issues once every
+// two cycles whatever the register width, as measured on AMD Zen 5, the
+// 512-bit kernel is bound by its multiplies at 16 bytes a cycle and the
+// CRC32 instruction's units stand idle; fold512mix gives them four streams
+// of their own. From mixMin bytes on, crcFold512 and crcFoldCopy512 cut the
+// input into rounds of up to mixIters steps; a round of m steps is four
+// streams of mixChunk·m bytes followed by 256·m bytes of folding, and each
+// step folds 256 bytes (eight multiplies, sixteen cycles) while it feeds
+// mixChunk bytes of every stream to the CRC32 instruction (five words a
+// stream, three cycles apart: fifteen cycles). The design note of
+// crcfold_amd64.s says how a round's streams join the folded bytes.
+const (
+	mixIters = 8
+	mixChunk = 40
+	mixStep  = 256 + 4*mixChunk // bytes of a step
+	mixRound = mixIters * mixStep
+	mixMin   = mixRound
+)
+
+// The assembly writes these numbers out: five words a stream and step, the
+// quotient CX/mixStep as ((CX>>5)·79)>>10 under mixRound (TestMixSteps).
+// Whole rounds keep the 64-byte alignment the kernels start from.
+const (
+	_ = uint(mixChunk-40) + uint(40-mixChunk)
+	_ = uint(mixStep-416) + uint(416-mixStep)
+	_ = uint(mixRound%64) + uint(-(mixRound % 64))
+	_ = uint(mixMin - foldAlignMin)
+)

@@ -82,18 +82,36 @@ func crc3Consts() {
 }
 
 // foldKernel is the folding kernel Checksum and ChecksumCopy use from
-// foldMin bytes on (crcfold_amd64.s): the 512-bit one where AVX-512 and
-// VPCLMULQDQ are there, else none (the SSE4.2 paths). The 256-bit kernel is
-// selectable (tests, benchmarks) but not chosen: on the CPUs that have its
-// instructions and AVX-512 it is the slower of the two (results/codec.md).
-var foldKernel = bestFold()
+// foldMin bytes on (crcfold_amd64.s): where AVX-512 and VPCLMULQDQ are
+// there, the 512-bit one, with mixed rounds (fold512mix) on AMD's CPUs,
+// else none (the SSE4.2 paths). The 256-bit kernel is selectable (tests,
+// benchmarks) but not chosen: on the CPUs that have its instructions and
+// AVX-512 it is never the faster (results/codec.md).
+var foldKernel = bestFold(isAMD())
 
-func bestFold() foldKind {
-	if foldSupported(fold512) {
-		return fold512
+// bestFold chooses the kernel. On AMD Zen 5 a carry-less multiply issues
+// once every two cycles at any width while the CRC32 instruction issues
+// more than twice a cycle, so fold512mix, which keeps both busy, is the
+// faster from mixMin bytes on; on Intel's AVX-512 CPUs the multiplies
+// issue every cycle and fold512 alone is measured (results/codec.md).
+func bestFold(amd bool) foldKind {
+	switch {
+	case !foldSupported(fold512):
+		return foldNone
+	case amd:
+		return fold512mix
 	}
-	return foldNone
+	return fold512
 }
+
+// isAMD reports whether CPUID's vendor string is "AuthenticAMD".
+func isAMD() bool {
+	_, b, c, d := cpuid(0, 0)
+	return b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163 // "Auth" "enti" "cAMD"
+}
+
+// cpuid runs the CPUID instruction.
+func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 
 // foldSupported reports whether this CPU runs kernel k.
 func foldSupported(k foldKind) bool {
@@ -104,7 +122,7 @@ func foldSupported(k foldKind) bool {
 		// x/sys/cpu reports VPCLMULQDQ only where the OS enables AVX-512
 		// state; the kernel itself needs only AVX2 and VPCLMULQDQ.
 		return cpu.X86.HasSSE42 && cpu.X86.HasAVX2 && cpu.X86.HasAVX512VPCLMULQDQ
-	case fold512:
+	case fold512, fold512mix:
 		return cpu.X86.HasSSE42 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VPCLMULQDQ
 	}
 	return false
@@ -114,8 +132,12 @@ func foldSupported(k foldKind) bool {
 // recomputes it.
 func foldTable() *[14]uint64
 
+// mixTable returns the mixed rounds' constant table mixK<>.
+func mixTable() *[64]uint64
+
 // crcFold512 returns the raw CRC-32C register after the n ≥ 64 bytes at p,
-// started from reg.
+// started from reg; from mixMin bytes on, in mixed rounds where foldKernel
+// is fold512mix.
 //
 //lint:ignore U1000 crc32cUpdate jumps to it.
 //go:noescape

@@ -53,6 +53,31 @@
 // then aligned, and a split one costs two. The constants do not change: the
 // fold distances are counted from the first folded byte.
 //
+// Mixed rounds (fold512mix, crcfold.go). A round of m steps (1 ≤ m ≤
+// mixIters) is four streams S1..S4 of s = 40m bytes, then V, v = 256m bytes,
+// folded by the four accumulators; the streams run through the CRC32
+// instruction in the same loop as V's folds, five 8-byte words of each a
+// step, S1 from the running register, the others from zero. The first fold
+// of a round reaches over the streams as well as the 256 bytes before it:
+// D = 8·(256 + 4s) bits. (Before the first round the accumulators are zero,
+// so that fold only loads.) At the end of the round the streams' registers
+// r1..r4 stand for Sj·x^32 mod P, and Σ Sj·x^(8((4-j)s + v)) must join the
+// accumulators. A register t XORed into the first four bytes of the last
+// 256-byte window (Z0's low 32 bits) adds t·x^(2048-32), so
+//
+//	t = Σ rj·x^(8·Lj),  Lj = (4-j)·s + v - 256
+//
+// which is one CRC32 of the XOR of four carry-less products by the primed
+// constants (x^(8·Lj))' of crcmul.go: CRC32(0, clmul(r, c')) = r·c. The
+// round's folds do not wait for t: it joins Z0 once the round is done, and
+// the next round's streams start again from zero. Rounds take mixIters
+// steps while they fit, then one round takes as many as fit; the bytes left
+// (under one step) go through the kernel's other loops. The copying kernel
+// stores V's blocks as it loads them and copies the streams' bytes in
+// 64-byte blocks, two a step and the rest (32m bytes) after the steps, at
+// most 63 bytes of V twice: eight-byte stores would take eight times the
+// store buffer's entries.
+//
 // foldK<>: k(2048) at 0, k(512) at 16, the lane constants of the 512-bit
 // reduction [k(384), k(256), k(128), 0] at 32; the 256-bit kernel takes
 // k(256) from 48 and its lane constants [k(128), 0] from 64; k(1024) at 96.
@@ -72,9 +97,83 @@ DATA foldK<>+96(SB)/8, $0x000000006992cea2  // k(1024)
 DATA foldK<>+104(SB)/8, $0x000000000d3b6092
 GLOBL foldK<>(SB), RODATA|NOPTR, $112
 
+// mixK<>: for a mixed round of m steps, at 64·(m-1): k(8·(256 + 160m)),
+// then the join constants (x^(8·Lj))', j = 1..4, then zero.
+DATA mixK<>+0(SB)/8, $0x0000000096638b34 // 1 steps: k(3328)
+DATA mixK<>+8(SB)/8, $0x000000002b3cac5d
+DATA mixK<>+16(SB)/8, $0x000000002ad91c30 // join
+DATA mixK<>+24(SB)/8, $0x0000000039d3b296
+DATA mixK<>+32(SB)/8, $0x000000003da6d0cb
+DATA mixK<>+40(SB)/8, $0x00000000a9cdda0d
+DATA mixK<>+48(SB)/8, $0x0000000000000000
+DATA mixK<>+56(SB)/8, $0x0000000000000000
+DATA mixK<>+64(SB)/8, $0x0000000052148f02 // 2 steps: k(4608)
+DATA mixK<>+72(SB)/8, $0x00000000271d9844
+DATA mixK<>+80(SB)/8, $0x00000000064f7f26 // join
+DATA mixK<>+88(SB)/8, $0x000000002b3cac5d
+DATA mixK<>+96(SB)/8, $0x00000000a60ce07b
+DATA mixK<>+104(SB)/8, $0x00000000b9e02b86
+DATA mixK<>+112(SB)/8, $0x0000000000000000
+DATA mixK<>+120(SB)/8, $0x0000000000000000
+DATA mixK<>+128(SB)/8, $0x00000000e78eb416 // 3 steps: k(5888)
+DATA mixK<>+136(SB)/8, $0x00000000b0cd4768
+DATA mixK<>+144(SB)/8, $0x0000000014338754 // join
+DATA mixK<>+152(SB)/8, $0x0000000039c7ff35
+DATA mixK<>+160(SB)/8, $0x0000000063ded06a
+DATA mixK<>+168(SB)/8, $0x00000000dd7e3b0c
+DATA mixK<>+176(SB)/8, $0x0000000000000000
+DATA mixK<>+184(SB)/8, $0x0000000000000000
+DATA mixK<>+192(SB)/8, $0x00000000dd07448e // 4 steps: k(7168)
+DATA mixK<>+200(SB)/8, $0x0000000068bce87a
+DATA mixK<>+208(SB)/8, $0x00000000ca6ef3ac // join
+DATA mixK<>+216(SB)/8, $0x00000000ff0dba97
+DATA mixK<>+224(SB)/8, $0x000000006956fc3b
+DATA mixK<>+232(SB)/8, $0x00000000d7a4825c
+DATA mixK<>+240(SB)/8, $0x0000000000000000
+DATA mixK<>+248(SB)/8, $0x0000000000000000
+DATA mixK<>+256(SB)/8, $0x0000000019e3635e // 5 steps: k(8448)
+DATA mixK<>+264(SB)/8, $0x000000006f345e45
+DATA mixK<>+272(SB)/8, $0x00000000dc1a160c // join
+DATA mixK<>+280(SB)/8, $0x000000000df04680
+DATA mixK<>+288(SB)/8, $0x0000000093781dc7
+DATA mixK<>+296(SB)/8, $0x00000000170076fa
+DATA mixK<>+304(SB)/8, $0x0000000000000000
+DATA mixK<>+312(SB)/8, $0x0000000000000000
+DATA mixK<>+320(SB)/8, $0x0000000093781dc7 // 6 steps: k(9728)
+DATA mixK<>+328(SB)/8, $0x00000000b3af077a
+DATA mixK<>+336(SB)/8, $0x00000000a563905d // join
+DATA mixK<>+344(SB)/8, $0x0000000017f27698
+DATA mixK<>+352(SB)/8, $0x00000000995a5724
+DATA mixK<>+360(SB)/8, $0x00000000dd66cbbb
+DATA mixK<>+368(SB)/8, $0x0000000000000000
+DATA mixK<>+376(SB)/8, $0x0000000000000000
+DATA mixK<>+384(SB)/8, $0x00000000bc817803 // 7 steps: k(11008)
+DATA mixK<>+392(SB)/8, $0x0000000093e106a4
+DATA mixK<>+400(SB)/8, $0x000000000fa0277f // join
+DATA mixK<>+408(SB)/8, $0x0000000067969a6a
+DATA mixK<>+416(SB)/8, $0x0000000088f61445
+DATA mixK<>+424(SB)/8, $0x000000009ef68d35
+DATA mixK<>+432(SB)/8, $0x0000000000000000
+DATA mixK<>+440(SB)/8, $0x0000000000000000
+DATA mixK<>+448(SB)/8, $0x000000001dfa0a15 // 8 steps: k(12288)
+DATA mixK<>+456(SB)/8, $0x000000009ef68d35
+DATA mixK<>+464(SB)/8, $0x0000000033bc58b3 // join
+DATA mixK<>+472(SB)/8, $0x0000000063d097e9
+DATA mixK<>+480(SB)/8, $0x00000000021ac5ef
+DATA mixK<>+488(SB)/8, $0x00000000aa7c7ad5
+DATA mixK<>+496(SB)/8, $0x0000000000000000
+DATA mixK<>+504(SB)/8, $0x0000000000000000
+GLOBL mixK<>(SB), RODATA|NOPTR, $512
+
 // func foldTable() *[14]uint64
 TEXT ·foldTable(SB), NOSPLIT, $0-8
 	LEAQ foldK<>(SB), AX
+	MOVQ AX, ret+0(FP)
+	RET
+
+// func mixTable() *[64]uint64
+TEXT ·mixTable(SB), NOSPLIT, $0-8
+	LEAQ mixK<>(SB), AX
 	MOVQ AX, ret+0(FP)
 	RET
 
@@ -113,6 +212,119 @@ TEXT ·foldTable(SB), NOSPLIT, $0-8
 	VPCLMULQDQ $0x11, k, acc, acc \
 	VPXOR      t, acc, acc        \
 	VPXOR      data, acc, acc
+
+// MIXFOLD512 is one step of a mixed round without its pointers' advance:
+// four 64-byte blocks at DI folded into Z0..Z3 with the constants in k, and
+// five 8-byte words of each stream, at SI, SI+R9, SI+2·R9 and SI+R11 (R9 = s,
+// R11 = 3s), into AX, BX, DX and R8.
+#define MIXFOLD512(k) \
+	VMOVDQU64 (DI), Z4           \
+	VMOVDQU64 64(DI), Z5         \
+	VMOVDQU64 128(DI), Z6        \
+	VMOVDQU64 192(DI), Z7        \
+	FOLD512(k, Z4, Z0, Z9)       \
+	CRC32Q    (SI), AX           \
+	CRC32Q    (SI)(R9*1), BX     \
+	CRC32Q    (SI)(R9*2), DX     \
+	CRC32Q    (SI)(R11*1), R8    \
+	FOLD512(k, Z5, Z1, Z10)      \
+	CRC32Q    8(SI), AX          \
+	CRC32Q    8(SI)(R9*1), BX    \
+	CRC32Q    8(SI)(R9*2), DX    \
+	CRC32Q    8(SI)(R11*1), R8   \
+	FOLD512(k, Z6, Z2, Z11)      \
+	CRC32Q    16(SI), AX         \
+	CRC32Q    16(SI)(R9*1), BX   \
+	CRC32Q    16(SI)(R9*2), DX   \
+	CRC32Q    16(SI)(R11*1), R8  \
+	FOLD512(k, Z7, Z3, Z12)      \
+	CRC32Q    24(SI), AX         \
+	CRC32Q    24(SI)(R9*1), BX   \
+	CRC32Q    24(SI)(R9*2), DX   \
+	CRC32Q    24(SI)(R11*1), R8  \
+	CRC32Q    32(SI), AX         \
+	CRC32Q    32(SI)(R9*1), BX   \
+	CRC32Q    32(SI)(R9*2), DX   \
+	CRC32Q    32(SI)(R11*1), R8
+
+// MIXSTEP512 is a step of crcFold512's mixed rounds.
+#define MIXSTEP512(k) \
+	MIXFOLD512(k) \
+	ADDQ $256, DI \
+	ADDQ $40, SI
+
+// MIXCOPYSTEP512 is a step of crcFoldCopy512's: the blocks are stored R10
+// bytes further on (R10 = dst - src) as well, and so are the two 64-byte
+// blocks of the streams' bytes at R12.
+#define MIXCOPYSTEP512(k) \
+	MIXFOLD512(k)                \
+	VMOVDQU64 Z4, (DI)(R10*1)    \
+	VMOVDQU64 Z5, 64(DI)(R10*1)  \
+	VMOVDQU64 Z6, 128(DI)(R10*1) \
+	VMOVDQU64 Z7, 192(DI)(R10*1) \
+	VMOVDQU64 (R12), Z14         \
+	VMOVDQU64 64(R12), Z15       \
+	VMOVDQU64 Z14, (R12)(R10*1)  \
+	VMOVDQU64 Z15, 64(R12)(R10*1) \
+	ADDQ      $128, R12          \
+	ADDQ      $256, DI           \
+	ADDQ      $40, SI
+
+// MIXBEGIN starts a round at SI with CX ≥ 416 bytes left: R13 = m, the
+// steps that fit (at most mixIters; CX/416 is ((CX>>5)·79)>>10 below 3328),
+// R9 = s = 40m, R11 = 3s, R12 = &mixK<>[m], Z13 = its fold constant, DI =
+// SI + 4s (V). BX is zero on entry and on exit.
+#define MIXBEGIN \
+	MOVQ            $const_mixIters, R13       \
+	CMPQ            CX, $const_mixRound        \
+	JAE             5(PC)                      \
+	MOVQ            CX, R13                    \
+	SHRQ            $5, R13                    \
+	IMUL3Q          $79, R13, R13              \
+	SHRQ            $10, R13                   \
+	IMUL3Q          $40, R13, R9               \
+	LEAQ            (R9)(R9*2), R11            \
+	MOVQ            R13, R12                   \
+	SHLQ            $6, R12                    \
+	LEAQ            mixK<>-64(SB), BX          \
+	ADDQ            BX, R12                    \
+	XORL            BX, BX                     \
+	VBROADCASTI32X4 (R12), Z13                 \
+	LEAQ            (SI)(R11*1), DI            \
+	ADDQ            R9, DI
+
+// MIXENDK joins the round's stream registers into Z0 (the design note's t)
+// with the join constants k12 (j = 1, 2) and k34, zeroes them for the next
+// round and takes the round's bytes off CX: SI is then s past the round's
+// start and DI at its end. Clobbers X10-X12. MIXEND takes the constants
+// from mixK<> at R12.
+#define MIXEND MIXENDK(16(R12), 32(R12))
+
+#define MIXENDK(k12, k34) \
+	VMOVQ      AX, X10                  \
+	VPINSRQ    $1, BX, X10, X10         \
+	VMOVQ      DX, X11                  \
+	VPINSRQ    $1, R8, X11, X11         \
+	VPCLMULQDQ $0x00, k12, X10, X12     \
+	VPCLMULQDQ $0x11, k12, X10, X10     \
+	VPXOR      X12, X10, X10            \
+	VPCLMULQDQ $0x00, k34, X11, X12     \
+	VPCLMULQDQ $0x11, k34, X11, X11     \
+	VPXOR      X12, X10, X10            \
+	VPXOR      X11, X10, X10            \
+	VMOVQ      X10, BX                  \
+	XORL       AX, AX                   \
+	CRC32Q     BX, AX                   \
+	VMOVD      AX, X12                  \
+	VPXORQ     Z12, Z0, Z0              \
+	MOVQ       SI, AX                   \
+	SUBQ       R9, AX                   \
+	SUBQ       DI, AX                   \
+	ADDQ       AX, CX                   \
+	XORL       AX, AX                   \
+	XORL       BX, BX                   \
+	XORL       DX, DX                   \
+	XORL       R8, R8
 
 // func crcFold512(reg uint32, p *byte, n int) uint32
 //
@@ -158,6 +370,12 @@ p512h8:
 	JMP     p512h8
 
 p512start:
+	CMPQ      CX, $const_mixMin
+	JB        p512plain
+	CMPB      ·foldKernel(SB), $const_fold512mix
+	JEQ       p512mix
+
+p512plain:
 	CMPQ      CX, $256
 	JAE       p512four
 
@@ -203,6 +421,39 @@ p512fold4:
 	FOLD512(Z8, Z1, Z0, Z9)
 	FOLD512(Z8, Z2, Z0, Z9)
 	FOLD512(Z8, Z3, Z0, Z9)
+	JMP       p512block
+
+p512mix:
+	// Mixed rounds while a step fits (design note): AX is stream S1's
+	// register, from reg; the accumulators start at zero.
+	XORL      BX, BX
+	XORL      DX, DX
+	XORL      R8, R8
+	VPXORQ    Z0, Z0, Z0
+	VPXORQ    Z1, Z1, Z1
+	VPXORQ    Z2, Z2, Z2
+	VPXORQ    Z3, Z3, Z3
+	VBROADCASTI32X4 foldK<>+0(SB), Z8
+
+p512mixround:
+	MIXBEGIN
+	MIXSTEP512(Z13)
+	DECQ      R13
+	JZ        p512mixend
+
+p512mixstep:
+	MIXSTEP512(Z8)
+	DECQ      R13
+	JNZ       p512mixstep
+
+p512mixend:
+	MIXEND
+	MOVQ      DI, SI
+	CMPQ      CX, $const_mixStep
+	JAE       p512mixround
+	CMPQ      CX, $256
+	JAE       p512loop
+	JMP       p512fold4
 
 p512block:
 	CMPQ      CX, $64
@@ -330,6 +581,12 @@ c512h8:
 	JMP     c512h8
 
 c512start:
+	CMPQ      CX, $const_mixMin
+	JB        c512plain
+	CMPB      ·foldKernel(SB), $const_fold512mix
+	JEQ       c512mix
+
+c512plain:
 	VMOVD     AX, X4
 	VMOVDQU64 (SI), Z0
 	VMOVDQU64 64(SI), Z1
@@ -368,6 +625,56 @@ c512fold4:
 	FOLD512(Z8, Z1, Z0, Z9)
 	FOLD512(Z8, Z2, Z0, Z9)
 	FOLD512(Z8, Z3, Z0, Z9)
+	JMP       c512block
+
+c512mix:
+	// crcFold512's mixed rounds, copying: R10 = dst - src. The streams'
+	// bytes are copied in 64-byte blocks from the round's start, R12, two
+	// a step and then up to V at R13; the join constants wait in X16 and
+	// X17. No prefetching: the CPUs that run these rounds gain nothing by
+	// it (results/codec.md).
+	MOVQ      DI, R10
+	SUBQ      SI, R10
+	XORL      BX, BX
+	XORL      DX, DX
+	XORL      R8, R8
+	VPXORQ    Z0, Z0, Z0
+	VPXORQ    Z1, Z1, Z1
+	VPXORQ    Z2, Z2, Z2
+	VPXORQ    Z3, Z3, Z3
+	VBROADCASTI32X4 foldK<>+0(SB), Z8
+
+c512mixround:
+	MIXBEGIN
+	VMOVDQU64 16(R12), X16
+	VMOVDQU64 32(R12), X17
+	MOVQ      SI, R12
+	MIXCOPYSTEP512(Z13)
+	DECQ      R13
+	JZ        c512mixend
+
+c512mixstep:
+	MIXCOPYSTEP512(Z8)
+	DECQ      R13
+	JNZ       c512mixstep
+
+c512mixend:
+	MIXENDK(X16, X17)
+	LEAQ      (SI)(R11*1), R13
+
+c512mixcopy:
+	VMOVDQU64 (R12), Z14
+	VMOVDQU64 Z14, (R12)(R10*1)
+	ADDQ      $64, R12
+	CMPQ      R12, R13
+	JB        c512mixcopy
+	MOVQ      DI, SI
+	CMPQ      CX, $const_mixStep
+	JAE       c512mixround
+	LEAQ      (SI)(R10*1), DI
+	CMPQ      CX, $256
+	JAE       c512loop
+	JMP       c512fold4
 
 c512block:
 	CMPQ      CX, $64
@@ -667,7 +974,7 @@ TEXT ·crc32cUpdate(SB), NOSPLIT, $0-28
 	CMPQ CX, $const_foldMin
 	JB   small
 	CMPB ·foldKernel(SB), $const_fold512
-	JEQ  big512
+	JAE  big512
 	CMPQ CX, $const_foldMin256
 	JB   small
 	CMPB ·foldKernel(SB), $const_fold256
@@ -713,4 +1020,15 @@ small1:
 
 smalldone:
 	MOVL AX, ret+24(FP)
+	RET
+
+// func cpuid(leaf, sub uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
 	RET

@@ -36,3 +36,36 @@ func TestFoldConstants(t *testing.T) {
 		}
 	}
 }
+
+// TestMixConstants recomputes mixK<>: for a round of m steps (s = 40m
+// stream bytes, v = 256m folded), the fold over the streams and the 256
+// bytes before V, k(8·(256 + 4s)), and the join constants (x^(8·Lj))' with
+// Lj = (4-j)·s + v - 256 (crcfold_amd64.s's design note).
+func TestMixConstants(t *testing.T) {
+	var want [64]uint64
+	for m := uint64(1); m <= mixIters; m++ {
+		e := want[8*(m-1):][:8]
+		s, v := mixChunk*m, 256*m
+		k := foldConst(8 * (256 + 4*s))
+		e[0], e[1] = k[0], k[1]
+		for j := uint64(1); j <= 4; j++ {
+			e[1+j] = uint64(primed(xPowMod(8 * ((4-j)*s + v - 256))))
+		}
+	}
+	got := mixTable()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("mixK<>+%d = %#x, want %#x", 8*i, got[i], want[i])
+		}
+	}
+}
+
+// TestMixSteps: the assembly's steps for the last round, ((n>>5)·79)>>10,
+// are n/mixStep for every n under a whole round.
+func TestMixSteps(t *testing.T) {
+	for n := 0; n < mixRound; n++ {
+		if got := ((n >> 5) * 79) >> 10; got != n/mixStep {
+			t.Fatalf("n = %d: %d steps, want %d", n, got, n/mixStep)
+		}
+	}
+}

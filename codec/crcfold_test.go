@@ -10,7 +10,7 @@ import (
 // kernels are the folding kernels this machine runs, foldNone first.
 func kernels() []foldKind {
 	var ks []foldKind
-	for _, k := range []foldKind{foldNone, fold256, fold512} {
+	for _, k := range []foldKind{foldNone, fold256, fold512, fold512mix} {
 		if foldSupported(k) {
 			ks = append(ks, k)
 		}
@@ -76,6 +76,11 @@ func TestFoldKernels(t *testing.T) {
 			for _, n := range []int{foldMin - 1, foldMin, foldMin + 1, foldMin256 - 1, foldMin256, 1000, foldAlignMin - 1, foldAlignMin, foldAlignMin + 63, 4096 + 63} {
 				check(k, n, so, 63-so)
 			}
+		}
+		// Every length through a whole mixed round and a last round of
+		// each number of steps, and the kernels' loops after it.
+		for n := mixMin - 1; n <= mixMin+mixRound+300; n++ {
+			check(k, n, n%64, (n*5)%64)
 		}
 		for _, n := range []int{16 << 10, 1<<20 - 1, 1 << 20, 1<<20 + 129} {
 			check(k, n, n%61, n%59)

@@ -7,6 +7,8 @@ import "testing"
 func TestCRCKernel(t *testing.T) {
 	want := "hash/crc32"
 	switch {
+	case foldKernel == fold512mix:
+		want = "fold512mix+sse42"
 	case foldKernel == fold512:
 		want = "fold512+sse42"
 	case foldKernel == fold256:
