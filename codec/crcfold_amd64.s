@@ -76,7 +76,7 @@
 // stores V's blocks as it loads them and copies the streams' bytes in
 // 64-byte blocks, two a step and the rest (32m bytes) after the steps, at
 // most 63 bytes of V twice: eight-byte stores would take eight times the
-// store buffer's entries.
+// store buffer's entries. It runs mixed rounds up to mixCopyMax bytes only.
 //
 // foldK<>: k(2048) at 0, k(512) at 16, the lane constants of the 512-bit
 // reduction [k(384), k(256), k(128), 0] at 32; the 256-bit kernel takes
@@ -583,6 +583,8 @@ c512h8:
 c512start:
 	CMPQ      CX, $const_mixMin
 	JB        c512plain
+	CMPQ      CX, $const_mixCopyMax
+	JA        c512plain
 	CMPB      ·foldKernel(SB), $const_fold512mix
 	JEQ       c512mix
 

@@ -82,7 +82,7 @@ func TestFoldKernels(t *testing.T) {
 		for n := mixMin - 1; n <= mixMin+mixRound+300; n++ {
 			check(k, n, n%64, (n*5)%64)
 		}
-		for _, n := range []int{16 << 10, 1<<20 - 1, 1 << 20, 1<<20 + 129} {
+		for _, n := range []int{16 << 10, mixCopyMax, mixCopyMax + 1, 1<<20 - 1, 1 << 20, 1<<20 + 129} {
 			check(k, n, n%61, n%59)
 		}
 	})
