@@ -118,6 +118,7 @@ func FuzzChecksumCopy(f *testing.F) {
 	f.Add([]byte("123456789"), uint8(0), uint8(0))
 	f.Add(make([]byte, 3*fusedLong+3*fusedStep*fusedSteps+7), uint8(3), uint8(5))
 	f.Add(bytes.Repeat([]byte{0xff, 0, 1}, 1500), uint8(1), uint8(63))
+	f.Add(bytes.Repeat([]byte{7, 0x80, 0xfe, 3, 9}, (2*mixRound+3*mixStep+70)/5), uint8(40), uint8(9)) // mixed rounds: two whole, one of three steps
 	f.Fuzz(func(t *testing.T, msg []byte, srcOff, dstOff uint8) {
 		so := min(int(srcOff%64), len(msg))
 		s := msg[so:]

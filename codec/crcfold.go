@@ -7,7 +7,7 @@ const (
 	foldNone   foldKind = iota // hash/crc32 (SSE4.2 on amd64), crccopy.go's fused loop
 	fold256                    // VPCLMULQDQ on 256-bit registers
 	fold512                    // VPCLMULQDQ on 512-bit registers
-	fold512mix                 // fold512 beside three CRC32 instruction streams (mixRound)
+	fold512mix                 // fold512 beside four CRC32 instruction streams (mixed rounds)
 )
 
 func (k foldKind) String() string {

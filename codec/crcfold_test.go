@@ -106,6 +106,7 @@ func FuzzChecksum(f *testing.F) {
 	f.Add([]byte("123456789"), uint8(0))
 	f.Add(make([]byte, 1000), uint8(3))
 	f.Add(bytes.Repeat([]byte{0xff, 0, 1}, 700), uint8(63))
+	f.Add(bytes.Repeat([]byte{7, 0x80, 0xfe, 3, 9}, (mixRound+5*mixStep+300)/5), uint8(17)) // mixed rounds: one whole, one of five steps
 	f.Fuzz(func(t *testing.T, msg []byte, off uint8) {
 		s := msg[min(int(off%64), len(msg)):]
 		want := crc32.Checksum(s, stdCastagnoli)
