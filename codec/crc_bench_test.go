@@ -198,15 +198,16 @@ func BenchmarkPatchCRC(b *testing.B) {
 	}
 }
 
-// BenchmarkCRCLengths runs Checksum around foldMin and foldMin256 under every
-// kernel the CPU supports: below them the CRC32 instruction's loop, from them
-// the folding kernel; the figures say where folding starts to pay.
+// BenchmarkCRCLengths runs Checksum around foldMin, foldMin256 and mixMin
+// under every kernel the CPU supports: below them the CRC32 instruction's
+// loop, from them the folding kernel, then its mixed rounds; the figures say
+// where each starts to pay.
 // kernel=hashcrc32 is hash/crc32 itself at each length, beside which sse42
 // says whether Checksum's own loop (under 256 bytes) is worth keeping on a
 // CPU without the folding instructions.
 func BenchmarkCRCLengths(b *testing.B) {
-	bb := benchBatch(1024 + CRCStart)
-	for _, n := range []int{63, 64, 80, 100, 128, 192, 255, 256, 384, 768, 1024} {
+	bb := benchBatch(4096 + CRCStart)
+	for _, n := range []int{63, 64, 80, 100, 128, 192, 255, 256, 384, 768, 1024, 1664, 2496, 3327, 3328, 4096} {
 		b.Run("kernel=hashcrc32/n="+strconv.Itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			start := cputime.Process()
