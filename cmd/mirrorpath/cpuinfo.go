@@ -2,30 +2,62 @@ package main
 
 import (
 	"bufio"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/cpu"
 )
 
-// cpuModel is the processor's model name from /proc/cpuinfo (Linux), or ""
-// (the caller then takes go test's "cpu:" line).
+// cpuModel is the processor's model name from /proc/cpuinfo (Linux), with
+// its vendor, family and model, or "" (the caller then takes go test's
+// "cpu:" line).
 func cpuModel() string {
 	f, err := os.Open("/proc/cpuinfo")
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return cpuModelFrom(f)
+}
+
+// cpuModelFrom reads the first processor of a /proc/cpuinfo text: its model
+// name, then "(vendor_id family F model M)" in hex, as in AMD's and Intel's
+// manuals, where the three are there. A model name alone can hide the
+// generation ("AMD EPYC" on a VM), which decides codec's CRC kernel.
+func cpuModelFrom(r io.Reader) string {
+	var name, vendor, family, model string
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
+		if !ok {
+			if strings.TrimSpace(sc.Text()) == "" && name != "" {
+				break // the end of the first processor
+			}
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch strings.TrimSpace(k) {
+		case "model name":
+			name = v
+		case "vendor_id":
+			vendor = v
+		case "cpu family":
+			family = v
+		case "model":
+			model = v
 		}
 	}
-	return ""
+	fam, err1 := strconv.Atoi(family)
+	mod, err2 := strconv.Atoi(model)
+	if name == "" || vendor == "" || err1 != nil || err2 != nil {
+		return name
+	}
+	return fmt.Sprintf("%s (%s family 0x%x model 0x%x)", name, vendor, fam, mod)
 }
 
 // cpuFeatures lists the CPU features codec's CRC-32C dispatch reads
