@@ -99,7 +99,7 @@ GLOBL foldK<>(SB), RODATA|NOPTR, $112
 
 // mixK<>: for a mixed round of m steps, at 64·(m-1): k(8·(256 + 160m)),
 // then the join constants (x^(8·Lj))', j = 1..4, then zero.
-DATA mixK<>+0(SB)/8, $0x0000000096638b34 // 1 steps: k(3328)
+DATA mixK<>+0(SB)/8, $0x0000000096638b34 // 1 step: k(3328)
 DATA mixK<>+8(SB)/8, $0x000000002b3cac5d
 DATA mixK<>+16(SB)/8, $0x000000002ad91c30 // join
 DATA mixK<>+24(SB)/8, $0x0000000039d3b296

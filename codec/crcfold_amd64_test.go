@@ -2,7 +2,11 @@
 
 package codec
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 // setFold forces kernel k for Checksum and ChecksumCopy until restore.
 func setFold(k foldKind) (restore func()) {
@@ -67,5 +71,42 @@ func TestMixSteps(t *testing.T) {
 		if got := ((n >> 5) * 79) >> 10; got != n/mixStep {
 			t.Fatalf("n = %d: %d steps, want %d", n, got, n/mixStep)
 		}
+	}
+}
+
+// TestBestFold: with fold512's features AMD's CPUs run the mixed rounds and
+// the others fold512 alone; without them, no folding kernel.
+func TestBestFold(t *testing.T) {
+	amd, other := bestFold(true), bestFold(false)
+	if !foldSupported(fold512) {
+		if amd != foldNone || other != foldNone {
+			t.Fatalf("no fold512 here, yet bestFold gives %v (AMD) and %v", amd, other)
+		}
+		return
+	}
+	if amd != fold512mix || other != fold512 {
+		t.Fatalf("bestFold: %v on AMD, %v elsewhere; want fold512mix, fold512", amd, other)
+	}
+}
+
+// TestIsAMD holds the CPUID vendor check to /proc/cpuinfo's vendor_id where
+// Linux gives one.
+func TestIsAMD(t *testing.T) {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		t.Skip("no /proc/cpuinfo:", err)
+	}
+	var vendor string
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "vendor_id" {
+			vendor = strings.TrimSpace(v)
+			break
+		}
+	}
+	if vendor == "" {
+		t.Skip("/proc/cpuinfo names no vendor_id")
+	}
+	if got, want := isAMD(), vendor == "AuthenticAMD"; got != want {
+		t.Fatalf("isAMD() = %v, /proc/cpuinfo's vendor_id is %q", got, vendor)
 	}
 }
