@@ -270,6 +270,19 @@ TEXT ·mixTable(SB), NOSPLIT, $0-8
 	ADDQ      $256, DI           \
 	ADDQ      $40, SI
 
+// MIXINIT readies the mixed rounds: streams S2..S4's registers BX, DX and
+// R8 at zero (S1's, AX, holds the running register), the accumulators at
+// zero, Z8 the plain steps' fold constant k(2048).
+#define MIXINIT \
+	XORL            BX, BX                     \
+	XORL            DX, DX                     \
+	XORL            R8, R8                     \
+	VPXORQ          Z0, Z0, Z0                 \
+	VPXORQ          Z1, Z1, Z1                 \
+	VPXORQ          Z2, Z2, Z2                 \
+	VPXORQ          Z3, Z3, Z3                 \
+	VBROADCASTI32X4 foldK<>+0(SB), Z8
+
 // MIXBEGIN starts a round at SI with CX ≥ 416 bytes left: R13 = m, the
 // steps that fit (at most mixIters; CX/416 is ((CX>>5)·79)>>10 below 3328),
 // R9 = s = 40m, R11 = 3s, R12 = &mixK<>[m], Z13 = its fold constant, DI =
@@ -426,14 +439,7 @@ p512fold4:
 p512mix:
 	// Mixed rounds while a step fits (design note): AX is stream S1's
 	// register, from reg; the accumulators start at zero.
-	XORL      BX, BX
-	XORL      DX, DX
-	XORL      R8, R8
-	VPXORQ    Z0, Z0, Z0
-	VPXORQ    Z1, Z1, Z1
-	VPXORQ    Z2, Z2, Z2
-	VPXORQ    Z3, Z3, Z3
-	VBROADCASTI32X4 foldK<>+0(SB), Z8
+	MIXINIT
 
 p512mixround:
 	MIXBEGIN
@@ -637,14 +643,7 @@ c512mix:
 	// it (results/codec.md).
 	MOVQ      DI, R10
 	SUBQ      SI, R10
-	XORL      BX, BX
-	XORL      DX, DX
-	XORL      R8, R8
-	VPXORQ    Z0, Z0, Z0
-	VPXORQ    Z1, Z1, Z1
-	VPXORQ    Z2, Z2, Z2
-	VPXORQ    Z3, Z3, Z3
-	VBROADCASTI32X4 foldK<>+0(SB), Z8
+	MIXINIT
 
 c512mixround:
 	MIXBEGIN
