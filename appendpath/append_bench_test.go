@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -151,31 +152,54 @@ func BenchmarkAppend(b *testing.B) {
 // BenchmarkLimit is the physical limit of the as-is path (docs/measuring.md):
 // one CRC-32C pass over batch[21:] plus one copy of the batch, measured in
 // the same process as BenchmarkAppend.
-func BenchmarkLimit(b *testing.B) { benchLimit(b, false) }
+func BenchmarkLimit(b *testing.B) { benchLimit(b, limitTwoPass) }
 
 // BenchmarkLimitFused is BenchmarkLimit done in one pass: the CRC-32C of
 // batch[21:] computed while the batch is copied (codec.ChecksumCopy, what the
 // append path does for replicated batches of fuseMin bytes or more). Below
 // BenchmarkLimit from 1 KiB up; the difference to BenchmarkAppend is what
 // the path adds to its own copy.
-func BenchmarkLimitFused(b *testing.B) { benchLimit(b, true) }
+func BenchmarkLimitFused(b *testing.B) { benchLimit(b, limitFused) }
 
-// benchLimit is the limit's loop into one hot buffer, in two passes or one.
-// The choice is a branch that goes the same way every time.
-func benchLimit(b *testing.B, fused bool) {
+// BenchmarkLimitLocked is BenchmarkLimit inside an uncontended sync.Mutex, as
+// every Partition method runs inside the partition's: the floor of an append
+// of one batch per call that is safe for concurrent use, before any framing,
+// producer state or log bookkeeping. Its difference to BenchmarkLimit is what
+// the lock's two locked instructions cost beside the work (results/
+// appendpath.md, "The floor of a 100-byte append").
+func BenchmarkLimitLocked(b *testing.B) { benchLimit(b, limitLocked) }
+
+type limitMode int
+
+const (
+	limitTwoPass limitMode = iota // CRC pass, then the copy
+	limitFused                    // CRC and copy in one pass
+	limitLocked                   // limitTwoPass under a mutex
+)
+
+// benchLimit is the limit's loop into one hot buffer. The mode is a branch
+// that goes the same way every time.
+func benchLimit(b *testing.B, mode limitMode) {
 	for _, sh := range benchShapes {
 		b.Run("batch="+sh.name, func(b *testing.B) {
 			in, dst := limitBuffers(benchBatch(b, sh.records, sh.value))
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
 			runtime.GC() // the setup's garbage is not the loop's
+			var mu sync.Mutex
 			var sink uint32
 			cpu := cputime.Process()
 			for b.Loop() {
-				if fused {
+				switch mode {
+				case limitFused:
 					copy(dst[:codec.CRCStart], in)
 					sink += codec.ChecksumCopy(dst[codec.CRCStart:], in[codec.CRCStart:])
-				} else {
+				case limitLocked:
+					mu.Lock()
+					sink += codec.Checksum(in[codec.CRCStart:])
+					copy(dst, in)
+					mu.Unlock()
+				default:
 					sink += codec.Checksum(in[codec.CRCStart:])
 					copy(dst, in)
 				}
