@@ -95,8 +95,8 @@ func init() {
 // a benchmark's name would turn it into a parent that measures nothing, so
 // the quick selection is three patterns run one after the other.
 var (
-	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkLimitRing$", "^BenchmarkLimitFused$", "^BenchmarkLimitRingFused$", "^BenchmarkCopyRing$", "^BenchmarkUpdate$", "^BenchmarkUpdateOne$"}
-	runFullPatterns  = []string{"^Benchmark(Append|Limit|LimitRing|LimitFused|LimitRingFused|CopyRing|Update|UpdateOne)$"}
+	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkLimitRing$", "^BenchmarkLimitFused$", "^BenchmarkLimitRingFused$", "^BenchmarkLimitLocked$", "^BenchmarkCopyRing$", "^BenchmarkUpdate$", "^BenchmarkUpdateOne$"}
+	runFullPatterns  = []string{"^Benchmark(Append|Limit|LimitRing|LimitFused|LimitRingFused|LimitLocked|CopyRing|Update|UpdateOne)$"}
 )
 
 // runRun is `mirrorpath run`.

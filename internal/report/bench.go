@@ -411,9 +411,15 @@ func (f *Figures) Canary() *Table {
 // copyRingRow labels its BenchmarkCopyRing / BenchmarkLimit row.
 var limitRows = []struct{ name, label string }{
 	{"Limit", ""}, {"LimitRing", "ring limit"}, {"LimitFused", "fused limit"}, {"LimitRingFused", "ring fused limit"},
+	{"LimitLocked", "locked limit"},
 }
 
-const copyRingRow = "copy alone into the ring / limit"
+// copyRingRow and lockedRow label the rows of two benchmarks over
+// BenchmarkLimit: the copy into the ring alone, and the limit inside a mutex.
+const (
+	copyRingRow = "copy alone into the ring / limit"
+	lockedRow   = "limit inside a mutex / limit"
+)
 
 // AsisOverLimit is the as-is time per batch divided by the physical limit
 // (one CRC-32C pass plus one copy, BenchmarkLimit) at the same batch size.
@@ -422,12 +428,16 @@ const copyRingRow = "copy alone into the ring / limit"
 // copy does), BenchmarkLimitFused (the CRC computed while copying, in one
 // pass, as the append does for batches of 1 KiB or more, into a hot buffer)
 // and BenchmarkLimitRingFused (one pass into the ring: the append's own
-// work). With BenchmarkCopyRing a last row divides the copy into the ring
-// alone by BenchmarkLimit: above 1.00, storing a batch in the log's memory
-// costs more by itself than the hot-buffer limit's CRC and copy together.
+// work), BenchmarkLimitLocked (BenchmarkLimit inside an uncontended mutex,
+// as every Partition method runs). With BenchmarkCopyRing a row divides the
+// copy into the ring alone by BenchmarkLimit: above 1.00, storing a batch in
+// the log's memory costs more by itself than the hot-buffer limit's CRC and
+// copy together. With BenchmarkLimitLocked a last row divides it by
+// BenchmarkLimit: the least an append of one batch per call that is safe for
+// concurrent use can cost, over the limit.
 func (f *Figures) AsisOverLimit() *Table {
 	t := newTable("As-is append / physical limit",
-		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's), rows marked \"fused limit\" by BenchmarkLimitFused (CRC and copy in one pass, as the append does from 1 KiB), \"ring fused limit\" by BenchmarkLimitRingFused (one pass into the ring: the append's own work); the overhead of header parse, producer-state update and barrier check. The last row, BenchmarkCopyRing / BenchmarkLimit, is the copy into the ring alone (Go's copy, no CRC) over the hot-buffer limit: above 1.00, copying a batch into the log's memory costs more by itself than the hot-buffer limit's CRC and copy together",
+		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's), rows marked \"fused limit\" by BenchmarkLimitFused (CRC and copy in one pass, as the append does from 1 KiB), \"ring fused limit\" by BenchmarkLimitRingFused (one pass into the ring: the append's own work); the overhead of header parse, producer-state update and barrier check. The row \"copy alone into the ring / limit\", BenchmarkCopyRing / BenchmarkLimit, is the copy into the ring alone (Go's copy, no CRC) over the hot-buffer limit: above 1.00, copying a batch into the log's memory costs more by itself than the hot-buffer limit's CRC and copy together. Rows marked \"locked limit\" divide by BenchmarkLimitLocked (BenchmarkLimit inside an uncontended mutex, as every partition method runs), and the row \"limit inside a mutex / limit\" divides that by BenchmarkLimit: the least an append of one batch per call that is safe for concurrent use can cost, over the limit, before any framing, producer state or log bookkeeping",
 		"producers")
 	for _, lim := range limitRows {
 		limits := map[string]Key{}
@@ -451,10 +461,12 @@ func (f *Figures) AsisOverLimit() *Table {
 	for _, l := range f.Keys("Limit") {
 		hot[l.Batch] = l
 	}
-	for _, c := range f.Keys("CopyRing") {
-		if l, ok := hot[c.Batch]; ok {
-			if r, ok := f.ratio(c, l); ok {
-				t.set(copyRingRow, c.Batch, r)
+	for _, over := range []struct{ name, row string }{{"CopyRing", copyRingRow}, {"LimitLocked", lockedRow}} {
+		for _, c := range f.Keys(over.name) {
+			if l, ok := hot[c.Batch]; ok {
+				if r, ok := f.ratio(c, l); ok {
+					t.set(over.row, c.Batch, r)
+				}
 			}
 		}
 	}

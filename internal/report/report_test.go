@@ -89,14 +89,16 @@ func TestRatios(t *testing.T) {
 	}
 }
 
-// A run with BenchmarkLimitRing, BenchmarkLimitFused and
-// BenchmarkLimitRingFused gets one more asis/limit row per producer count for
-// each; the hot-buffer row is unchanged; BenchmarkCopyRing adds the row of
-// the copy alone over the hot-buffer limit.
+// A run with BenchmarkLimitRing, BenchmarkLimitFused, BenchmarkLimitRingFused
+// and BenchmarkLimitLocked gets one more asis/limit row per producer count for
+// each; the hot-buffer row is unchanged; BenchmarkCopyRing and
+// BenchmarkLimitLocked add the rows of the copy alone and of the locked limit
+// over the hot-buffer limit.
 func TestAsisOverRingLimit(t *testing.T) {
 	txt := "pkg: x\nBenchmarkLimit/batch=16KiB-2 10 800 ns/op\nBenchmarkLimitRing/batch=16KiB-2 10 850 ns/op\n" +
 		"BenchmarkLimitFused/batch=16KiB-2 10 690 ns/op\n" +
 		"BenchmarkLimitRingFused/batch=16KiB-2 10 820 ns/op\nBenchmarkCopyRing/batch=16KiB-2 10 720 ns/op\n" +
+		"BenchmarkLimitLocked/batch=16KiB-2 10 810 ns/op\n" +
 		"BenchmarkAppend/strategy=asis/crc=none/batch=16KiB/producers=1-2 10 900 ns/op\n"
 	f, err := ParseBench(strings.NewReader(txt), "ring.txt")
 	if err != nil {
@@ -117,6 +119,15 @@ func TestAsisOverRingLimit(t *testing.T) {
 	}
 	if got := al.Cells[[2]string{copyRingRow, "16KiB"}]; !near(got, 720.0/800) {
 		t.Errorf("copy ring/limit = %g, want %g (rows %q)", got, 720.0/800, al.Rows)
+	}
+	if got := al.Cells[[2]string{"producers=1 · none · locked limit", "16KiB"}]; !near(got, 900.0/810) {
+		t.Errorf("asis/locked limit = %g, want %g (rows %q)", got, 900.0/810, al.Rows)
+	}
+	if got := al.Cells[[2]string{lockedRow, "16KiB"}]; !near(got, 810.0/800) {
+		t.Errorf("locked limit/limit = %g, want %g (rows %q)", got, 810.0/800, al.Rows)
+	}
+	if last := al.Rows[len(al.Rows)-1]; last != lockedRow {
+		t.Errorf("last row %q, want %q", last, lockedRow)
 	}
 }
 
