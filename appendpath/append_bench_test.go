@@ -169,12 +169,15 @@ func BenchmarkLimitFused(b *testing.B) { benchLimit(b, limitFused) }
 // appendpath.md, "The floor of a 100-byte append").
 func BenchmarkLimitLocked(b *testing.B) { benchLimit(b, limitLocked) }
 
+// limitMode is the work of one iteration of a limit benchmark, into a hot
+// buffer (benchLimit) or the ring (benchRing).
 type limitMode int
 
 const (
 	limitTwoPass limitMode = iota // CRC pass, then the copy
 	limitFused                    // CRC and copy in one pass
-	limitLocked                   // limitTwoPass under a mutex
+	limitLocked                   // limitTwoPass under a mutex (hot buffer)
+	limitCopy                     // the copy alone (ring)
 )
 
 // benchLimit is the limit's loop into one hot buffer. The mode is a branch
@@ -239,33 +242,28 @@ func limitBuffers(batch []byte) (in, dst []byte) {
 // what a destination that is not in cache costs (read-for-ownership of every
 // line, and the source pushed out of L1); the difference to BenchmarkAppend
 // is the path's own overhead.
-func BenchmarkLimitRing(b *testing.B) { benchRing(b, ringTwoPass) }
+func BenchmarkLimitRing(b *testing.B) { benchRing(b, limitTwoPass) }
 
 // BenchmarkLimitRingFused is BenchmarkLimitRing in one pass: the CRC
 // computed while the batch is copied into the ring (codec.ChecksumCopyCold,
 // which asks for the ring's lines ahead of its stores), as the append path
 // does from fuseMin bytes. Of the limits it is the one that does exactly the
 // work the as-is append must do, no less.
-func BenchmarkLimitRingFused(b *testing.B) { benchRing(b, ringFused) }
+func BenchmarkLimitRingFused(b *testing.B) { benchRing(b, limitFused) }
 
 // BenchmarkCopyRing is the copy into the ring alone, no CRC: the floor of
 // any append that stores the batch's bytes in the log's memory. Where it is
 // above BenchmarkLimit, no such append can come within BenchmarkLimit's
 // figure (docs/measuring.md, "The limits").
-func BenchmarkCopyRing(b *testing.B) { benchRing(b, ringCopy) }
-
-type ringMode int
-
-const (
-	ringTwoPass ringMode = iota // CRC pass, then the copy
-	ringFused                   // CRC and copy in one pass
-	ringCopy                    // the copy alone
-)
+func BenchmarkCopyRing(b *testing.B) { benchRing(b, limitCopy) }
 
 // benchRing is the loop of the ring benchmarks: each iteration writes the
 // batch to the next place of the ring, as the log's appends do. The mode is
 // a branch that goes the same way every time.
-func benchRing(b *testing.B, mode ringMode) {
+func benchRing(b *testing.B, mode limitMode) {
+	if mode == limitLocked {
+		b.Fatal("benchRing: the locked limit runs into a hot buffer only")
+	}
 	for _, sh := range benchShapes {
 		b.Run("batch="+sh.name, func(b *testing.B) {
 			in := benchBatch(b, sh.records, sh.value)
@@ -281,13 +279,13 @@ func benchRing(b *testing.B, mode ringMode) {
 			for b.Loop() {
 				dst := ring[pos : pos+len(in)]
 				switch mode {
-				case ringTwoPass:
+				case limitTwoPass:
 					sink += codec.Checksum(in[codec.CRCStart:])
 					copy(dst, in)
-				case ringFused:
+				case limitFused:
 					copy(dst[:codec.CRCStart], in)
 					sink += codec.ChecksumCopyCold(dst[codec.CRCStart:], in[codec.CRCStart:])
-				default:
+				default: // limitCopy
 					copy(dst, in)
 				}
 				if pos += len(in); pos+len(in) > len(ring) {
