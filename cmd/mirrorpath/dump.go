@@ -210,22 +210,11 @@ func ptr[T any](v T) *T { return &v }
 // anything in it was invalid; err is a failure to open or read the file
 // (reported after the batches before it).
 func (d *dumper) logFile(name string) (invalid bool, err error) {
-	f, err := os.Open(name)
+	f, size, err := openStream(name)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	if err := notDir(f); err != nil {
-		return false, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
-	size := st.Size()
-	if !st.Mode().IsRegular() {
-		size = -1 // a pipe or device: read to its end
-	}
 	return d.file(name, f, size)
 }
 

@@ -83,10 +83,35 @@ func notDir(f *os.File) error {
 	if err != nil {
 		return err
 	}
+	return dirError(f, st)
+}
+
+func dirError(f *os.File, st fs.FileInfo) error {
 	if st.IsDir() {
 		return &fs.PathError{Op: "read", Path: f.Name(), Err: syscall.EISDIR}
 	}
 	return nil
+}
+
+// openStream opens name to be read to its end: its size, or -1 for a pipe
+// or device, whose size says nothing; a directory is refused as notDir
+// refuses it.
+func openStream(name string) (f *os.File, size int64, err error) {
+	if f, err = os.Open(name); err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err == nil {
+		err = dirError(f, st)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if size = st.Size(); !st.Mode().IsRegular() {
+		size = -1
+	}
+	return f, size, nil
 }
 
 // checkedIndexFile is indexFile with --check against log, the segment's

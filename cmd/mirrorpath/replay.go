@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"text/tabwriter"
@@ -173,22 +172,11 @@ func loadSegments(paths []string, maxInput int64) (replayInput, error) {
 // loadSegment checks the segment at path and returns the batches of it that
 // fit in what maxInput leaves, counting them in in.
 func loadSegment(path string, in *replayInput, maxInput int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, size, err := openStream(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := notDir(f); err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := st.Size()
-	if !st.Mode().IsRegular() {
-		size = -1
-	}
 	var data []byte
 	if size > 0 {
 		data = make([]byte, 0, min(size, max(maxInput-in.bytes, 0)))

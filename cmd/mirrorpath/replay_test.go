@@ -94,6 +94,22 @@ func TestReplayCorruptSegment(t *testing.T) {
 	}
 }
 
+// TestReplayUnreadableSegment: a directory or a missing file given as a
+// segment fails with exit 1 and names it, before anything is replayed.
+func TestReplayUnreadableSegment(t *testing.T) {
+	tmp := t.TempDir()
+	for _, c := range []struct{ path, want string }{
+		{tmp, "is a directory"},
+		{filepath.Join(tmp, "missing.log"), "no such file"},
+	} {
+		var out, errb bytes.Buffer
+		if code := mainArgs([]string{"replay", c.path}, &out, &errb); code != 1 ||
+			!strings.Contains(errb.String(), c.want) || !strings.Contains(errb.String(), c.path) || out.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1, nothing, %q and the path", c.path, code, out.String(), errb.String(), c.want)
+		}
+	}
+}
+
 // TestReplayMaxInput: --max-input bounds the batches held and replayed, the
 // report says so, and a corrupt batch beyond the bound is still reported.
 func TestReplayMaxInput(t *testing.T) {
