@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,8 +23,12 @@ func init() {
 	})
 }
 
-// defaultDumpLimit caps the decompressed bytes of one batch.
-const defaultDumpLimit = 64 << 20
+// defaultDumpLimit caps the decompressed bytes of one batch; maxDumpLimit
+// bounds --max-decompressed.
+const (
+	defaultDumpLimit = 64 << 20
+	maxDumpLimit     = 1 << 30
+)
 
 // runDump is `mirrorpath dump [--deep] [--json] [--check] [--strict] FILE...`: one line
 // per batch, control records decoded; for a .index or .timeindex file one
@@ -41,14 +46,13 @@ const defaultDumpLimit = 64 << 20
 // whole; --check streams the .log beside an index through a 64 KiB window.
 func runDump(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	deep := fs.Bool("deep", false, "also print every record (offset and timestamp deltas, key, value, headers)")
 	asJSON := fs.Bool("json", false, "one JSON object per batch per line")
-	limit := fs.Int("max-decompressed", defaultDumpLimit, "most decompressed `BYTES` accepted from one batch")
-	maxBatch := fs.Int("max-batch", codec.DefaultMaxBatch, "largest batch `BYTES` (12-byte prefix included) read from a .log; a batchLength claiming more is a framing error (Kafka's max.message.bytes, raised)")
+	limit := intFlag(fs, "max-decompressed", defaultDumpLimit, 0, maxDumpLimit, "most decompressed `BYTES` accepted from one batch")
+	maxBatch := intFlag(fs, "max-batch", codec.DefaultMaxBatch, codec.HeaderSize, math.MaxInt32+codec.LogOverhead, "largest batch `BYTES` (12-byte prefix included) read from a .log; a batchLength claiming more is a framing error (Kafka's max.message.bytes, raised)")
 	check := fs.Bool("check", false, "check each .index and .timeindex entry against the segment's .log beside it")
 	strict := fs.Bool("strict", false, "also flag batches Kafka's reader accepts but the v2 format (KIP-98) rules out; exit 1 on any violation")
-	fs.Usage = func() {
+	help := func() {
 		fmt.Fprintln(stderr, "usage: mirrorpath dump [--deep] [--json] [--check] [--strict] [--max-decompressed BYTES] [--max-batch BYTES] FILE...")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
@@ -74,20 +78,11 @@ warnings (printed, no exit 1): baseSequence >= 0 or producerEpoch != -1
 Text output puts each finding on a line "! position: P field: F
 violation|warning: MESSAGE" after its batch; JSON adds "strict": [...].`)
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlagsHelp(fs, args, stderr, help); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		return usageError(fs, stderr, "no FILE given")
-	}
-	if *limit < 0 {
-		return usageError(fs, stderr, "--max-decompressed must be >= 0")
-	}
-	if *maxBatch < codec.HeaderSize {
-		return usageError(fs, stderr, fmt.Sprintf("--max-batch must be >= %d (a batch header)", codec.HeaderSize))
 	}
 	d := dumper{deep: *deep, json: *asJSON, strict: *strict, limit: *limit, maxBatch: *maxBatch, out: stdout}
 	invalid := false

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -87,7 +88,7 @@ func TestDumpSparseFramingError(t *testing.T) {
 	// Raising the bound past the file's end makes the 2 GiB batch partial,
 	// as on the whole file, still without reading it.
 	name := sparseLog(t, huge, 1<<30)
-	out, code, alloc := dumpAllocs(t, "--max-batch", "3000000000", name)
+	out, code, alloc := dumpAllocs(t, "--max-batch", itoa(math.MaxInt32+codec.LogOverhead), name)
 	want := `error: "codec: partial trailing batch at position 0 (batchLength)"`
 	if code != 1 || !strings.Contains(out, want) || alloc > 8<<20 {
 		t.Fatalf("exit %d, %d bytes allocated, output:\n%s\nwant %s", code, alloc, out, want)

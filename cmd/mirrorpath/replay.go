@@ -27,6 +27,19 @@ func init() {
 
 const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|patch] [--chunk BYTES] [--count N] [--min-time D] [--max-input BYTES] SEGMENT..."
 
+// Bounds of replay's flags: each is checked when the flags are parsed, so
+// that no size reaches an allocation unchecked.
+const (
+	// maxReplayChunk bounds --chunk: a mirror fetch is at most
+	// fetch.max.bytes (50 MiB by default), and replay holds one chunk more
+	// than the input.
+	maxReplayChunk = 1 << 30
+	// maxReplayInput bounds --max-input, the bytes of batches held in memory.
+	maxReplayInput = 4 << 30
+	maxReplayCount = 1000
+	maxReplayTime  = time.Hour
+)
+
 // runReplay is `mirrorpath replay`: every SEGMENT (a Kafka .log file) is
 // streamed and checked, its batches held in memory up to --max-input bytes
 // in all, cut into fetch-sized chunks of whole batches, and
@@ -41,12 +54,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	strategy := fs.String("strategy", "all", "strategy (`NAME`: verbatim, negate, negate-skip, bitfield, barrier) or all")
 	crc := fs.String("crc", "patch", "CRC fix of rewriting strategies (`full|patch`)")
-	chunk := fs.Int("chunk", 1<<20, "mirror fetch size in `BYTES` (whole batches, at least one per chunk)")
-	count := fs.Int("count", 3, "timed measurements per strategy (`N`); the fastest is reported")
-	minTime := fs.Duration("min-time", 200*time.Millisecond, "append time per measurement (`D`): whole passes over the input are repeated until it is spent")
+	chunk := intFlag(fs, "chunk", 1<<20, 1, maxReplayChunk, "mirror fetch size in `BYTES` (whole batches, at least one per chunk)")
+	count := intFlag(fs, "count", 3, 1, maxReplayCount, "timed measurements per strategy (`N`); the fastest is reported")
+	minTime := durationFlag(fs, "min-time", 200*time.Millisecond, 0, maxReplayTime, "append time per measurement (`D`): whole passes over the input are repeated until it is spent")
 	hasPID := fs.String("has-producer-id", "not-minus-one", "which PIDs producer state tracks (`not-minus-one|stock`)")
 	policy := fs.String("pid-policy", "reject", "bitfield: PIDs >= 2^31 (`reject|alias`)")
-	maxInput := fs.Int64("max-input", defaultReplayInput, "most `BYTES` of batches held in memory and replayed; every segment is still checked whole, streamed")
+	maxInput := int64Flag(fs, "max-input", defaultReplayInput, 1, maxReplayInput, "most `BYTES` of batches held in memory and replayed; every segment is still checked whole, streamed")
 	if code, ok := parseFlags(fs, args, stderr, replayUsage); !ok {
 		return code
 	}
@@ -75,13 +88,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.strategies = []pid.Strategy{s}
 	}
-	switch {
-	case fs.NArg() == 0:
+	if fs.NArg() == 0 {
 		return usageError(fs, stderr, "no SEGMENT given")
-	case *chunk < 1 || *count < 1:
-		return usageError(fs, stderr, "--chunk and --count must be at least 1")
-	case *maxInput < 1:
-		return usageError(fs, stderr, "--max-input must be at least 1")
 	}
 	in, err := loadSegments(fs.Args(), *maxInput)
 	if err != nil {
@@ -177,10 +185,7 @@ func loadSegment(path string, in *replayInput, maxInput int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var data []byte
-	if size > 0 {
-		data = make([]byte, 0, min(size, max(maxInput-in.bytes, 0)))
-	}
+	var data []byte // grown batch by batch: size may be a sparse file's
 	r := codec.NewBatchReader(f, 0, size, 0)
 	full := false
 	for {
@@ -256,7 +261,7 @@ func (c replayConfig) run(in replayInput) replayReport {
 	// The limit: one CRC pass over batch[21:] and one copy of the bytes; and
 	// the same in one pass, the CRC computed while copying, which is what
 	// the path does for batches of 1 KiB or more.
-	dst := make([]byte, c.chunk+in.maxBatch())
+	dst := make([]byte, min(int64(c.chunk), in.bytes)+int64(in.maxBatch()))
 	var sink uint32
 	limitPass := func(fused bool) time.Duration {
 		start := time.Now()

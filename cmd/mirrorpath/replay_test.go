@@ -146,10 +146,18 @@ func TestReplayUsage(t *testing.T) {
 		{"replay", "--crc", "half", "x.log"},
 		{"replay", "--count", "0", "x.log"},
 		{"replay", "--max-input", "0", "x.log"},
+		{"replay", "--chunk", "9223372036854775807", "x.log"},
+		{"replay", "--chunk", "1099511627776", "x.log"},
+		{"replay", "--max-input", "9223372036854775807", "x.log"},
+		{"replay", "--count", "1000000000", "x.log"},
+		{"replay", "--min-time", "-1s", "x.log"},
 	} {
 		var out, errb bytes.Buffer
 		if code := mainArgs(args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+		if lines := strings.Count(errb.String(), "\n"); lines != 1 || !strings.HasPrefix(errb.String(), "replay: ") {
+			t.Errorf("%v: stderr %q, want one line", args, errb.String())
 		}
 	}
 }

@@ -21,46 +21,6 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/report"
 )
 
-// parseFlags sets fs to print to stderr, its usage being usageLine and then
-// the flags, and parses args. ok is false when the command must stop, with
-// code 0 after -h and 2 after a flag error (flag has printed the error and
-// the usage).
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usageLine string) (code int, ok bool) {
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, usageLine)
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0, false
-		}
-		return 2, false
-	}
-	return 0, true
-}
-
-// parseHarnessFlags parses args into fs for one of the harness commands. It
-// returns ok=false with the exit status when the command must stop: 0 after
-// -h (the flags are printed to stderr), 2 on a bad flag or a stray argument.
-func parseHarnessFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usageLine string) (code int, ok bool) {
-	if code, ok := parseFlags(fs, args, stderr, usageLine); !ok {
-		return code, false
-	}
-	if fs.NArg() > 0 {
-		return usageError(fs, stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0))), false
-	}
-	return 0, true
-}
-
-// usageError prints msg and the flags, and returns exit status 2.
-func usageError(fs *flag.FlagSet, stderr io.Writer, msg string) int {
-	fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), msg)
-	fs.Usage()
-	return 2
-}
-
 // splitList splits a flag value on spaces and commas.
 func splitList(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
