@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -25,7 +28,7 @@ func init() {
 	})
 }
 
-const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|patch] [--chunk BYTES] [--count N] [--min-time D] [--max-input BYTES] SEGMENT..."
+const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|patch] [--chunk BYTES] [--count N] [--min-time D] [--max-input BYTES] SEGMENT|DIR..."
 
 // Bounds of replay's flags: each is checked when the flags are parsed, so
 // that no size reaches an allocation unchecked.
@@ -40,7 +43,16 @@ const (
 	maxReplayTime  = time.Hour
 )
 
-// runReplay is `mirrorpath replay`: every SEGMENT (a Kafka .log file) is
+// minReplayBatches is the input below which replay says that its timings
+// mean little: a pass over fewer batches is dominated by what every pass
+// costs whatever its length (truncating the partition, a producer's first
+// batch, a table's first probe), not by the per-batch work the ratios
+// compare.
+const minReplayBatches = 1000
+
+// runReplay is `mirrorpath replay`: every SEGMENT (a Kafka .log file), and
+// every segment of each partition DIR (its <20-digit base offset>.log files
+// in offset order, as Kafka's log directory holds them), is
 // streamed and checked, its batches held in memory up to --max-input bytes
 // in all, cut into fetch-sized chunks of whole batches, and
 // appended as mirrored data to a fresh in-memory partition under each
@@ -48,11 +60,11 @@ const (
 // partition's log); segments from different directories are different
 // sources fanned in to one partition, which is where PIDs can meet.
 //
-// Exit status: 0 ok; 1 a segment is corrupt (position reported) or a
-// strategy rejected the data; 2 usage.
+// Exit status: 0 ok; 1 a segment is corrupt (position reported), cannot be
+// read, or a strategy rejected the data; 2 usage.
 func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	strategy := fs.String("strategy", "all", "strategy (`NAME`: verbatim, negate, negate-skip, bitfield, barrier) or all")
+	strategy := fs.String("strategy", "all", "strategy (`NAME`: "+strategyList()+") or all")
 	crc := fs.String("crc", "patch", "CRC fix of rewriting strategies (`full|patch`)")
 	chunk := intFlag(fs, "chunk", 1<<20, 1, maxReplayChunk, "mirror fetch size in `BYTES` (whole batches, at least one per chunk)")
 	count := intFlag(fs, "count", 3, 1, maxReplayCount, "timed measurements per strategy (`N`); the fastest is reported")
@@ -89,9 +101,14 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		cfg.strategies = []pid.Strategy{s}
 	}
 	if fs.NArg() == 0 {
-		return usageError(fs, stderr, "no SEGMENT given")
+		return usageError(fs, stderr, "no SEGMENT or DIR given")
 	}
-	in, err := loadSegments(fs.Args(), *maxInput)
+	paths, err := segmentPaths(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "replay: %v\n", err)
+		return 1
+	}
+	in, err := loadSegments(paths, *maxInput)
 	if err != nil {
 		fmt.Fprintf(stderr, "replay: %v\n", err)
 		return 1
@@ -146,6 +163,64 @@ func sourceID(dir string) [16]byte {
 	var id [16]byte
 	copy(id[:], sum[:16])
 	return id
+}
+
+// strategyList is every strategy's name, in pid.Strategies order: the one
+// list replay's help and its --strategy all read.
+func strategyList() string {
+	names := make([]string, 0, len(pid.Strategies()))
+	for _, s := range pid.Strategies() {
+		names = append(names, s.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// segmentPaths expands the arguments of replay: a file is a segment; a
+// directory is a partition's log directory, its segments the
+// <20-digit base offset>.log files in it in offset order (Kafka's
+// LogSegment file names), its other files (indexes, snapshots, .deleted,
+// .cleaned, .swap) left out. A directory holding no segment is an error.
+func segmentPaths(args []string) ([]string, error) {
+	var paths []string
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			paths = append(paths, arg)
+			continue
+		}
+		entries, err := os.ReadDir(arg)
+		if err != nil {
+			return nil, err
+		}
+		type segment struct {
+			base int64
+			path string
+		}
+		var segs []segment
+		for _, e := range entries {
+			name := e.Name()
+			digits, ok := strings.CutSuffix(name, ".log")
+			if !ok || len(digits) != 20 || e.IsDir() {
+				continue
+			}
+			base, err := strconv.ParseInt(digits, 10, 64)
+			if err != nil || base < 0 {
+				continue
+			}
+			segs = append(segs, segment{base, filepath.Join(arg, name)})
+		}
+		if len(segs) == 0 {
+			return nil, fmt.Errorf("%s: no segment (<20-digit base offset>.log) in the directory", arg)
+		}
+		sort.Slice(segs, func(i, j int) bool { return segs[i].base < segs[j].base })
+		for _, sg := range segs {
+			paths = append(paths, sg.path)
+		}
+	}
+	return paths, nil
 }
 
 // loadSegments streams every segment, verifying framing and CRCs (a corrupt
@@ -448,6 +523,10 @@ func (rep replayReport) write(w io.Writer, c replayConfig) {
 	}
 	for i, d := range rep.in.dirs {
 		fmt.Fprintf(w, "  source %d: %s (cluster %s)\n", i, d, pid.FormatClusterID(rep.in.sources[i]))
+	}
+	if rep.in.batches < minReplayBatches {
+		fmt.Fprintf(w, "  input too small to time: %d batches replayed, fewer than %d; a pass this short measures what every pass costs whatever its length (truncating the partition, each producer's first batch), not the per-batch work: the ratios below do not describe the append path\n",
+			rep.in.batches, minReplayBatches)
 	}
 	fmt.Fprintf(w, "limit (one CRC pass + one copy): %.1f MB/s; fused limit (the CRC computed while copying): %.1f MB/s\n\n",
 		mb/rep.limit.Seconds(), mb/rep.fused.Seconds())

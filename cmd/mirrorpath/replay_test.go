@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/pid"
 )
 
 // writeSegment writes a .log segment of n batches per producer 0..producers-1
@@ -94,12 +95,12 @@ func TestReplayCorruptSegment(t *testing.T) {
 	}
 }
 
-// TestReplayUnreadableSegment: a directory or a missing file given as a
-// segment fails with exit 1 and names it, before anything is replayed.
+// TestReplayUnreadableSegment: a directory with no segment or a missing
+// file fails with exit 1 and names it, before anything is replayed.
 func TestReplayUnreadableSegment(t *testing.T) {
 	tmp := t.TempDir()
 	for _, c := range []struct{ path, want string }{
-		{tmp, "is a directory"},
+		{tmp, "no segment"},
 		{filepath.Join(tmp, "missing.log"), "no such file"},
 	} {
 		var out, errb bytes.Buffer
@@ -174,5 +175,65 @@ func TestReplayUnmappableFails(t *testing.T) {
 	code := mainArgs([]string{"replay", "--count", "1", "--min-time", "1ms", "--strategy", "bitfield", path}, &out, &errb)
 	if code != 1 || !strings.Contains(out.String(), "UNMAPPABLE_PRODUCER_ID") || !strings.Contains(out.String(), "FAILED") {
 		t.Fatalf("exit %d: %s", code, out.String())
+	}
+}
+
+// TestReplayPartitionDirectory: a directory is a partition's log, its
+// segments replayed in base-offset order (not name order of other files),
+// one source; its indexes and a .deleted segment are left out.
+func TestReplayPartitionDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "topic-0")
+	first := writeSegment(t, dir, 2, 5) // 10 batches at base 0
+	data, _ := os.ReadFile(first)
+	// A second segment, base offset 20, whose name sorts after the first.
+	var second []byte
+	for i := range 3 {
+		var err error
+		second, err = codec.AppendBatch(second, codec.BatchHeader{BaseOffset: int64(20 + 2*i), BaseTimestamp: 1700000000000,
+			ProducerID: 0, BaseSequence: int32(10 + 2*i)}, []codec.Record{{Value: []byte("v")}, {Value: []byte("w"), OffsetDelta: 1}}, codec.CompressionNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, content := range map[string][]byte{
+		"00000000000000000020.log":         second,
+		"00000000000000000000.index":       make([]byte, 8),
+		"00000000000000000040.log.deleted": data,
+		"leader-epoch-checkpoint":          []byte("0\n0\n"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths, err := segmentPaths([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{first, filepath.Join(dir, "00000000000000000020.log")}
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Fatalf("segments %q, want %q", paths, want)
+	}
+	var out, errb bytes.Buffer
+	if code := mainArgs([]string{"replay", "--count", "1", "--min-time", "0s", "--strategy", "negate", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	for _, w := range []string{"2 segments, 1 sources, 13 batches", "input too small to time: 13 batches"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
+		}
+	}
+}
+
+// TestReplayStrategyList: replay's help names every strategy of
+// pid.Strategies, the list --strategy all runs.
+func TestReplayStrategyList(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := mainArgs([]string{"replay", "-h"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, s := range pid.Strategies() {
+		if !strings.Contains(errb.String(), s.String()+",") && !strings.Contains(errb.String(), s.String()+")") {
+			t.Errorf("replay -h does not name strategy %s:\n%s", s, errb.String())
+		}
 	}
 }
