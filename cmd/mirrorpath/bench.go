@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,16 +30,16 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	base := fs.String("base", "", "base git revision (`REF`, required)")
 	head := fs.String("head", "", "head git revision (`REF`); default: the working tree as it is on disk")
 	bench := fs.String("bench", ".", "benchmarks to run (`RE`, as go test -bench)")
-	count := fs.Int("count", 10, "interleaved rounds = samples per side (`N`, at least 10 for a meaningful gate)")
-	benchtime := fs.String("benchtime", "100ms", "per-run -benchtime (`D` or Nx)")
+	count := intFlag(fs, "count", 10, 1, maxBenchRounds, "interleaved rounds = samples per side (`N`, at least 10 for a meaningful gate)")
+	benchtime := fs.String("benchtime", "100ms", "per-run -benchtime (`D` or Nx, positive)")
 	threshold := fs.Float64("threshold", 5, "slowdown in `PCT` that fails when significant")
 	alpha := fs.Float64("alpha", benchgate.DefaultOptions.Alpha, "p-value below which a difference is significant")
 	pkg := fs.String("pkg", "./...", "packages (`PATTERNS`, space or comma separated)")
 	out := fs.String("out", "", "write base.txt, head.txt, gate.txt and gate.csv into `DIR`")
 	repo := fs.String("repo", ".", "module directory (`DIR`) of the repository to gate")
-	timeout := fs.Duration("timeout", 30*time.Minute, "give up after `D`")
+	timeout := durationFlag(fs, "timeout", 30*time.Minute, time.Second, maxBenchTimeout, "give up after `D`")
 	markdown := fs.Bool("markdown", false, "write the table to stdout as Markdown (job summaries, pull-request comments)")
-	confirm := fs.Int("confirm", 0, "before failing on a time regression, rerun only the flagged benchmarks for `N` more rounds; fail only if the rerun confirms it (0: no rerun)")
+	confirm := intFlag(fs, "confirm", 0, 0, maxBenchRounds, "before failing on a time regression, rerun only the flagged benchmarks for `N` more rounds; fail only if the rerun confirms it (0: no rerun)")
 	thresholds := fs.String("thresholds", "", "per-benchmark slowdown limits from `FILE` (lines \"REGEXP PCT\" and \"default PCT\")")
 	if code, ok := parseHarnessFlags(fs, args, stderr,
 		"usage: mirrorpath bench --base REF [--head REF] [--bench RE] [--count N] [--confirm N] [--threshold PCT] [--thresholds FILE] [--pkg ./...] [--out DIR] [--markdown]"); !ok {
@@ -47,10 +48,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *base == "":
 		return usageError(fs, stderr, "--base is required")
-	case *count < 1:
-		return usageError(fs, stderr, "--count must be at least 1")
-	case *confirm < 0:
-		return usageError(fs, stderr, "--confirm must not be negative")
+	case checkBenchtime(*benchtime) != nil:
+		return usageError(fs, stderr, checkBenchtime(*benchtime).Error())
 	case *threshold < 0 || *alpha <= 0 || *alpha >= 1:
 		return usageError(fs, stderr, "--threshold must be >= 0 and --alpha in (0,1)")
 	}
@@ -93,6 +92,27 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// Bounds of bench's flags, checked before anything is checked out or built.
+const (
+	maxBenchRounds  = 1000
+	maxBenchTimeout = 24 * time.Hour
+)
+
+// checkBenchtime checks a -benchtime value as go test reads it (testing's
+// benchTimeFlag): a positive duration or a positive count of iterations Nx.
+func checkBenchtime(s string) error {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if c, err := strconv.ParseInt(n, 10, 64); err != nil || c < 1 {
+			return fmt.Errorf("--benchtime %q: want a positive count of iterations (100x) or a positive duration (100ms)", s)
+		}
+		return nil
+	}
+	if d, err := time.ParseDuration(s); err != nil || d <= 0 {
+		return fmt.Errorf("--benchtime %q: want a positive duration (100ms) or a positive count of iterations (100x)", s)
+	}
+	return nil
 }
 
 type gateRun struct {

@@ -20,7 +20,11 @@ func TestBenchArgs(t *testing.T) {
 	}{
 		{[]string{"bench", "-h"}, 0, "-threshold PCT"},
 		{[]string{"bench"}, 2, "--base is required"},
-		{[]string{"bench", "--base", "x", "--count", "0"}, 2, "--count must be at least 1"},
+		{[]string{"bench", "--base", "x", "--count", "0"}, 2, `invalid value "0" for flag -count: below the least 1`},
+		{[]string{"bench", "--base", "x", "--timeout", "-1s"}, 2, `invalid value "-1s" for flag -timeout: below the least 1s`},
+		{[]string{"bench", "--base", "x", "--benchtime", "soon"}, 2, `--benchtime "soon": want a positive duration`},
+		{[]string{"bench", "--base", "x", "--benchtime", "0x"}, 2, `--benchtime "0x": want a positive count`},
+		{[]string{"bench", "--base", "x", "--benchtime", "-1s"}, 2, `--benchtime "-1s": want a positive duration`},
 		{[]string{"bench", "--base", "x", "--alpha", "2"}, 2, "--alpha in (0,1)"},
 		{[]string{"bench", "--nope"}, 2, "flag provided but not defined"},
 		{[]string{"bench", "--base", "x", "extra"}, 2, `unexpected argument "extra"`},
@@ -28,7 +32,7 @@ func TestBenchArgs(t *testing.T) {
 		{[]string{"bench", "-h"}, 0, "-confirm N"},
 		{[]string{"bench", "-h"}, 0, "-thresholds FILE"},
 		{[]string{"bench", "-h"}, 0, "-markdown"},
-		{[]string{"bench", "--base", "x", "--confirm", "-1"}, 2, "--confirm must not be negative"},
+		{[]string{"bench", "--base", "x", "--confirm", "-1"}, 2, `invalid value "-1" for flag -confirm: below the least 0`},
 		{[]string{"bench", "--base", "x", "--thresholds", filepath.Join(t.TempDir(), "none")}, 2, "--thresholds: open "},
 		{[]string{"bench", "--base", "x", "--thresholds", badThresholds}, 2, "bad.txt:3: \"x%\" is not a percentage"},
 	} {

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -41,7 +44,7 @@ type conformReport struct {
 func runConform(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	broker := fs.String("broker", "", "broker to check (`HOST:PORT`); empty starts kfake on 127.0.0.1")
-	timeout := fs.Duration("timeout", conform.DefaultRequestTimeout, "bound of every request (`D`)")
+	timeout := durationFlag(fs, "timeout", conform.DefaultRequestTimeout, minConformTimeout, maxConformTimeout, "bound of every request (`D`)")
 	asJSON := fs.Bool("json", false, "write the results as JSON")
 	keep := fs.Bool("keep-topics", false, "leave each case's topic on the broker (deleted by default)")
 	if code, ok := parseFlags(fs, args, stderr, conformUsage); !ok {
@@ -50,22 +53,19 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() != 0 {
 		return usageError(fs, stderr, "unexpected arguments")
 	}
-	if *timeout <= 0 {
-		return usageError(fs, stderr, "--timeout must be positive")
-	}
 	rep := conformReport{Broker: *broker}
 	ctx := context.Background()
 	var t *conform.Target
 	if *broker == "" {
 		k, err := conform.StartKfake()
 		if err != nil {
-			fmt.Fprintln(stderr, "mirrorpath conform:", err)
+			conformError(stderr, err, *timeout)
 			return 2
 		}
 		defer k.Close()
 		rep.Broker, rep.KfakeVersion = "kfake "+k.Addr, conform.KfakeVersion()
 		if t, err = k.Dial(ctx, *timeout); err != nil {
-			fmt.Fprintln(stderr, "mirrorpath conform:", err)
+			conformError(stderr, err, *timeout)
 			return 2
 		}
 	} else {
@@ -74,7 +74,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		}
 		var err error
 		if t, err = conform.Dial(ctx, *broker, *timeout); err != nil {
-			fmt.Fprintln(stderr, "mirrorpath conform:", err)
+			conformError(stderr, err, *timeout)
 			return 2
 		}
 	}
@@ -84,7 +84,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	res, err := conform.Run(ctx, t, prefix, nil)
 	if err != nil {
 		// The broker stopped answering or refused to create a topic.
-		fmt.Fprintln(stderr, "mirrorpath conform:", err)
+		conformError(stderr, err, *timeout)
 		return 2
 	}
 	rep.Results, rep.Agree = res, true
@@ -97,7 +97,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(stderr, "mirrorpath conform:", err)
+			conformError(stderr, err, *timeout)
 			return 2
 		}
 	} else {
@@ -107,6 +107,24 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// Bounds of conform --timeout: the Kafka client refuses a request timeout
+// below 100 ms (franz-go's RequestTimeoutOverhead floor).
+const (
+	minConformTimeout = 100 * time.Millisecond
+	maxConformTimeout = 10 * time.Minute
+)
+
+// conformError prints err on one line: a broker that did not answer within
+// --timeout is named as a timeout, not as unreachable.
+func conformError(stderr io.Writer, err error, timeout time.Duration) {
+	msg := strings.TrimPrefix(err.Error(), "conform: ")
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		msg = fmt.Sprintf("timeout: no answer within --timeout %s (%s)", timeout, msg)
+	}
+	fmt.Fprintf(stderr, "conform: %s\n", msg)
 }
 
 func writeConformTable(w io.Writer, rep conformReport) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 
@@ -62,5 +63,39 @@ func TestConformUsageAndConnection(t *testing.T) {
 		if errb.Len() == 0 {
 			t.Errorf("%v: no message", args)
 		}
+	}
+}
+
+// TestConformTimeoutSaysTimeout: a broker that accepts the connection and
+// never answers is reported as a timeout of --timeout, on one line, exit 2;
+// a --timeout below the Kafka client's 100 ms floor is a flag error.
+func TestConformTimeoutSaysTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn // open, never answered
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	var out, errb bytes.Buffer
+	rc := mainArgs([]string{"conform", "--broker", ln.Addr().String(), "--timeout", "200ms"}, &out, &errb)
+	if rc != 2 || !strings.HasPrefix(errb.String(), "conform: timeout: no answer within --timeout 200ms") || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want 2 and one line naming the timeout", rc, errb.String())
+	}
+	errb.Reset()
+	rc = mainArgs([]string{"conform", "--timeout", "1ns"}, &out, &errb)
+	if rc != 2 || !strings.Contains(errb.String(), "below the least 100ms") {
+		t.Errorf("--timeout 1ns: exit %d, stderr %q", rc, errb.String())
 	}
 }

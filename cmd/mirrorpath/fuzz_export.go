@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 
@@ -57,6 +61,25 @@ func (f targetFlags) selectTargets(fs *flag.FlagSet, stderr io.Writer) (root str
 	return root, targets, len(failed), 0
 }
 
+// checkOutDir checks, before any work, that an output directory can be
+// made at path: path is a directory or does not exist, and its nearest
+// existing ancestor is a directory. It creates nothing.
+func checkOutDir(path string) error {
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && st.IsDir():
+			return nil
+		case err == nil:
+			return fmt.Errorf("%s: not a directory", p)
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		case filepath.Dir(p) == p:
+			return err
+		}
+	}
+}
+
 // reportFailed prints the packages whose seed run failed, sorted; it
 // returns whether there were any.
 func reportFailed(stderr io.Writer, name string, failed map[string]error) bool {
@@ -87,6 +110,9 @@ func runFuzzExport(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out == "" {
 		return usageError(fs, stderr, "--out is required")
+	}
+	if err := checkOutDir(*out); err != nil {
+		return usageError(fs, stderr, "--out: "+err.Error())
 	}
 	if _, err := fuzzcampaign.EncodeLibFuzzer(nil, fuzzcampaign.Encoding(*enc)); err != nil {
 		return usageError(fs, stderr, "--encoding: "+err.Error())
@@ -128,6 +154,9 @@ func runFuzzCoverage(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseHarnessFlags(fs, args, stderr,
 		"usage: mirrorpath fuzz coverage [--out DIR] [--cache] [--target RE] [--pkg ./...] [--dir DIR]"); !ok {
 		return code
+	}
+	if err := checkOutDir(*out); err != nil {
+		return usageError(fs, stderr, "--out: "+err.Error())
 	}
 	root, targets, _, code := sel.selectTargets(fs, stderr)
 	if code != 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 )
 
 func init() {
@@ -28,15 +29,21 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	root, err := moduleRoot(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "report: %v\n", err)
+		reportError(stderr, err)
 		return 2
 	}
 	d := *from
 	if d == "" {
 		d = filepath.Join(root, "results", "run")
 	} else if d, err = filepath.Abs(d); err != nil {
-		fmt.Fprintf(stderr, "report: %v\n", err)
+		reportError(stderr, err)
 		return 2
 	}
 	return writeReports(root, d, *readme, stdout, stderr)
+}
+
+// reportError prints err on one line with one "report:" prefix: the errors
+// of package report carry it already.
+func reportError(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "report: %s\n", strings.TrimPrefix(err.Error(), "report: "))
 }

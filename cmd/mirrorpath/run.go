@@ -246,11 +246,11 @@ func (c runConfig) exitStatus(dir string, stderr io.Writer) int {
 func writeReports(root, dir string, readme bool, stdout, stderr io.Writer) int {
 	rep, err := report.Load(dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "report: %v\n", err)
+		reportError(stderr, err)
 		return 1
 	}
 	if err := rep.WriteReportFile(dir); err != nil {
-		fmt.Fprintf(stderr, "report: %v\n", err)
+		reportError(stderr, err)
 		return 1
 	}
 	rep.WriteText(stdout)
@@ -269,7 +269,7 @@ func writeReports(root, dir string, readme bool, stdout, stderr io.Writer) int {
 	for _, doc := range []string{"README.md", filepath.Join("results", "scenarios.md")} {
 		done, err := rep.RewriteSections(filepath.Join(root, doc), filepath.ToSlash(from))
 		if err != nil {
-			fmt.Fprintf(stderr, "report: %v\n", err)
+			reportError(stderr, err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "rewrote %s: sections %s\n", doc, strings.Join(done, ", "))
