@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"errors"
+	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -244,4 +246,47 @@ func FuzzParse(f *testing.F) {
 		}
 		checkRoundTrip(t, s)
 	})
+}
+
+// TestParseReaderLimits: a file is read line by line and refused at the
+// line that passes MaxLineBytes or MaxFileBytes, without reading further: an
+// endless reader (a device like /dev/zero, or blank lines forever) fails.
+func TestParseReaderLimits(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		r    io.Reader
+		kind error
+		want string
+	}{
+		{"zeros", endless{0}, ErrSyntax, "f.scn:1: line longer than 4096 bytes"},
+		{"newlines", endless{'\n'}, ErrLimit, "f.scn:" + strconv.Itoa(MaxFileBytes+1) + ": file longer than 1048576 bytes"},
+		{"comment lines", io.MultiReader(strings.NewReader("cluster A\n"), endless{'#'}), ErrSyntax, "f.scn:2: line longer than 4096 bytes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseReader("f.scn", io.LimitReader(c.r, 8*MaxFileBytes))
+			if !errors.Is(err, c.kind) || err.Error() != c.want {
+				t.Fatalf("err %v, want %q (%v)", err, c.want, c.kind)
+			}
+		})
+	}
+	// A line of exactly MaxLineBytes, and one without a final newline, parse.
+	long := "sync" + strings.Repeat(" ", MaxLineBytes-len("sync"))
+	for _, src := range []string{"cluster A\n" + long + "\n", "cluster A\n" + long} {
+		if s, err := Parse("f.scn", []byte(src)); err != nil || len(s.Commands) != 2 {
+			t.Fatalf("%d-byte line: %v", len(long), err)
+		}
+	}
+	if _, err := Parse("f.scn", []byte("cluster A\n"+long+" \n")); err == nil || !strings.Contains(err.Error(), "f.scn:2: line longer") {
+		t.Fatalf("a line of MaxLineBytes+1: %v", err)
+	}
+}
+
+// endless is a reader of one byte repeated forever.
+type endless struct{ b byte }
+
+func (e endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.b
+	}
+	return len(p), nil
 }

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/mirrorpath/mirrorpath/scenario"
@@ -58,14 +58,14 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	}
 	var scripts []*scenario.Script
 	for _, file := range fs.Args() {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			fmt.Fprintf(stderr, "scenario run: %v\n", err)
+		s, err := scenario.ParseFile(file)
+		var perr *scenario.Error
+		switch {
+		case errors.As(err, &perr):
+			fmt.Fprintln(stderr, err) // file:line: message
 			return 2
-		}
-		s, err := scenario.Parse(file, src)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
+		case err != nil:
+			fmt.Fprintf(stderr, "scenario run: %v\n", err)
 			return 2
 		}
 		scripts = append(scripts, s)
