@@ -358,7 +358,7 @@ func (w *world) send(c *Command) error {
 		}
 	}
 	d := dataBatch{pid: pr.pid, epoch: pr.epoch, seq: pr.seq[p], records: argInt(c, "records", 1),
-		bytes: argInt(c, "bytes", 16), txn: pr.inTxn, producer: pr.identity, txnSerial: pr.txnSerial, ts: w.tick()}
+		bytes: argInt(c, "bytes", defaultSendBytes), txn: pr.inTxn, producer: pr.identity, txnSerial: pr.txnSerial, ts: w.tick()}
 	if pr.pid == -1 {
 		d.seq, d.epoch = -1, -1
 	}

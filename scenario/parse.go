@@ -20,7 +20,8 @@ import (
 var (
 	ErrSyntax    = errors.New("scenario: syntax error")
 	ErrReference = errors.New("scenario: reference error")
-	// ErrLimit reports a file over a size cap (MaxFileBytes).
+	// ErrLimit reports a file over a size cap: MaxFileBytes, MaxBatchBytes
+	// or MaxRunBytes.
 	ErrLimit = errors.New("scenario: over a limit")
 )
 
@@ -66,7 +67,7 @@ func Parse(file string, src []byte) (*Script, error) {
 // ParseReader reads a scenario file from r, line by line. It checks the
 // syntax of every line and every reference (declared before use, partitions
 // in range, no name declared twice) and the limits (MaxLineBytes,
-// MaxFileBytes, the bounded keys), and returns
+// MaxFileBytes, the bounded keys, MaxBatchBytes, MaxRunBytes), and returns
 // the first error as an *Error naming the file and line, or r's read error.
 // Cost O(bytes read), at most MaxFileBytes; memory one line and the Script.
 // Safe for concurrent use on distinct readers.
@@ -106,6 +107,9 @@ func ParseReader(file string, r io.Reader) (*Script, error) {
 			if err := p.resolve(&c); err != nil {
 				return nil, err
 			}
+			if err := p.bound(&c); err != nil {
+				return nil, err
+			}
 			p.s.Commands = append(p.s.Commands, c)
 		}
 		if err == io.EOF {
@@ -118,6 +122,40 @@ type parser struct {
 	file string
 	s    *Script
 	refs *refs
+	// name is the longest producer name declared; run the bytes of the
+	// batches of the send lines so far (sendBytes); replicas the replicas
+	// of the clusters declared so far.
+	name, run, replicas int64
+}
+
+// bound checks c against the byte caps MaxBatchBytes and MaxRunBytes. A
+// batch is held at most once by each replica of each cluster (its own
+// cluster's and those of the clusters mirroring it), so a run holds at most
+// the bytes of all sends times all replicas; the check runs at every send
+// and every cluster line, whichever comes first in the file.
+func (p *parser) bound(c *Command) error {
+	switch c.Op {
+	case OpProducer, OpZombie:
+		p.name = max(p.name, int64(len(c.Args[0])))
+		return nil
+	case OpCluster:
+		p.replicas += int64(argInt(c, "replicas", 1))
+	case OpSend:
+		records, bytes := int64(argInt(c, "records", 1)), int64(argInt(c, "bytes", defaultSendBytes))
+		n := sendBytes(records, bytes, p.name)
+		if n > MaxBatchBytes {
+			return p.errf(c.Line, ErrLimit, "send: a batch of records=%d bytes=%d is up to %d bytes, above the limit %d (Kafka's message.max.bytes)",
+				records, bytes, n, MaxBatchBytes)
+		}
+		p.run += n
+	default:
+		return nil
+	}
+	if held := p.run * p.replicas; held > MaxRunBytes {
+		return p.errf(c.Line, ErrLimit, "%s: the batches sent, up to %d bytes, held by %d replicas are up to %d bytes, above the limit %d of a run",
+			c.Op, p.run, p.replicas, held, MaxRunBytes)
+	}
+	return nil
 }
 
 func (p *parser) errf(line int, kind error, format string, args ...any) error {

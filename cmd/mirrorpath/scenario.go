@@ -15,7 +15,10 @@ func init() {
 		run: runScenario})
 }
 
-const scenarioUsage = "usage: mirrorpath scenario run [--strategy NAME|all] [--json] [options] FILE..."
+var scenarioUsage = "usage: mirrorpath scenario run [--strategy NAME|all] [--json] [options] FILE...\n\n" +
+	fmt.Sprintf("Limits of a FILE (docs/scenarios.md): at most %d bytes, read line by line; a line at most %d bytes;\n", scenario.MaxFileBytes, scenario.MaxLineBytes) +
+	fmt.Sprintf("one send's batch at most %d bytes (Kafka's message.max.bytes); the batches of all sends times the\n", scenario.MaxBatchBytes) +
+	fmt.Sprintf("replicas of all clusters at most %d bytes. A file over a limit fails at that line (exit 2).", scenario.MaxRunBytes)
 
 // runScenario is `mirrorpath scenario run`. Exit status: 0 when every expect
 // line holds, 1 when one does not, 2 on a usage or file error (including a
