@@ -156,19 +156,30 @@ type OffsetIndex struct {
 // first bad one and an *IndexError. O(len(src)); aliases src; no allocation
 // on success.
 func ParseOffsetIndex(src []byte, base int64) (OffsetIndex, error) {
-	prevRel, prevPos := int32(-1), int32(-1)
-	good, err := parseEntries(src, OffsetIndexEntrySize, func(e []byte) error {
-		rel, pos := int32(binary.BigEndian.Uint32(e)), int32(binary.BigEndian.Uint32(e[4:]))
-		switch {
-		case rel < 0 || pos < 0:
-			return ErrIndexRange
-		case rel <= prevRel || pos <= prevPos:
-			return ErrIndexOrder
-		}
-		prevRel, prevPos = rel, pos
-		return nil
-	})
+	var o offsetOrder
+	good, err := parseEntries(src, OffsetIndexEntrySize, o.check)
 	return OffsetIndex{b: src[:good], base: base}, err
+}
+
+// offsetOrder is the sanity check of .index entries in file order; the
+// zero value is ready for entry 0.
+type offsetOrder struct {
+	prevRel, prevPos int32
+	started          bool
+}
+
+// check checks the next entry e (8 bytes), returning nil or the sentinel it
+// breaks.
+func (o *offsetOrder) check(e []byte) error {
+	rel, pos := int32(binary.BigEndian.Uint32(e)), int32(binary.BigEndian.Uint32(e[4:]))
+	switch {
+	case rel < 0 || pos < 0:
+		return ErrIndexRange
+	case o.started && (rel <= o.prevRel || pos <= o.prevPos):
+		return ErrIndexOrder
+	}
+	o.prevRel, o.prevPos, o.started = rel, pos, true
+	return nil
 }
 
 // parseEntries checks the whole entries of size bytes at the start of src
@@ -244,19 +255,32 @@ type TimeIndex struct {
 // returns the entries before the first bad one and an *IndexError.
 // O(len(src)); aliases src; no allocation on success.
 func ParseTimeIndex(src []byte, base int64) (TimeIndex, error) {
-	prevTs, prevRel := int64(indexNoTimestamp), int32(-1)
-	good, err := parseEntries(src, TimeIndexEntrySize, func(e []byte) error {
-		ts, rel := int64(binary.BigEndian.Uint64(e)), int32(binary.BigEndian.Uint32(e[8:]))
-		switch {
-		case rel < 0:
-			return ErrIndexRange
-		case ts <= prevTs || rel < prevRel:
-			return ErrIndexOrder
-		}
-		prevTs, prevRel = ts, rel
-		return nil
-	})
+	o := newTimeOrder()
+	good, err := parseEntries(src, TimeIndexEntrySize, o.check)
 	return TimeIndex{b: src[:good], base: base}, err
+}
+
+// timeOrder is the sanity check of .timeindex entries in file order;
+// newTimeOrder is ready for entry 0.
+type timeOrder struct {
+	prevTs  int64
+	prevRel int32
+}
+
+func newTimeOrder() timeOrder { return timeOrder{prevTs: indexNoTimestamp, prevRel: -1} }
+
+// check checks the next entry e (12 bytes), returning nil or the sentinel
+// it breaks.
+func (o *timeOrder) check(e []byte) error {
+	ts, rel := int64(binary.BigEndian.Uint64(e)), int32(binary.BigEndian.Uint32(e[8:]))
+	switch {
+	case rel < 0:
+		return ErrIndexRange
+	case ts <= o.prevTs || rel < o.prevRel:
+		return ErrIndexOrder
+	}
+	o.prevTs, o.prevRel = ts, rel
+	return nil
 }
 
 // Len is the number of entries.
@@ -377,29 +401,48 @@ func VerifyOffsetIndexAt(x OffsetIndex, r io.ReaderAt, size int64, bad func(entr
 
 func verifyOffsetIndex[H heads](x OffsetIndex, log H, bad func(entry int, err error)) int {
 	nbad := 0
-	h, ok := log.head(0)
+	v := offsetVerifier[H]{log: log}
 	for i := range x.Len() {
-		e := x.Entry(i)
-		for ok && h.pos < e.Position {
-			h, ok = log.head(h.pos + h.size)
-		}
-		var detail string
-		switch {
-		case !ok:
-			detail = fmt.Sprintf("position %d is past the last batch", e.Position)
-		case h.pos != e.Position:
-			detail = fmt.Sprintf("no batch starts at position %d", e.Position)
-		case h.last != e.Offset:
-			detail = fmt.Sprintf("index offset %d, log offset %d", e.Offset, h.last)
-		default:
-			continue
-		}
-		nbad++
-		if bad != nil {
-			bad(i, &IndexError{Entry: i, Err: ErrIndexMismatch, Detail: detail})
+		if err := v.check(i, x.Entry(i)); err != nil {
+			nbad++
+			if bad != nil {
+				bad(i, err)
+			}
 		}
 	}
 	return nbad
+}
+
+// offsetVerifier checks .index entries against the log one at a time, in
+// file order, walking the log's batch headers forward once.
+type offsetVerifier[H heads] struct {
+	log     H
+	h       batchHead
+	ok      bool
+	started bool
+}
+
+// check returns nil or an *IndexError matching ErrIndexMismatch for entry i.
+func (v *offsetVerifier[H]) check(i int, e OffsetPosition) error {
+	if !v.started {
+		v.h, v.ok = v.log.head(0)
+		v.started = true
+	}
+	for v.ok && v.h.pos < e.Position {
+		v.h, v.ok = v.log.head(v.h.pos + v.h.size)
+	}
+	var detail string
+	switch {
+	case !v.ok:
+		detail = fmt.Sprintf("position %d is past the last batch", e.Position)
+	case v.h.pos != e.Position:
+		detail = fmt.Sprintf("no batch starts at position %d", e.Position)
+	case v.h.last != e.Offset:
+		detail = fmt.Sprintf("index offset %d, log offset %d", e.Offset, v.h.last)
+	default:
+		return nil
+	}
+	return &IndexError{Entry: i, Err: ErrIndexMismatch, Detail: detail}
 }
 
 // VerifyTimeIndex checks every entry of x against log, the bytes of the .log
@@ -420,35 +463,54 @@ func VerifyTimeIndexAt(x TimeIndex, r io.ReaderAt, size int64, bad func(entry in
 
 func verifyTimeIndex[H heads](x TimeIndex, log H, bad func(entry int, err error)) int {
 	nbad := 0
-	h, ok := log.head(0)
-	maxTs := int64(math.MinInt64)
-	if ok {
-		maxTs = h.maxTs
-	}
+	v := timeVerifier[H]{log: log}
 	for i := range x.Len() {
-		e := x.Entry(i)
-		for ok && h.last < e.Offset {
-			if h, ok = log.head(h.pos + h.size); ok {
-				maxTs = max(maxTs, h.maxTs)
+		if err := v.check(i, x.Entry(i)); err != nil {
+			nbad++
+			if bad != nil {
+				bad(i, err)
 			}
-		}
-		var detail string
-		switch {
-		case !ok:
-			detail = fmt.Sprintf("offset %d is past the last batch", e.Offset)
-		case h.base > e.Offset:
-			detail = fmt.Sprintf("no batch holds offset %d", e.Offset)
-		case maxTs != e.Timestamp:
-			detail = fmt.Sprintf("index timestamp %d, largest timestamp through offset %d is %d", e.Timestamp, e.Offset, maxTs)
-		default:
-			continue
-		}
-		nbad++
-		if bad != nil {
-			bad(i, &IndexError{Entry: i, Err: ErrIndexMismatch, Detail: detail})
 		}
 	}
 	return nbad
+}
+
+// timeVerifier checks .timeindex entries against the log one at a time, in
+// file order, walking the log's batch headers forward once.
+type timeVerifier[H heads] struct {
+	log     H
+	h       batchHead
+	ok      bool
+	started bool
+	maxTs   int64
+}
+
+// check returns nil or an *IndexError matching ErrIndexMismatch for entry i.
+func (v *timeVerifier[H]) check(i int, e TimestampOffset) error {
+	if !v.started {
+		v.h, v.ok = v.log.head(0)
+		v.started, v.maxTs = true, math.MinInt64
+		if v.ok {
+			v.maxTs = v.h.maxTs
+		}
+	}
+	for v.ok && v.h.last < e.Offset {
+		if v.h, v.ok = v.log.head(v.h.pos + v.h.size); v.ok {
+			v.maxTs = max(v.maxTs, v.h.maxTs)
+		}
+	}
+	var detail string
+	switch {
+	case !v.ok:
+		detail = fmt.Sprintf("offset %d is past the last batch", e.Offset)
+	case v.h.base > e.Offset:
+		detail = fmt.Sprintf("no batch holds offset %d", e.Offset)
+	case v.maxTs != e.Timestamp:
+		detail = fmt.Sprintf("index timestamp %d, largest timestamp through offset %d is %d", e.Timestamp, e.Offset, v.maxTs)
+	default:
+		return nil
+	}
+	return &IndexError{Entry: i, Err: ErrIndexMismatch, Detail: detail}
 }
 
 // indexEntry is an in-memory .index entry: the batch at pos ends at offset.

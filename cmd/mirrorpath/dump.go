@@ -42,8 +42,10 @@ const (
 // .log is streamed one batch at a time (codec.BatchReader): a batch above
 // --max-batch is a framing error, decompression is capped per batch by
 // --max-decompressed, so memory stays within the largest batch + the cap
-// whatever the file size. Index, .txnindex and .snapshot files are read
-// whole; --check streams the .log beside an index through a 64 KiB window.
+// whatever the file size. Index, .txnindex and .snapshot files are
+// streamed one entry at a time too (a .snapshot in two passes: its CRC,
+// then its entries); --check reads the .log beside an index through a
+// 64 KiB window.
 func runDump(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
 	deep := fs.Bool("deep", false, "also print every record (offset and timestamp deltas, key, value, headers)")
@@ -95,7 +97,7 @@ violation|warning: MESSAGE" after its batch; JSON adds "strict": [...].`)
 			invalid = bad || err != nil || invalid
 			continue
 		}
-		data, err := os.ReadFile(name)
+		f, _, err := openStream(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "dump: %v\n", err)
 			invalid = true
@@ -106,34 +108,41 @@ violation|warning: MESSAGE" after its batch; JSON adds "strict": [...].`)
 				fmt.Fprintf(stderr, "dump: %s: name is not <20-digit base offset>%s; offsets assume base 0\n", name, filepath.Ext(name))
 			}
 			var log *os.File
+			var logSize int64
 			if *check {
 				if log, err = openSegmentLog(name); err != nil {
 					fmt.Fprintf(stderr, "dump: %v\n", err)
 					invalid = true
 				} else if log == nil {
 					fmt.Fprintf(stderr, "dump: %s: no %s beside it; entries not checked\n", name, filepath.Base(segmentLog(name)))
+				} else if logSize, err = fileSize(log); err != nil {
+					fmt.Fprintf(stderr, "dump: %v\n", err)
+					log.Close()
+					log, invalid = nil, true
 				}
 			}
+			var bad bool
 			if log != nil {
-				var bad bool
-				bad, err = d.checkedIndexFile(name, data, log)
+				bad, err = d.indexStream(name, f, log, logSize)
 				log.Close()
-				invalid = bad || invalid
-				if err != nil {
-					fmt.Fprintf(stderr, "dump: %s: %v\n", segmentLog(name), err)
-					invalid = true
-				}
-			} else if d.indexFile(name, data, nil) {
+			} else {
+				bad, err = d.indexStream(name, f, nil, 0)
+			}
+			invalid = bad || invalid
+			if err != nil {
+				fmt.Fprintf(stderr, "dump: %s: %v\n", segmentLog(name), err)
 				invalid = true
 			}
+			f.Close()
 			continue
 		}
 		switch {
 		case strings.HasSuffix(name, txnIndexSuffix):
-			invalid = d.txnIndexFile(name, data) || invalid
+			invalid = d.txnIndexStream(name, f) || invalid
 		case strings.HasSuffix(name, snapshotSuffix):
-			invalid = d.snapshotFile(name, data) || invalid
+			invalid = d.snapshotStream(name, f) || invalid
 		}
+		f.Close()
 	}
 	if invalid {
 		return 1

@@ -114,83 +114,66 @@ func openStream(name string) (f *os.File, size int64, err error) {
 	return f, size, nil
 }
 
-// checkedIndexFile is indexFile with --check against log, the segment's
-// .log, read through storage's 64 KiB header window; err is a failure to
-// read it.
-func (d *dumper) checkedIndexFile(name string, data []byte, log *os.File) (invalid bool, err error) {
-	st, err := log.Stat()
-	if err != nil {
-		return false, err
-	}
-	return d.indexFileFrom(name, data, log, st.Size())
-}
-
-// indexFile dumps one .index or .timeindex file, one line per entry with the
-// absolute offset (base offset from the file name), and reports whether it
-// is invalid: it fails Kafka's sanity check (size, order, offsets below the
-// base), or, when log is not nil (--check with the segment's .log beside
-// it), an entry disagrees with the log. Decoding aliases data and is
-// O(entries); the check adds one pass over the log's batch headers.
+// indexFile dumps one .index or .timeindex file held in data, checked
+// against log (nil: no check), as indexStream does; it reports whether the
+// file is invalid.
 func (d *dumper) indexFile(name string, data, log []byte) (invalid bool) {
-	if log == nil {
-		invalid, _ = d.indexFileFrom(name, data, nil, 0)
-		return invalid
+	var r io.ReaderAt
+	if log != nil {
+		r = bytes.NewReader(log)
 	}
-	invalid, _ = d.indexFileFrom(name, data, bytes.NewReader(log), int64(len(log)))
+	invalid, _ = d.indexStream(name, bytes.NewReader(data), r, int64(len(log)))
 	return invalid
 }
 
-// indexFileFrom is indexFile with the log read from log (logSize bytes; nil:
-// no check); err is a failure to read it.
-func (d *dumper) indexFileFrom(name string, data []byte, log io.ReaderAt, logSize int64) (invalid bool, err error) {
+// indexStream dumps one .index or .timeindex file read from src, one line
+// per entry with the absolute offset (base offset from the file name), and
+// reports whether it is invalid: it fails Kafka's sanity check (size, order,
+// offsets below the base; the entries before the defect are printed, then
+// the defect), or, when log is not nil (--check with the segment's .log
+// beside it, logSize bytes), an entry disagrees with the log. The file is
+// streamed (storage.IndexScanner): memory is one read buffer and the
+// log's 64 KiB header window whatever the sizes; O(entries) plus one pass
+// over the log's batch headers. err is a failure to read the log.
+func (d *dumper) indexStream(name string, src io.Reader, log io.ReaderAt, logSize int64) (invalid bool, err error) {
 	if !d.json {
 		fmt.Fprintf(d.out, "Dumping %s\n", name)
 	}
 	base, _ := indexBase(name)
-	time := strings.HasSuffix(name, timeIndexSuffix)
-	var n int
-	var entry func(i int) indexInfo
-	var logErr error
-	var bad map[int]string
-	report := func(i int, e error) {
-		if bad == nil {
-			bad = map[int]string{}
-		}
-		bad[i] = e.Error()
-	}
-	if time {
-		var x storage.TimeIndex
-		x, err = storage.ParseTimeIndex(data, base)
-		n, entry = x.Len(), func(i int) indexInfo {
-			e := x.Entry(i)
-			return indexInfo{Timestamp: ptr(e.Timestamp), Offset: ptr(e.Offset)}
-		}
-		if log != nil {
-			_, logErr = storage.VerifyTimeIndexAt(x, log, logSize, report)
-		}
-	} else {
-		var x storage.OffsetIndex
-		x, err = storage.ParseOffsetIndex(data, base)
-		n, entry = x.Len(), func(i int) indexInfo {
-			e := x.Entry(i)
-			return indexInfo{Offset: ptr(e.Offset), Position: ptr(e.Position)}
-		}
-		if log != nil {
-			_, logErr = storage.VerifyOffsetIndexAt(x, log, logSize, report)
-		}
-	}
-	for i := range n {
-		info := entry(i)
-		info.File, info.Entry, info.Error = name, ptr(i), bad[i]
-		d.emitIndex(&info)
-	}
-	if err != nil {
-		d.emitIndex(&indexInfo{File: name, Error: err.Error()})
+	s := storage.NewOffsetIndexScanner(src, base)
+	if strings.HasSuffix(name, timeIndexSuffix) {
+		s = storage.NewTimeIndexScanner(src, base)
 	}
 	if log != nil {
-		d.emitIndex(&indexInfo{File: name, Log: segmentLog(name), Checked: ptr(n), Mismatches: ptr(len(bad))})
+		s.CheckAgainst(log, logSize)
 	}
-	return err != nil || len(bad) > 0 || logErr != nil, logErr
+	mismatches := 0
+	for {
+		e, mismatch, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			d.emitIndex(&indexInfo{File: name, Error: err.Error()})
+			invalid = true
+			break
+		}
+		info := indexInfo{File: name, Entry: ptr(s.Entries() - 1), Offset: ptr(e.Offset)}
+		if strings.HasSuffix(name, timeIndexSuffix) {
+			info.Timestamp = ptr(e.Timestamp)
+		} else {
+			info.Position = ptr(e.Position)
+		}
+		if mismatch != nil {
+			info.Error = mismatch.Error()
+			mismatches++
+		}
+		d.emitIndex(&info)
+	}
+	if log != nil {
+		d.emitIndex(&indexInfo{File: name, Log: segmentLog(name), Checked: ptr(s.Entries()), Mismatches: ptr(mismatches)})
+	}
+	return invalid || mismatches > 0 || s.LogErr() != nil, s.LogErr()
 }
 
 func (d *dumper) emitIndex(info *indexInfo) { emitLine(d, info, indexText) }

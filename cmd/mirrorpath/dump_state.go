@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -41,44 +45,73 @@ type stateInfo struct {
 	Error         string `json:"error,omitempty"`
 }
 
-// txnIndexFile dumps a .txnindex file: one line per 34-byte AbortedTxn entry
-// in Kafka's DumpLogSegments words ("version: 0 producerId: 7 firstOffset: 3
-// lastOffset: 9 lastStableOffset: 3"). An entry whose version is not 0, or a
-// cut trailing entry, is reported and makes the file invalid; the entries
-// before it are printed. O(len(data)); nothing is allocated per entry
-// beyond the output line.
+// txnIndexFile dumps the .txnindex file held in data as txnIndexStream
+// does.
 func (d *dumper) txnIndexFile(name string, data []byte) (invalid bool) {
+	return d.txnIndexStream(name, bytes.NewReader(data))
+}
+
+// txnIndexStream dumps a .txnindex file read from src: one line per
+// 34-byte AbortedTxn entry in Kafka's DumpLogSegments words ("version: 0
+// producerId: 7 firstOffset: 3 lastOffset: 9 lastStableOffset: 3"). An
+// entry whose version is not 0, a cut trailing entry or a read error is
+// reported and makes the file invalid; the entries before it are printed.
+// Streamed: memory one read buffer whatever the file's size; O(size).
+func (d *dumper) txnIndexStream(name string, src io.Reader) (invalid bool) {
 	if !d.json {
 		fmt.Fprintf(d.out, "Dumping %s\n", name)
 	}
-	for i := 0; len(data) > 0; i++ {
-		t, err := storage.ParseAbortedTxn(data)
+	r := bufio.NewReader(src)
+	var buf [storage.AbortedTxnSize]byte
+	for i := 0; ; i++ {
+		n, err := io.ReadFull(r, buf[:])
+		if err == io.EOF {
+			return false
+		}
+		if err != nil && err != io.ErrUnexpectedEOF {
+			d.emitState(&stateInfo{File: name, Entry: ptr(i), Error: fmt.Sprintf("entry %d: %v", i, err)})
+			return true
+		}
+		t, err := storage.ParseAbortedTxn(buf[:n])
 		if err != nil {
 			d.emitState(&stateInfo{File: name, Entry: ptr(i), Error: fmt.Sprintf("entry %d: %v", i, err)})
 			return true
 		}
 		d.emitState(&stateInfo{File: name, Entry: ptr(i), Version: ptr(0), ProducerID: ptr(t.ProducerID),
 			FirstOffset: ptr(t.FirstOffset), LastOffset: ptr(t.LastOffset), LastStableOffset: ptr(t.LastStableOffset)})
-		data = data[storage.AbortedTxnSize:]
 	}
-	return false
 }
 
-// snapshotFile dumps a producer snapshot (<offset>.snapshot, version 1): one
-// line per producer in Kafka's DumpLogSegments words, with the entry's cached
-// batch when it has one. A corrupt file (CRC, version, size) is reported and
-// is invalid. O(len(data)); the decoded entries are bounded by len(data)/46.
+// snapshotFile dumps the producer snapshot held in data as snapshotStream
+// does.
 func (d *dumper) snapshotFile(name string, data []byte) (invalid bool) {
-	if !d.json {
-		fmt.Fprintf(d.out, "Dumping %s\n", name)
-	}
-	entries, err := psm.DecodeSnapshot(data)
+	return d.snapshotAt(name, bytes.NewReader(data), int64(len(data)))
+}
+
+// snapshotStream dumps the producer snapshot file f as snapshotAt does.
+func (d *dumper) snapshotStream(name string, f *os.File) (invalid bool) {
+	size, err := fileSize(f)
 	if err != nil {
+		if !d.json {
+			fmt.Fprintf(d.out, "Dumping %s\n", name)
+		}
 		d.emitState(&stateInfo{File: name, Error: err.Error()})
 		return true
 	}
-	for i := range entries {
-		e := &entries[i]
+	return d.snapshotAt(name, f, size)
+}
+
+// snapshotAt dumps a producer snapshot (<offset>.snapshot, version 1) of
+// size bytes read from r: one line per producer in Kafka's DumpLogSegments
+// words, with the entry's cached batch when it has one. A corrupt file
+// (CRC, version, size) is reported and is invalid, before any entry is
+// printed. Streamed in two passes (psm.ScanSnapshot): memory one read
+// buffer whatever the file's size; O(size).
+func (d *dumper) snapshotAt(name string, r io.ReaderAt, size int64) (invalid bool) {
+	if !d.json {
+		fmt.Fprintf(d.out, "Dumping %s\n", name)
+	}
+	err := psm.ScanSnapshot(r, size, func(i int, e *psm.ProducerInfo) {
 		info := stateInfo{File: name, Entry: ptr(i), ProducerID: ptr(e.ProducerID), ProducerEpoch: ptr(e.Epoch),
 			CoordinatorEpoch: ptr(e.CoordinatorEpoch), CurrentTxnFirstOffset: ptr(e.TxnFirstOffset),
 			LastTimestamp: ptr(e.LastTimestamp)}
@@ -88,8 +121,21 @@ func (d *dumper) snapshotFile(name string, data []byte) (invalid bool) {
 			info.BatchOffset, info.OffsetDelta, info.Timestamp = ptr(m.LastOffset), ptr(m.OffsetDelta), ptr(m.Timestamp)
 		}
 		d.emitState(&info)
+	})
+	if err != nil {
+		d.emitState(&stateInfo{File: name, Error: err.Error()})
+		return true
 	}
 	return false
+}
+
+// fileSize is the size of the open file f.
+func fileSize(f *os.File) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
 }
 
 func (d *dumper) emitState(info *stateInfo) { emitLine(d, info, stateText) }
