@@ -36,12 +36,12 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
-	fuzzTime := fs.Duration("time", 20*time.Second, "fuzzing time per target (`D`)")
+	fuzzTime := durationFlag(fs, "time", 20*time.Second, time.Second, 24*time.Hour, "fuzzing time per target (`D`)")
 	sel := addTargetFlags(fs)
 	minimize := fs.String("minimize", fuzzcampaign.DefaultMinimize, "-fuzzminimizetime cap: executions (`Nx`) or a duration")
-	parallel := fs.Int("parallel", 0, "fuzz workers per target (`N`; default GOMAXPROCS)")
-	minRate := fs.Int64("min-rate", fuzzcampaign.DefaultMinRate, "flag targets below `N` execs/s overall (0: never)")
-	maxStall := fs.Duration("max-stall", fuzzcampaign.DefaultMaxStall, "flag targets with a stretch of `D` or more at 0 execs/s after baseline coverage (0: never)")
+	parallel := intFlag(fs, "parallel", 0, 0, 1024, "fuzz workers per target (`N`; 0: GOMAXPROCS)")
+	minRate := int64Flag(fs, "min-rate", fuzzcampaign.DefaultMinRate, 0, 1e12, "flag targets below `N` execs/s overall (0: never)")
+	maxStall := durationFlag(fs, "max-stall", fuzzcampaign.DefaultMaxStall, 0, 24*time.Hour, "flag targets with a stretch of `D` or more at 0 execs/s after baseline coverage (0: never)")
 	failSlow := fs.Bool("fail-slow", false, "exit 3 when a target is flagged slow and none failed")
 	if code, ok := parseHarnessFlags(fs, args, stderr,
 		"usage: mirrorpath fuzz [--time D] [--target RE] [--pkg ./...] [--minimize Nx|D] [--min-rate N] [--max-stall D] [--fail-slow]\n"+
@@ -52,8 +52,6 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case !fuzzcampaign.ValidMinimize(*minimize):
 		return usageError(fs, stderr, "--minimize takes a count of executions (1000x) or a duration (5s)")
-	case *fuzzTime <= 0 || *parallel < 0 || *minRate < 0 || *maxStall < 0:
-		return usageError(fs, stderr, "--time must be positive, --parallel, --min-rate and --max-stall not negative")
 	}
 	ctx := context.Background()
 	fmt.Fprintf(stderr, "fuzz: discovering targets in %v\n", splitList(*sel.pkg))

@@ -35,8 +35,8 @@ func runProfile(args []string, stdout, stderr io.Writer) int {
 	bench := fs.String("bench", profileDefaultBench, "benchmarks to profile (`RE`, as go test -bench)")
 	pkg := fs.String("pkg", "./appendpath", "the one package (`P`) whose benchmarks run")
 	out := fs.String("out", "", "output `DIR` (default results/tmp/profile under the module; git ignores results/tmp)")
-	benchtime := fs.String("benchtime", "1s", "-benchtime (`D` or Nx)")
-	top := fs.Int("top", 12, "list the `N` functions with the most flat cost")
+	benchtime := fs.String("benchtime", "1s", "-benchtime (`D` or Nx, positive)")
+	top := intFlag(fs, "top", 12, 0, 1000, "list the `N` functions with the most flat cost")
 	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
 	if code, ok := parseHarnessFlags(fs, args, stderr,
 		"usage: mirrorpath profile [--bench RE] [--pkg P] [--out DIR] [--benchtime D]"); !ok {
@@ -45,8 +45,8 @@ func runProfile(args []string, stdout, stderr io.Writer) int {
 	if strings.Contains(*pkg, "...") || len(splitList(*pkg)) != 1 {
 		return usageError(fs, stderr, "--pkg takes exactly one package (go test writes one profile per run)")
 	}
-	if *top < 0 {
-		return usageError(fs, stderr, "--top must not be negative")
+	if err := checkBenchtime(*benchtime); err != nil {
+		return usageError(fs, stderr, err.Error())
 	}
 	root, err := moduleRoot(*dir)
 	if err != nil {
