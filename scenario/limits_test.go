@@ -1,10 +1,12 @@
 package scenario
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // TestSendBytesBoundsTheBatch: sendBytes is at least the size of the batch
@@ -65,4 +67,59 @@ func TestByteCaps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParseLimits: whatever the text, ParseReader reading it one byte at
+// a time agrees with Parse over the whole of it; an error is an *Error
+// naming a line of the text, of one of the three kinds; and a file that
+// parses asks for no batch above MaxBatchBytes and no more than
+// MaxRunBytes held by all its replicas, counted from the Script alone.
+func FuzzParseLimits(f *testing.F) {
+	head := "cluster A replicas=9\ntopic t\nproducer p on A\n"
+	f.Add([]byte(fullScript))
+	f.Add([]byte(head + "send p t/0 records=16 bytes=65471\n"))
+	f.Add([]byte(head + "send p t/0 records=10000 bytes=65536\n"))
+	f.Add([]byte(head + strings.Repeat("send p t/0 records=16 bytes=65000\n", 4) + "cluster B replicas=9\n"))
+	f.Add([]byte(head + strings.Repeat("send p t/0 records=100 bytes=100\n", 40)))
+	f.Add([]byte("cluster A\n" + strings.Repeat("#", MaxLineBytes) + "\n"))
+	f.Add([]byte(strings.Repeat("\n", 100) + "sync" + strings.Repeat(" ", MaxLineBytes)))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		s, err := Parse("f.scn", src)
+		s2, err2 := ParseReader("f.scn", iotest.OneByteReader(bytes.NewReader(src)))
+		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
+			t.Fatalf("Parse: %v; ParseReader one byte at a time: %v", err, err2)
+		}
+		if err != nil {
+			var perr *Error
+			if !errors.As(err, &perr) || perr.Line < 1 || perr.Line > bytes.Count(src, []byte("\n"))+1 {
+				t.Fatalf("error %v does not name a line of the text", err)
+			}
+			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrReference) && !errors.Is(err, ErrLimit) {
+				t.Fatalf("error %v is of no kind", err)
+			}
+			return
+		}
+		if len(s.Commands) != len(s2.Commands) {
+			t.Fatalf("Parse: %d commands; ParseReader: %d", len(s.Commands), len(s2.Commands))
+		}
+		var name, run, replicas int64
+		for i := range s.Commands {
+			c := &s.Commands[i]
+			switch c.Op {
+			case OpProducer, OpZombie:
+				name = max(name, int64(len(c.Args[0])))
+			case OpCluster:
+				replicas += int64(argInt(c, "replicas", 1))
+			case OpSend:
+				n := sendBytes(int64(argInt(c, "records", 1)), int64(argInt(c, "bytes", defaultSendBytes)), name)
+				if n > MaxBatchBytes {
+					t.Fatalf("line %d: a batch of up to %d bytes parsed", c.Line, n)
+				}
+				run += n
+			}
+		}
+		if run*replicas > MaxRunBytes {
+			t.Fatalf("%d bytes sent × %d replicas parsed", run, replicas)
+		}
+	})
 }
