@@ -25,7 +25,8 @@ func ScanSnapshot(r io.ReaderAt, size int64, each func(i int, e *ProducerInfo)) 
 		return ErrSnapshotVersion
 	}
 	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
-	if _, err := io.Copy(crc, io.NewSectionReader(r, snapCRCStart, size-snapCRCStart)); err != nil {
+	buf := make([]byte, 1<<20) // few reads: a snapshot may be large
+	if _, err := io.CopyBuffer(crc, io.NewSectionReader(r, snapCRCStart, size-snapCRCStart), buf); err != nil {
 		return err
 	}
 	if be.Uint32(head[snapOffCRC:]) != crc.Sum32() {
