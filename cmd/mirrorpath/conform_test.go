@@ -21,7 +21,8 @@ func TestConformKfakeJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Agree || len(rep.Results) != len(conform.Cases()) || !strings.HasPrefix(rep.Broker, "kfake 127.0.0.1:") {
+	if rep.Agree || len(rep.Results) != len(conform.Cases()) || !strings.HasPrefix(rep.Broker, "kfake 127.0.0.1:") ||
+		rep.Checked != len(rep.Results) || rep.ApiVersions != 3 || rep.Versions["Produce"] != "v9" || len(rep.TopicsLeft) != 0 {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, r := range rep.Results {
@@ -30,6 +31,9 @@ func TestConformKfakeJSON(t *testing.T) {
 		}
 		if (r.Verdict == conform.Diverges) != (r.Diff != nil) {
 			t.Errorf("case %s: verdict %s, diff %v", r.Case, r.Verdict, r.Diff)
+		}
+		if r.Diff != nil && (strings.Contains(r.Diff.Response, "&{") || strings.Contains(r.Diff.Response, "\n")) {
+			t.Errorf("case %s: response %q is not one readable line", r.Case, r.Diff.Response)
 		}
 	}
 }
@@ -41,7 +45,8 @@ func TestConformTable(t *testing.T) {
 	}
 	s := out.String()
 	for _, want := range []string{"CASE", "duplicate-window", "ProducerStateEntry#findDuplicateBatch",
-		"diverges: ", "response: &{", "request:  Produce v9"} {
+		"diverges: ", "response: Produce v9 response ", "request:  Produce v9 acks=-1",
+		"versions: ApiVersions v3, AddPartitionsToTxn v3, CreateTopics v7,"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
