@@ -33,7 +33,8 @@ var ErrNoLibrdkafka = errors.New("conform: no C compiler or no librdkafka-dev")
 // LibrdkafkaMock is librdkafka's mock cluster, one broker on 127.0.0.1, run
 // as a child process.
 type LibrdkafkaMock struct {
-	Addr  string
+	Addr    string
+	Version string // librdkafka's, as the library reports it
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 }
@@ -73,19 +74,22 @@ func StartLibrdkafkaMock(dir string, timeout time.Duration) (*LibrdkafkaMock, er
 		return nil, fmt.Errorf("conform: starting the librdkafka mock: %w", err)
 	}
 	m := &LibrdkafkaMock{cmd: cmd, stdin: stdin}
-	addr := make(chan string, 1)
+	lines := make(chan [2]string, 1)
 	go func() {
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
-		addr <- strings.TrimSpace(line)
-		_, _ = io.Copy(io.Discard, stdout)
+		r := bufio.NewReader(stdout)
+		addr, _ := r.ReadString('\n')
+		version, _ := r.ReadString('\n')
+		lines <- [2]string{strings.TrimSpace(addr), strings.TrimSpace(version)}
+		_, _ = io.Copy(io.Discard, r)
 	}()
 	select {
-	case a := <-addr:
+	case l := <-lines:
+		a := l[0]
 		if _, _, err := net.SplitHostPort(a); err != nil {
 			m.Close()
 			return nil, fmt.Errorf("conform: the librdkafka mock printed %q, not HOST:PORT", a)
 		}
-		m.Addr = a
+		m.Addr, m.Version = a, l[1]
 		return m, nil
 	case <-time.After(timeout):
 		m.Close()

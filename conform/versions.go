@@ -116,26 +116,26 @@ func (e *UnsupportedError) Error() string {
 // negotiate asks addr which versions it accepts: ApiVersions at v3, then
 // at v2, v1 and v0, as Kafka's and librdkafka's clients fall back, until one
 // answer parses with no error and lists at least one API. It returns that
-// version and the broker's ranges. A broker that cannot be dialled is a
-// connection error at once; one that answers no version is a connection
-// error after v0.
-func negotiate(ctx context.Context, addr string, timeout time.Duration) (int16, Versions, error) {
+// version, the broker's ranges and why each higher version failed. A broker
+// that cannot be dialled is a connection error at once; one that answers no
+// version is a connection error after v0.
+func negotiate(ctx context.Context, addr string, timeout time.Duration) (int16, Versions, []error, error) {
 	var errs []error
 	for v := maxVersions[int16(kmsg.ApiVersions)]; v >= 0; v-- {
 		resp, err := apiVersionsAt(ctx, addr, timeout, v)
 		var de *dialError
 		if errors.As(err, &de) {
-			return 0, nil, &connectError{addr, de.err}
+			return 0, nil, nil, &connectError{addr, de.err}
 		}
 		if err == nil {
 			if vs := versionsFrom(resp); len(vs) > 0 {
-				return v, vs, nil
+				return v, vs, errs, nil
 			}
 			err = errors.New("no API listed")
 		}
 		errs = append(errs, fmt.Errorf("ApiVersions v%d: %w", v, err))
 	}
-	return 0, nil, &connectError{addr, errors.Join(errs...)}
+	return 0, nil, errs, &connectError{addr, errors.Join(errs...)}
 }
 
 type dialError struct{ err error }

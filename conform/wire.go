@@ -45,6 +45,8 @@ type Target struct {
 	// ApiVersion the ApiVersions version it answered.
 	Versions   Versions
 	ApiVersion int16
+	// Fallbacks says why each ApiVersions version above ApiVersion failed.
+	Fallbacks []string
 	cl         *kgo.Client
 	// Restart, when set, moves or restarts the leader of a partition while
 	// keeping its log (the in-process kfake cluster can). Nil: the
@@ -67,9 +69,13 @@ func Dial(ctx context.Context, addr string, timeout time.Duration) (*Target, err
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
-	apiVersion, brokerVersions, err := negotiate(ctx, addr, timeout)
+	apiVersion, brokerVersions, fallbacks, err := negotiate(ctx, addr, timeout)
 	if err != nil {
 		return nil, err
+	}
+	var why []string
+	for _, e := range fallbacks {
+		why = append(why, e.Error())
 	}
 	vs := kversion.V3_6_0()
 	for k, v := range maxVersions {
@@ -88,7 +94,7 @@ func Dial(ctx context.Context, addr string, timeout time.Duration) (*Target, err
 	if err != nil {
 		return nil, &connectError{addr, err}
 	}
-	return &Target{Addr: addr, Timeout: timeout, Versions: brokerVersions, ApiVersion: apiVersion, cl: cl}, nil
+	return &Target{Addr: addr, Timeout: timeout, Versions: brokerVersions, ApiVersion: apiVersion, Fallbacks: why, cl: cl}, nil
 }
 
 // Close closes the connections.

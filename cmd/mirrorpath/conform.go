@@ -32,10 +32,12 @@ type conformReport struct {
 	KfakeVersion string `json:"kfake_version,omitempty"`
 	// ApiVersions is the ApiVersions version the broker answered, and
 	// Versions the version each request the suite sends goes at.
-	ApiVersions int16             `json:"api_versions_version"`
-	Versions    map[string]string `json:"versions"`
-	Results     []conform.Result  `json:"results"`
-	Agree       bool              `json:"agree"`
+	ApiVersions int16 `json:"api_versions_version"`
+	// Fallbacks says why each higher ApiVersions version failed.
+	Fallbacks []string          `json:"api_versions_fallbacks,omitempty"`
+	Versions  map[string]string `json:"versions"`
+	Results   []conform.Result  `json:"results"`
+	Agree     bool              `json:"agree"`
 	// Checked counts the cases that ran (ok or diverges).
 	Checked int `json:"checked"`
 	// TopicsLeft lists the topics the run created and could not delete.
@@ -98,7 +100,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mirrorpath conform:", err)
 		return 2
 	}
-	rep.ApiVersions, rep.Versions = t.ApiVersion, t.Sent()
+	rep.ApiVersions, rep.Fallbacks, rep.Versions = t.ApiVersion, t.Fallbacks, t.Sent()
 	rep.Results, rep.Agree, rep.TopicsLeft = res, true, t.Left
 	for _, r := range res {
 		switch r.Verdict {
@@ -144,6 +146,9 @@ func writeConformTable(w io.Writer, rep conformReport) {
 		fmt.Fprintf(w, ", %s %s", k, rep.Versions[k])
 	}
 	fmt.Fprintln(w)
+	for _, f := range rep.Fallbacks {
+		fmt.Fprintf(w, "  (%s)\n", f)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tKAFKA CLASS\tVERDICT")

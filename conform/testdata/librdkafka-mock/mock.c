@@ -1,7 +1,8 @@
 /*
  * mock.c starts librdkafka's mock cluster (rdkafka_mock.h) with one broker,
- * prints its bootstrap address (127.0.0.1:PORT) on one line of stdout, and
- * keeps it up until stdin reaches end of file or the process is killed.
+ * prints its bootstrap address (127.0.0.1:PORT) on the first line of stdout
+ * and librdkafka's version on the second, and keeps it up until stdin
+ * reaches end of file or the process is killed.
  * Package conform builds it with the system C compiler and -lrdkafka
  * (StartLibrdkafkaMock).
  */
@@ -34,7 +35,8 @@ int main(void) {
                 rd_kafka_destroy(rk);
                 return 1;
         }
-        printf("%s\n", rd_kafka_mock_cluster_bootstraps(mc));
+        printf("%s\n%s\n", rd_kafka_mock_cluster_bootstraps(mc),
+               rd_kafka_version_str());
         fflush(stdout);
         char buf[256];
         while (fread(buf, 1, sizeof(buf), stdin) > 0) {
