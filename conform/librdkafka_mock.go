@@ -35,8 +35,8 @@ var ErrNoLibrdkafka = errors.New("conform: no C compiler or no librdkafka-dev")
 type LibrdkafkaMock struct {
 	Addr    string
 	Version string // librdkafka's, as the library reports it
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
 }
 
 // StartLibrdkafkaMock builds the mock cluster's program in dir with the

@@ -47,7 +47,7 @@ type Target struct {
 	ApiVersion int16
 	// Fallbacks says why each ApiVersions version above ApiVersion failed.
 	Fallbacks []string
-	cl         *kgo.Client
+	cl        *kgo.Client
 	// Restart, when set, moves or restarts the leader of a partition while
 	// keeping its log (the in-process kfake cluster can). Nil: the
 	// leader-restart case is unsupported.
