@@ -237,9 +237,45 @@ func TestDocListsEveryCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range Cases() {
-		if !strings.Contains(string(doc), "| `"+c.Name+"` |") {
-			t.Errorf("docs/conform.md has no row for case %s", c.Name)
+		var needs []string
+		for _, n := range c.Needs {
+			needs = append(needs, n.String())
 		}
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(c.Name) + "` \\| .* \\| " + regexp.QuoteMeta(strings.Join(needs, ", ")) + " \\|$")
+		if !row.Match(doc) {
+			t.Errorf("docs/conform.md has no row for case %s ending in its needs %q", c.Name, strings.Join(needs, ", "))
+		}
+	}
+}
+
+// TestDocVerdictTable: docs/conform.md's case × broker table holds the
+// verdicts recorded for kfake and for librdkafka's mock, case by case.
+func TestDocVerdictTable(t *testing.T) {
+	_, kfake := recorded(t)
+	_, mock := recordedIn(t, mockResultsFile, regexp.MustCompile("^librdkafka version: `([^`]+)`"))
+	doc, err := os.ReadFile("../docs/conform.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Verdicts by broker\n")
+	if !ok {
+		t.Fatal("docs/conform.md has no section Verdicts by broker")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := regexp.MustCompile("^\\| `([a-z0-9-]+)` \\| ([^|]+?) \\| ([^|]+?) \\|$")
+	seen := 0
+	for _, line := range strings.Split(section, "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		seen++
+		if m[2] != kfake[m[1]] || m[3] != mock[m[1]] {
+			t.Errorf("case %s: table says %q / %q, results say %q / %q", m[1], m[2], m[3], kfake[m[1]], mock[m[1]])
+		}
+	}
+	if seen != len(Cases()) {
+		t.Errorf("the table has %d rows, the suite %d cases", seen, len(Cases()))
 	}
 }
 
