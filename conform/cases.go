@@ -20,6 +20,8 @@ var (
 	idempotentNeeds = []Need{needInitPID, needProduce, needListOffset, needFetch}
 	// txnNeeds: a transaction added to the partition and ended.
 	txnNeeds = []Need{needInitPID, needAddPart, needEndTxn, needProduce, needListOffset, needFetch}
+	// txnBumpNeeds: a transaction, and an epoch bump naming the producer.
+	txnBumpNeeds = []Need{needInitPIDBump, needAddPart, needEndTxn, needProduce, needListOffset, needFetch}
 	// forgedNeeds: produces from a producer ID nobody allocated.
 	forgedNeeds = []Need{needProduce, needListOffset, needFetch}
 )
@@ -206,6 +208,23 @@ func Cases() []Case {
 				c.data("non-transactional batch, same producer", t, false, 1)
 				c.end("EndTxn commit", t, true)
 				c.check("after commit")
+			}},
+		{"txn-stale-epoch", "a transactional batch at an epoch below the producer's is INVALID_PRODUCER_EPOCH, with the producer's transaction open on the partition or not",
+			"UnifiedLog#analyzeAndValidateProducerState (KAFKA-19690: first, from Kafka 4.2)", txnBumpNeeds, func(c *caseRun) {
+				t := c.initProducer("InitProducerId transactional", "t")
+				c.begin("AddPartitionsToTxn", t)
+				c.data("transactional batch", t, true, 1)
+				c.end("EndTxn commit", t, true)
+				old := *t
+				n := c.bumpProducer("InitProducerId naming the producer (epoch bump)", t)
+				c.begin("AddPartitionsToTxn at the new epoch", n)
+				c.data("transactional batch at the new epoch", n, true, 1)
+				c.send("transactional batch at the old epoch, transaction open", batch{pid: old.pid, epoch: old.epoch, seq: old.seq,
+					txn: true, values: c.values("stale-open", 1)})
+				c.end("EndTxn commit at the new epoch", n, true)
+				c.send("transactional batch at the old epoch, no transaction open", batch{pid: old.pid, epoch: old.epoch, seq: old.seq,
+					txn: true, values: c.values("stale-closed", 1)})
+				c.check("after stale batches")
 			}},
 		{"txn-unverified", "a transactional batch for a partition not added to the transaction fails verification: INVALID_TXN_STATE",
 			"ReplicaManager#appendRecords (transaction verification)", idempotentNeeds, func(c *caseRun) {

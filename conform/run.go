@@ -76,7 +76,8 @@ type caseRun struct {
 	topic string
 	res   *Result
 	err   error // a connection error: the whole run stops
-	now   int64
+
+	now int64
 }
 
 // Run runs cases (all of Cases when nil) against t, each on its own new
@@ -178,7 +179,7 @@ func (c *caseRun) initProducer(step, txnID string) *producer {
 		s := c.topic + "-" + txnID
 		id = &s
 	}
-	req, resp, err := c.t.InitProducerID(c.ctx, id)
+	req, resp, err := c.t.InitProducerID(c.ctx, id, -1, -1)
 	if err != nil {
 		c.fail(step, req, err)
 	}
@@ -186,6 +187,26 @@ func (c *caseRun) initProducer(step, txnID string) *producer {
 		c.diverge(step, "NONE", codeName(resp.ErrorCode), req, resp)
 	}
 	return &producer{pid: resp.ProducerID, epoch: resp.ProducerEpoch, txnID: id}
+}
+
+// bumpProducer asks the coordinator to bump p's epoch, naming p's producer
+// ID and epoch (InitProducerId v3, KIP-360); it returns the producer at the
+// new epoch, whose sequence starts again at 0.
+func (c *caseRun) bumpProducer(step string, p *producer) *producer {
+	req, resp, err := c.t.InitProducerID(c.ctx, p.txnID, p.pid, p.epoch)
+	if err != nil {
+		c.fail(step, req, err)
+	}
+	if resp.ErrorCode != 0 {
+		c.diverge(step, "NONE", codeName(resp.ErrorCode), req, resp)
+	}
+	if resp.ProducerID != p.pid || resp.ProducerEpoch != p.epoch+1 {
+		// TransactionCoordinator#handleInitProducerId keeps the producer
+		// ID and bumps the epoch (a new ID only at epoch exhaustion).
+		c.diverge(step, fmt.Sprintf("producer_id=%d epoch=%d", p.pid, p.epoch+1),
+			fmt.Sprintf("producer_id=%d epoch=%d", resp.ProducerID, resp.ProducerEpoch), req, resp)
+	}
+	return &producer{pid: resp.ProducerID, epoch: resp.ProducerEpoch, txnID: p.txnID}
 }
 
 // batch is what one produce sends.
@@ -289,6 +310,7 @@ func (c *caseRun) begin(step string, p *producer) {
 	}
 	c.txnIDs()[p.pid] = *p.txnID
 	c.ref.added[p.pid] = true
+	c.ref.coordinated[p.pid] = true
 }
 
 // end commits or aborts p's transaction; the coordinator writes the marker.

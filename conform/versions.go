@@ -31,14 +31,18 @@ func (n Need) String() string {
 //     and the aborted transactions (and v2 batches);
 //   - ListOffsets v2: the first with an isolation level;
 //   - InitProducerId, AddPartitionsToTxn, EndTxn v0: the fields the cases
-//     send are all in v0.
+//     send are all in v0, but for InitProducerId naming the producer to
+//     bump (v3).
 var (
 	needProduce    = Need{int16(kmsg.Produce), 3}
 	needFetch      = Need{int16(kmsg.Fetch), 4}
 	needListOffset = Need{int16(kmsg.ListOffsets), 2}
 	needInitPID    = Need{int16(kmsg.InitProducerID), 0}
-	needAddPart    = Need{int16(kmsg.AddPartitionsToTxn), 0}
-	needEndTxn     = Need{int16(kmsg.EndTxn), 0}
+	// needInitPIDBump: v3 names the producer's current ID and epoch
+	// (KIP-360), which the coordinator bumps.
+	needInitPIDBump = Need{int16(kmsg.InitProducerID), 3}
+	needAddPart     = Need{int16(kmsg.AddPartitionsToTxn), 0}
+	needEndTxn      = Need{int16(kmsg.EndTxn), 0}
 )
 
 // maxVersions are the highest versions the suite sends: Kafka 3.6's, with

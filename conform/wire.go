@@ -272,15 +272,21 @@ func (t *Target) DeleteTopic(ctx context.Context, topic string) {
 	}
 }
 
-// InitProducerID asks for a producer ID; txnID nil asks for an idempotent one.
-func (t *Target) InitProducerID(ctx context.Context, txnID *string) (*kmsg.InitProducerIDRequest, *kmsg.InitProducerIDResponse, error) {
+// InitProducerID asks for a producer ID; txnID nil asks for an idempotent
+// one. pid and epoch are -1, or (from v3, KIP-360) the producer's current
+// ones, which the coordinator bumps.
+func (t *Target) InitProducerID(ctx context.Context, txnID *string, pid int64, epoch int16) (*kmsg.InitProducerIDRequest, *kmsg.InitProducerIDResponse, error) {
 	req := kmsg.NewPtrInitProducerIDRequest()
-	if err := t.supports(needInitPID); err != nil {
+	need := needInitPID
+	if pid >= 0 {
+		need = needInitPIDBump
+	}
+	if err := t.supports(need); err != nil {
 		return req, nil, err
 	}
 	req.TransactionalID = txnID
 	req.TransactionTimeoutMillis = 60000
-	req.ProducerID, req.ProducerEpoch = -1, -1
+	req.ProducerID, req.ProducerEpoch = pid, epoch
 	resp, err := t.request(ctx, req)
 	if err != nil {
 		return req, nil, err
