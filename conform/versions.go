@@ -131,6 +131,12 @@ func negotiate(ctx context.Context, addr string, timeout time.Duration) (int16, 
 		if errors.As(err, &de) {
 			return 0, nil, nil, &connectError{addr, de.err}
 		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			// A silent broker: asking again at a lower version would only
+			// wait as long again.
+			return 0, nil, nil, &connectError{addr, fmt.Errorf("ApiVersions v%d: %w", v, err)}
+		}
 		if err == nil {
 			if vs := versionsFrom(resp); len(vs) > 0 {
 				return v, vs, errs, nil

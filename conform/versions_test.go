@@ -199,6 +199,36 @@ func apiVersionsBody(v int16, code int16, keys map[int16]VersionRange) []byte {
 	return resp.AppendTo(nil)
 }
 
+// TestNegotiateSilentBroker: a broker that accepts the connection and never
+// answers is a connection error after one timeout, not one per version.
+func TestNegotiateSilentBroker(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		// Hold every connection open and silent until the listener closes.
+		var conns []net.Conn
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				break
+			}
+			conns = append(conns, c)
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+		close(done)
+	}()
+	defer func() { ln.Close(); <-done }()
+	_, _, fallbacks, err := negotiate(context.Background(), ln.Addr().String(), 200*time.Millisecond)
+	if !errors.Is(err, ErrConnect) || len(fallbacks) != 0 {
+		t.Fatalf("err %v after %d fallbacks, want a connection error at v3", err, len(fallbacks))
+	}
+}
+
 // TestNegotiateFallsBack feeds the negotiation the answers of brokers that
 // accept less: each is answered at the highest version that parses, with
 // no error, and lists an API.
