@@ -318,3 +318,34 @@ func FuzzApiVersions(f *testing.F) {
 		}
 	})
 }
+
+// TestNoTopicSetup: a broker with no CreateTopics that does not create a
+// topic on Metadata can run no case; each says why, and the run waits for
+// auto-creation once, not once per case.
+func TestNoTopicSetup(t *testing.T) {
+	vs := kversion.V3_6_0()
+	vs.SetMaxKeyVersion(int16(kmsg.CreateTopics), -1)
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ListenFn(loopback), kfake.MaxVersions(vs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tg, err := Dial(context.Background(), c.ListenAddrs()[0], time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	res, err := Run(context.Background(), tg, "s-", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Verdict != Unsupported || !strings.HasPrefix(r.Reason, "topic setup: ") ||
+			!strings.Contains(r.Reason, "no CreateTopics and did not create topic") {
+			t.Errorf("%s: %s, want unsupported (topic setup: …)", r.Case, r.Summary())
+		}
+	}
+	if tg.noAutoCreate == nil {
+		t.Error("the failed auto-creation is not remembered")
+	}
+}
