@@ -6,10 +6,12 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
@@ -341,11 +343,69 @@ func TestNoTopicSetup(t *testing.T) {
 	}
 	for _, r := range res {
 		if r.Verdict != Unsupported || !strings.HasPrefix(r.Reason, "topic setup: ") ||
-			!strings.Contains(r.Reason, "no CreateTopics and did not create topic") {
+			!strings.Contains(r.Reason, ": no CreateTopics, and the broker did not create it on Metadata") {
 			t.Errorf("%s: %s, want unsupported (topic setup: …)", r.Case, r.Summary())
 		}
 	}
 	if tg.noAutoCreate == nil {
 		t.Error("the failed auto-creation is not remembered")
+	}
+}
+
+// TestCreateTopicsWithoutController: a broker whose Metadata names a
+// controller missing from its broker list gets CreateTopics at the broker
+// given, and every case runs.
+func TestCreateTopicsWithoutController(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ListenFn(loopback))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	host, port, err := net.SplitHostPort(c.ListenAddrs()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	portNum, err := strconv.Atoi(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		mr := req.(*kmsg.MetadataRequest)
+		resp := mr.ResponseKind().(*kmsg.MetadataResponse)
+		resp.ControllerID = 7 // no such broker
+		b := kmsg.NewMetadataResponseBroker()
+		b.NodeID, b.Host, b.Port = 0, host, int32(portNum)
+		resp.Brokers = append(resp.Brokers, b)
+		for _, rt := range mr.Topics {
+			mt := kmsg.NewMetadataResponseTopic()
+			mt.Topic = rt.Topic
+			if leader := c.LeaderFor(*rt.Topic, 0); leader >= 0 {
+				p := kmsg.NewMetadataResponseTopicPartition()
+				p.Leader, p.Replicas, p.ISR = leader, []int32{leader}, []int32{leader}
+				mt.Partitions = append(mt.Partitions, p)
+			} else {
+				mt.ErrorCode = kerr.UnknownTopicOrPartition.Code
+			}
+			resp.Topics = append(resp.Topics, mt)
+		}
+		return resp, nil, true
+	})
+	tg, err := Dial(context.Background(), c.ListenAddrs()[0], 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	for _, cs := range Cases()[:3] {
+		r, err := RunCase(context.Background(), tg, "c-", cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict == Unsupported {
+			t.Errorf("%s: %s, want it checked", r.Case, r.Summary())
+		}
+	}
+	if tg.noAutoCreate != nil {
+		t.Errorf("fell back to auto-creation: %v", tg.noAutoCreate)
 	}
 }

@@ -180,7 +180,7 @@ func (t *Target) leader(ctx context.Context, topic string, partition int32, auto
 // in Kafka); the topic then has the broker's default partition count. The
 // partition's leader is awaited for up to the timeout.
 func (t *Target) CreateTopic(ctx context.Context, topic string) error {
-	autoCreate := true
+	autoCreate, why := true, "no CreateTopics"
 	if err := t.supports(Need{int16(kmsg.CreateTopics), 0}); err == nil {
 		err := t.createTopics(ctx, topic)
 		var ke *kerr.Error
@@ -192,6 +192,8 @@ func (t *Target) CreateTopic(ctx context.Context, topic string) error {
 			// too, its log would not be the empty one the model starts
 			// from.
 			return fmt.Errorf("conform: creating topic %s: %w", topic, err)
+		default:
+			why = fmt.Sprintf("CreateTopics failed (%v)", err)
 		}
 	}
 	if autoCreate && t.noAutoCreate != nil {
@@ -205,7 +207,7 @@ func (t *Target) CreateTopic(ctx context.Context, topic string) error {
 		}
 		if time.Now().After(deadline) {
 			if autoCreate {
-				t.noAutoCreate = fmt.Errorf("conform: the broker has no CreateTopics and did not create topic %s on Metadata: %w", topic, err)
+				t.noAutoCreate = fmt.Errorf("conform: topic %s: %s, and the broker did not create it on Metadata: %w", topic, why, err)
 				return t.noAutoCreate
 			}
 			return err
