@@ -14,25 +14,37 @@ const (
 	forgedReusedPID int64 = 0x3a5a_0000_0000_9abc
 )
 
+// What the cases send. Each also reads ListOffsets and Fetch (check).
+var (
+	// idempotentNeeds: InitProducerId, then produces.
+	idempotentNeeds = []Need{needInitPID, needProduce, needListOffset, needFetch}
+	// txnNeeds: a transaction added to the partition and ended.
+	txnNeeds = []Need{needInitPID, needAddPart, needEndTxn, needProduce, needListOffset, needFetch}
+	// txnBumpNeeds: a transaction, and an epoch bump naming the producer.
+	txnBumpNeeds = []Need{needInitPIDBump, needAddPart, needEndTxn, needProduce, needListOffset, needFetch}
+	// forgedNeeds: produces from a producer ID nobody allocated.
+	forgedNeeds = []Need{needProduce, needListOffset, needFetch}
+)
+
 // Cases returns the suite, in order: every producer-state rule of
 // docs/producer-state.md that a client can reach over the produce path.
 func Cases() []Case {
 	return []Case{
 		{"first-batch", "a new producer's first batch (sequence 0) is appended at the log end",
-			"ProducerAppendInfo#checkSequence", func(c *caseRun) {
+			"ProducerAppendInfo#checkSequence", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				c.data("produce seq 0", p, false, 3)
 				c.check("after first batch")
 			}},
 		{"first-batch-nonzero-new-log", "a producer with no state may start at any sequence, even on a partition that never held a record",
-			"ProducerAppendInfo#checkSequence", func(c *caseRun) {
+			"ProducerAppendInfo#checkSequence", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				p.seq = 7
 				c.data("produce seq 7", p, false, 2)
 				c.check("after first batch")
 			}},
 		{"first-batch-nonzero", "a producer with no state may start at any sequence",
-			"ProducerAppendInfo#checkSequence", func(c *caseRun) {
+			"ProducerAppendInfo#checkSequence", idempotentNeeds, func(c *caseRun) {
 				q := c.initProducer("InitProducerId other", "")
 				c.data("other producer seq 0", q, false, 1)
 				p := c.initProducer("InitProducerId", "")
@@ -41,7 +53,7 @@ func Cases() []Case {
 				c.check("after first batch")
 			}},
 		{"sequence-gap", "a sequence that does not follow the last one is OUT_OF_ORDER_SEQUENCE_NUMBER",
-			"ProducerAppendInfo#checkSequence", func(c *caseRun) {
+			"ProducerAppendInfo#checkSequence", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				c.data("produce seq 0", p, false, 3)
 				p.seq += 2
@@ -51,7 +63,7 @@ func Cases() []Case {
 				c.check("after gap")
 			}},
 		{"sequence-wrap", "the sequence after 2147483647 is 0",
-			"ProducerAppendInfo#inSequence", func(c *caseRun) {
+			"ProducerAppendInfo#inSequence", idempotentNeeds, func(c *caseRun) {
 				q := c.initProducer("InitProducerId other", "")
 				c.data("other producer seq 0", q, false, 1)
 				p := c.initProducer("InitProducerId", "")
@@ -63,7 +75,7 @@ func Cases() []Case {
 				c.check("after wrap")
 			}},
 		{"sequence-below-wrap", "a batch ending at 2147483646 is followed by sequence 2147483647, not by 0",
-			"DefaultRecordBatch#incrementSequence", func(c *caseRun) {
+			"DefaultRecordBatch#incrementSequence", idempotentNeeds, func(c *caseRun) {
 				q := c.initProducer("InitProducerId other", "")
 				c.data("other producer seq 0", q, false, 1)
 				p := c.initProducer("InitProducerId", "")
@@ -74,7 +86,7 @@ func Cases() []Case {
 				c.check("after wrap")
 			}},
 		{"duplicate-window", "a retry of any of the last five batches is acknowledged with its cached offsets and not written",
-			"ProducerStateEntry#findDuplicateBatch", func(c *caseRun) {
+			"ProducerStateEntry#findDuplicateBatch", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				seqs := make([]int32, psm.NumBatchesToRetain)
 				for i := range seqs {
@@ -87,7 +99,7 @@ func Cases() []Case {
 				c.check("after retries")
 			}},
 		{"duplicate-out-of-window", "a retry of the sixth-newest batch is out of the window: OUT_OF_ORDER_SEQUENCE_NUMBER",
-			"ProducerAppendInfo#checkSequence", func(c *caseRun) {
+			"ProducerAppendInfo#checkSequence", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				for range psm.NumBatchesToRetain + 1 {
 					c.data("produce batch", p, false, 1)
@@ -96,14 +108,14 @@ func Cases() []Case {
 				c.check("after retry")
 			}},
 		{"duplicate-partial", "a batch overlapping a cached one without matching its range is OUT_OF_ORDER_SEQUENCE_NUMBER",
-			"ProducerAppendInfo#checkSequence", func(c *caseRun) {
+			"ProducerAppendInfo#checkSequence", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				c.data("produce seq 0..3", p, false, 4)
 				c.send("produce seq 1..2", batch{pid: p.pid, epoch: p.epoch, seq: 1, values: c.values("partial", 2)})
 				c.check("after partial retry")
 			}},
 		{"same-range-other-content", "a batch with a cached batch's epoch and sequence range but other records is acknowledged as that duplicate and not written (the M4 shape)",
-			"ProducerStateEntry#findDuplicateBatch", func(c *caseRun) {
+			"ProducerStateEntry#findDuplicateBatch", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				c.data("produce seq 0..1", p, false, 2)
 				c.data("produce seq 2..3", p, false, 2)
@@ -112,7 +124,7 @@ func Cases() []Case {
 				c.check("after same-range batch")
 			}},
 		{"epoch-bump", "a higher epoch starts again at sequence 0 and clears the cached batches",
-			"ProducerStateEntry#maybeUpdateProducerEpoch", func(c *caseRun) {
+			"ProducerStateEntry#maybeUpdateProducerEpoch", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				c.data("produce seq 0..2", p, false, 3)
 				p.epoch++
@@ -122,14 +134,14 @@ func Cases() []Case {
 				c.check("after bump")
 			}},
 		{"epoch-bump-nonzero", "a higher epoch with a sequence other than 0 is OUT_OF_ORDER_SEQUENCE_NUMBER",
-			"ProducerAppendInfo#checkSequence", func(c *caseRun) {
+			"ProducerAppendInfo#checkSequence", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				c.data("produce seq 0..2", p, false, 3)
 				c.send("produce epoch+1 seq 3", batch{pid: p.pid, epoch: p.epoch + 1, seq: 3, values: c.values("bump", 1)})
 				c.check("after bump")
 			}},
 		{"epoch-bump-refused", "a refused batch changes no producer state: a higher epoch with a bad sequence leaves the producer at its epoch",
-			"UnifiedLog#analyzeAndValidateProducerState (validation on a copy of the entry)", func(c *caseRun) {
+			"UnifiedLog#analyzeAndValidateProducerState (validation on a copy of the entry)", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				c.data("produce seq 0", p, false, 1)
 				c.send("produce epoch+1 seq 3", batch{pid: p.pid, epoch: p.epoch + 1, seq: 3, values: c.values("bump", 1)})
@@ -137,7 +149,7 @@ func Cases() []Case {
 				c.check("after refused bump")
 			}},
 		{"epoch-fenced", "a batch with an epoch below the producer's is INVALID_PRODUCER_EPOCH",
-			"ProducerAppendInfo#checkProducerEpoch", func(c *caseRun) {
+			"ProducerAppendInfo#checkProducerEpoch", idempotentNeeds, func(c *caseRun) {
 				p := c.initProducer("InitProducerId", "")
 				c.data("produce seq 0", p, false, 1)
 				p.epoch++
@@ -147,7 +159,7 @@ func Cases() []Case {
 				c.check("after fenced batch")
 			}},
 		{"txn-commit", "a committed transaction with other data in between: the LSO holds at its first offset until the COMMIT marker, then read_committed returns it",
-			"ProducerStateManager#lastStableOffset", func(c *caseRun) {
+			"ProducerStateManager#lastStableOffset", txnNeeds, func(c *caseRun) {
 				t := c.initProducer("InitProducerId transactional", "t")
 				o := c.initProducer("InitProducerId idempotent", "")
 				c.data("idempotent before", o, false, 1)
@@ -160,7 +172,7 @@ func Cases() []Case {
 				c.check("after commit")
 			}},
 		{"txn-abort", "an aborted transaction with other data in between: read_committed skips its records using the aborted-transaction list",
-			"ProducerStateManager#lastStableOffset", func(c *caseRun) {
+			"ProducerStateManager#lastStableOffset", txnNeeds, func(c *caseRun) {
 				t := c.initProducer("InitProducerId transactional", "t")
 				o := c.initProducer("InitProducerId idempotent", "")
 				c.begin("AddPartitionsToTxn", t)
@@ -175,7 +187,7 @@ func Cases() []Case {
 				c.check("after second transaction")
 			}},
 		{"txn-empty-then-sequence-gap", "an end marker alone creates the producer's entry at its epoch: the next batch must follow sequence -1, i.e. start at 0",
-			"ProducerAppendInfo#appendEndTxnMarker", func(c *caseRun) {
+			"ProducerAppendInfo#appendEndTxnMarker", txnNeeds, func(c *caseRun) {
 				t := c.initProducer("InitProducerId transactional", "t")
 				c.begin("AddPartitionsToTxn", t)
 				c.end("EndTxn commit with no data", t, true)
@@ -189,7 +201,7 @@ func Cases() []Case {
 				c.check("after commit")
 			}},
 		{"txn-non-transactional-write", "a non-transactional batch from a producer with an open transaction is INVALID_TXN_STATE",
-			"ProducerAppendInfo#appendDataBatch", func(c *caseRun) {
+			"ProducerAppendInfo#appendDataBatch", txnNeeds, func(c *caseRun) {
 				t := c.initProducer("InitProducerId transactional", "t")
 				c.begin("AddPartitionsToTxn", t)
 				c.data("transactional batch", t, true, 1)
@@ -197,15 +209,32 @@ func Cases() []Case {
 				c.end("EndTxn commit", t, true)
 				c.check("after commit")
 			}},
+		{"txn-stale-epoch", "a transactional batch at an epoch below the producer's is INVALID_PRODUCER_EPOCH, with the producer's transaction open on the partition or not",
+			"UnifiedLog#analyzeAndValidateProducerState (KAFKA-19690: first, from Kafka 4.2)", txnBumpNeeds, func(c *caseRun) {
+				t := c.initProducer("InitProducerId transactional", "t")
+				c.begin("AddPartitionsToTxn", t)
+				c.data("transactional batch", t, true, 1)
+				c.end("EndTxn commit", t, true)
+				old := *t
+				n := c.bumpProducer("InitProducerId naming the producer (epoch bump)", t)
+				c.begin("AddPartitionsToTxn at the new epoch", n)
+				c.data("transactional batch at the new epoch", n, true, 1)
+				c.send("transactional batch at the old epoch, transaction open", batch{pid: old.pid, epoch: old.epoch, seq: old.seq,
+					txn: true, values: c.values("stale-open", 1)})
+				c.end("EndTxn commit at the new epoch", n, true)
+				c.send("transactional batch at the old epoch, no transaction open", batch{pid: old.pid, epoch: old.epoch, seq: old.seq,
+					txn: true, values: c.values("stale-closed", 1)})
+				c.check("after stale batches")
+			}},
 		{"txn-unverified", "a transactional batch for a partition not added to the transaction fails verification: INVALID_TXN_STATE",
-			"ReplicaManager#appendRecords (transaction verification)", func(c *caseRun) {
+			"ReplicaManager#appendRecords (transaction verification)", idempotentNeeds, func(c *caseRun) {
 				t := c.initProducer("InitProducerId transactional", "t")
 				c.txnIDs()[t.pid] = *t.txnID
 				c.data("transactional batch without AddPartitionsToTxn", t, true, 1)
 				c.check("after unverified batch")
 			}},
 		{"leader-restart-retry", "after the leader restarts, a retry of a cached batch is still a duplicate and the sequence continues",
-			"ProducerStateManager#loadProducerEntry (snapshot and log recovery)", func(c *caseRun) {
+			"ProducerStateManager#loadProducerEntry (snapshot and log recovery)", idempotentNeeds, func(c *caseRun) {
 				if c.t.Restart == nil {
 					c.unsupported("the broker cannot be restarted from here")
 				}
@@ -220,21 +249,21 @@ func Cases() []Case {
 				c.check("after restart")
 			}},
 		{"forged-pid", "an idempotent batch from a producer ID nobody allocated is appended: the partition does not verify producer IDs",
-			"UnifiedLog#analyzeAndValidateProducerState", func(c *caseRun) {
+			"UnifiedLog#analyzeAndValidateProducerState", forgedNeeds, func(c *caseRun) {
 				p := &producer{pid: forgedPID, epoch: 0}
 				c.data("produce forged PID seq 0", p, false, 2)
 				c.data("produce forged PID seq 2", p, false, 1)
 				c.check("after forged batches")
 			}},
 		{"forged-pid-transactional", "a transactional batch from a producer ID nobody allocated fails verification: INVALID_TXN_STATE",
-			"ReplicaManager#appendRecords (transaction verification)", func(c *caseRun) {
+			"ReplicaManager#appendRecords (transaction verification)", forgedNeeds, func(c *caseRun) {
 				c.txnIDs()[forgedTxnPID] = c.topic + "-forged"
 				p := &producer{pid: forgedTxnPID, epoch: 0}
 				c.data("produce forged transactional batch", p, true, 1)
 				c.check("after forged batch")
 			}},
 		{"forged-pid-then-transactional", "a forged producer ID that wrote idempotent batches still fails verification with a transactional batch: INVALID_TXN_STATE",
-			"ReplicaManager#appendRecords (transaction verification)", func(c *caseRun) {
+			"ReplicaManager#appendRecords (transaction verification)", forgedNeeds, func(c *caseRun) {
 				p := &producer{pid: forgedReusedPID, epoch: 0}
 				c.data("produce forged PID seq 0", p, false, 1)
 				c.txnIDs()[forgedReusedPID] = c.topic + "-forged"

@@ -40,6 +40,13 @@ var (
 // results/conform-kfake.md.
 func recorded(t *testing.T) (string, map[string]string) {
 	t.Helper()
+	return recordedIn(t, resultsFile, versionLine)
+}
+
+// recordedIn reads the version that versionLine matches and the verdict of
+// every case from the "## Verdicts" table of resultsFile.
+func recordedIn(t *testing.T, resultsFile string, versionLine *regexp.Regexp) (string, map[string]string) {
+	t.Helper()
 	f, err := os.Open(resultsFile)
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +108,12 @@ func TestKfakeVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	matchRecorded(t, resultsFile, want, res)
+}
+
+// matchRecorded requires res to hold exactly the verdicts want.
+func matchRecorded(t *testing.T, resultsFile string, want map[string]string, res []Result) {
+	t.Helper()
 	seen := map[string]bool{}
 	for _, r := range res {
 		seen[r.Case] = true
@@ -137,7 +150,9 @@ func TestCasesNameTheirRule(t *testing.T) {
 }
 
 // TestDivergenceDetected makes kfake answer one produce wrongly and expects
-// the case that reads that answer to diverge with the response in full.
+// the case that reads that answer to diverge, with the request and the
+// response each one line naming the API, the version, the batch's producer
+// fields and the error.
 func TestDivergenceDetected(t *testing.T) {
 	k, tg := startKfake(t)
 	var produces int
@@ -167,7 +182,8 @@ func TestDivergenceDetected(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.Verdict != Diverges || r.Diff.Step != "retry" || !strings.Contains(r.Diff.Broker, "DUPLICATE_SEQUENCE_NUMBER") ||
-		r.Diff.Kafka != "base offset 0" || !strings.Contains(r.Diff.Response, "ErrorCode:46") {
+		r.Diff.Kafka != "base offset 0" || r.Diff.Response != "Produce v9 response d-injected/0: DUPLICATE_SEQUENCE_NUMBER base_offset=0" ||
+		!strings.HasPrefix(r.Diff.Request, "Produce v9 acks=-1 transactional_id=null d-injected/0: batches=[offsets 0..0 producer_id=") {
 		t.Fatalf("got %+v %+v", r, r.Diff)
 	}
 }
@@ -221,9 +237,45 @@ func TestDocListsEveryCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range Cases() {
-		if !strings.Contains(string(doc), "| `"+c.Name+"` |") {
-			t.Errorf("docs/conform.md has no row for case %s", c.Name)
+		var needs []string
+		for _, n := range c.Needs {
+			needs = append(needs, n.String())
 		}
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(c.Name) + "` \\| .* \\| " + regexp.QuoteMeta(strings.Join(needs, ", ")) + " \\|$")
+		if !row.Match(doc) {
+			t.Errorf("docs/conform.md has no row for case %s ending in its needs %q", c.Name, strings.Join(needs, ", "))
+		}
+	}
+}
+
+// TestDocVerdictTable: docs/conform.md's case × broker table holds the
+// verdicts recorded for kfake and for librdkafka's mock, case by case.
+func TestDocVerdictTable(t *testing.T) {
+	_, kfake := recorded(t)
+	_, mock := recordedIn(t, mockResultsFile, regexp.MustCompile("^librdkafka version: `([^`]+)`"))
+	doc, err := os.ReadFile("../docs/conform.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Verdicts by broker\n")
+	if !ok {
+		t.Fatal("docs/conform.md has no section Verdicts by broker")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := regexp.MustCompile("^\\| `([a-z0-9-]+)` \\| ([^|]+?) \\| ([^|]+?) \\|$")
+	seen := 0
+	for _, line := range strings.Split(section, "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		seen++
+		if m[2] != kfake[m[1]] || m[3] != mock[m[1]] {
+			t.Errorf("case %s: table says %q / %q, results say %q / %q", m[1], m[2], m[3], kfake[m[1]], mock[m[1]])
+		}
+	}
+	if seen != len(Cases()) {
+		t.Errorf("the table has %d rows, the suite %d cases", seen, len(Cases()))
 	}
 }
 

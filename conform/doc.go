@@ -11,11 +11,19 @@
 // the Kafka class that implements it; it stops at its first differing
 // response (the broker's state and the model's are then not comparable).
 //
-// Requests are pinned to Kafka 3.6's versions (see Target), the transaction
-// protocol before KIP-890's implicit partition addition and per-transaction
-// epoch bump. Every request is bounded by the Target's timeout.
+// Dial asks the broker's ApiVersions (v3, falling back to v2, v1, v0) and
+// every request goes at the highest version both the broker and the suite
+// accept, the suite's being Kafka 3.6's (the transaction protocol before
+// KIP-890's implicit partition addition and per-transaction epoch bump). A
+// case whose requests the broker lacks at the versions it needs is
+// unsupported, naming the request. Topics are made by CreateTopics or, on a
+// broker without it, by Metadata auto-creation. Every request is bounded by
+// the Target's timeout.
 //
-// StartKfake runs franz-go's in-process broker (pkg/kfake) on 127.0.0.1; the
-// verdicts against it are recorded in results/conform-kfake.md and asserted
-// by this package's tests. docs/conform.md is the manual.
+// StartKfake runs franz-go's in-process broker (pkg/kfake) on 127.0.0.1, and
+// StartLibrdkafkaMock librdkafka's mock cluster (built from
+// testdata/librdkafka-mock with the system C compiler); the verdicts against
+// each are recorded in results/conform-kfake.md and
+// results/conform-librdkafka-mock.md and asserted by this package's tests.
+// docs/conform.md is the manual.
 package conform

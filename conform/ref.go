@@ -22,6 +22,9 @@ type ref struct {
 	// verification of KIP-890 (transaction.partition.verification.enable,
 	// on by default), the others fail it.
 	added map[int64]bool
+	// coordinated holds the producer IDs the coordinator has under their
+	// transactional ID (an AddPartitionsToTxn succeeded once).
+	coordinated map[int64]bool
 	// txnIDs names the transactional ID of each transactional producer.
 	txnIDs map[int64]string
 }
@@ -38,7 +41,7 @@ type refBatch struct {
 const refPartition psm.PartitionID = 0
 
 func newRef() *ref {
-	return &ref{m: psm.NewModel(psm.Options{VerifyTransactions: true}), added: map[int64]bool{}}
+	return &ref{m: psm.NewModel(psm.Options{VerifyTransactions: true}), added: map[int64]bool{}, coordinated: map[int64]bool{}}
 }
 
 // produceWant is what Kafka answers to one produced batch.
@@ -71,6 +74,16 @@ func (r *ref) produce(h codec.BatchHeader, txnID *string, values []string, nowMs
 		// one in it gets the guard of maybeStartTransactionVerification.
 		in, ok := r.m.Producer(refPartition, b.ProducerID)
 		if !ok || in.TxnFirstOffset < 0 || in.Epoch != b.ProducerEpoch {
+			if r.coordinated[b.ProducerID] && ok && b.ProducerEpoch < in.Epoch {
+				// The coordinator's epoch is at least the partition's: it
+				// fences the verification at a lower epoch
+				// (TransactionCoordinator#handleVerifyPartitionsInTransaction,
+				// PRODUCER_FENCED, which AddPartitionsToTxnManager answers
+				// as INVALID_PRODUCER_EPOCH). From Kafka 4.2 the partition
+				// refuses it first as well
+				// (UnifiedLog#analyzeAndValidateProducerState, KAFKA-19690).
+				return produceWant{code: psm.ErrInvalidProducerEpoch.Code, base: -1}
+			}
 			if !r.added[b.ProducerID] {
 				return produceWant{code: psm.ErrInvalidTxnState.Code, base: -1}
 			}

@@ -7,11 +7,8 @@ import (
 	"io"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -53,7 +50,7 @@ func (r Result) Summary() string {
 	case Diverges:
 		return "diverges: " + r.Diff.Kafka + " / " + r.Diff.Broker
 	case Unsupported:
-		return "unsupported: " + r.Reason
+		return "unsupported (" + r.Reason + ")"
 	}
 	return string(r.Verdict)
 }
@@ -63,6 +60,9 @@ type Case struct {
 	Name  string
 	Rule  string // the rule, in Kafka's terms
 	Class string // the Kafka class or method that implements it
+	// Needs lists the requests the case sends, each at the lowest version
+	// that carries what the case needs.
+	Needs []Need
 	run   func(c *caseRun)
 }
 
@@ -76,7 +76,8 @@ type caseRun struct {
 	topic string
 	res   *Result
 	err   error // a connection error: the whole run stops
-	now   int64
+
+	now int64
 }
 
 // Run runs cases (all of Cases when nil) against t, each on its own new
@@ -100,9 +101,17 @@ func Run(ctx context.Context, t *Target, prefix string, cases []Case) ([]Result,
 // RunCase runs one case.
 func RunCase(ctx context.Context, t *Target, prefix string, c Case) (Result, error) {
 	res := Result{Case: c.Name, Rule: c.Rule, Class: c.Class, Verdict: OK}
+	if n, lacks := t.Versions.Lacks(c.Needs...); lacks {
+		res.Verdict, res.Reason = Unsupported, n.String()
+		return res, nil
+	}
 	cr := &caseRun{ctx: ctx, t: t, ref: newRef(), topic: prefix + c.Name, res: &res, now: time.Now().UnixMilli()}
 	if err := t.CreateTopic(ctx, cr.topic); err != nil {
-		return res, err
+		if errors.Is(err, ErrConnect) {
+			return res, err
+		}
+		res.Verdict, res.Reason = Unsupported, "topic setup: "+err.Error()
+		return res, nil
 	}
 	func() {
 		defer func() {
@@ -121,12 +130,13 @@ func RunCase(ctx context.Context, t *Target, prefix string, c Case) (Result, err
 // fail ends the case on a request error: a connection error stops the run,
 // an unsupported version marks the case unsupported, anything else diverges.
 func (c *caseRun) fail(step string, req kmsg.Request, err error) {
+	var ue *UnsupportedError
 	switch {
 	case errors.Is(err, ErrConnect):
 		c.err = err
 		c.res.Verdict, c.res.Reason = Unsupported, "broker unreachable"
-	case errors.Is(err, kerr.UnsupportedVersion) || strings.Contains(err.Error(), "too old"):
-		c.res.Verdict, c.res.Reason = Unsupported, step+": "+err.Error()
+	case errors.As(err, &ue):
+		c.res.Verdict, c.res.Reason = Unsupported, ue.Need.String()
 	default:
 		c.diverge(step, "an answer", "request error: "+err.Error(), req, nil)
 		return
@@ -136,7 +146,7 @@ func (c *caseRun) fail(step string, req kmsg.Request, err error) {
 
 func (c *caseRun) diverge(step, kafka, broker string, req kmsg.Request, resp kmsg.Response) {
 	c.res.Verdict = Diverges
-	c.res.Diff = &Diff{Step: step, Kafka: kafka, Broker: broker, Request: dump(req), Response: dump(resp)}
+	c.res.Diff = &Diff{Step: step, Kafka: kafka, Broker: broker, Request: describeRequest(req), Response: describeResponse(resp)}
 	panic(errStop)
 }
 
@@ -145,51 +155,12 @@ func (c *caseRun) unsupported(reason string) {
 	panic(errStop)
 }
 
-func dump(v any) string {
-	switch r := v.(type) {
-	case nil:
-		return ""
-	case *kmsg.ProduceRequest:
-		if r == nil {
-			return ""
-		}
-		return describeProduce(r)
-	}
-	return fmt.Sprintf("%+v", v)
-}
-
-// describeProduce names the fields of a one-batch produce request that the
-// cases vary, then the batch in hex.
-func describeProduce(r *kmsg.ProduceRequest) string {
-	txn := "null"
-	if r.TransactionID != nil {
-		txn = strconv.Quote(*r.TransactionID)
-	}
-	s := fmt.Sprintf("Produce v%d acks=%d transactional_id=%s", r.Version, r.Acks, txn)
-	for _, t := range r.Topics {
-		for _, p := range t.Partitions {
-			s += fmt.Sprintf(" topic=%s partition=%d", t.Topic, p.Partition)
-			if b, err := codec.ParseBatch(p.Records); err == nil {
-				s += fmt.Sprintf(" producer_id=%d epoch=%d base_sequence=%d records=%d transactional=%t",
-					b.ProducerID(), b.ProducerEpoch(), b.BaseSequence(), b.RecordsCount(), b.IsTransactional())
-			}
-			s += fmt.Sprintf(" batch=%x", p.Records)
-		}
-	}
-	return s
-}
-
+// codeName is an error code's name and number (NONE for 0).
 func codeName(code int16) string {
 	if code == 0 {
 		return "NONE"
 	}
-	if err := kerr.ErrorForCode(code); err != nil {
-		var ke *kerr.Error
-		if errors.As(err, &ke) {
-			return fmt.Sprintf("%s (%d)", ke.Message, code)
-		}
-	}
-	return fmt.Sprintf("error %d", code)
+	return fmt.Sprintf("%s (%d)", errName(code), code)
 }
 
 // producer is a producer ID and epoch with the next sequence to send.
@@ -208,14 +179,34 @@ func (c *caseRun) initProducer(step, txnID string) *producer {
 		s := c.topic + "-" + txnID
 		id = &s
 	}
-	resp, err := c.t.InitProducerID(c.ctx, id)
+	req, resp, err := c.t.InitProducerID(c.ctx, id, -1, -1)
 	if err != nil {
-		c.fail(step, nil, err)
+		c.fail(step, req, err)
 	}
 	if resp.ErrorCode != 0 {
-		c.diverge(step, "NONE", codeName(resp.ErrorCode), nil, resp)
+		c.diverge(step, "NONE", codeName(resp.ErrorCode), req, resp)
 	}
 	return &producer{pid: resp.ProducerID, epoch: resp.ProducerEpoch, txnID: id}
+}
+
+// bumpProducer asks the coordinator to bump p's epoch, naming p's producer
+// ID and epoch (InitProducerId v3, KIP-360); it returns the producer at the
+// new epoch, whose sequence starts again at 0.
+func (c *caseRun) bumpProducer(step string, p *producer) *producer {
+	req, resp, err := c.t.InitProducerID(c.ctx, p.txnID, p.pid, p.epoch)
+	if err != nil {
+		c.fail(step, req, err)
+	}
+	if resp.ErrorCode != 0 {
+		c.diverge(step, "NONE", codeName(resp.ErrorCode), req, resp)
+	}
+	if resp.ProducerID != p.pid || resp.ProducerEpoch != p.epoch+1 {
+		// TransactionCoordinator#handleInitProducerId keeps the producer
+		// ID and bumps the epoch (a new ID only at epoch exhaustion).
+		c.diverge(step, fmt.Sprintf("producer_id=%d epoch=%d", p.pid, p.epoch+1),
+			fmt.Sprintf("producer_id=%d epoch=%d", resp.ProducerID, resp.ProducerEpoch), req, resp)
+	}
+	return &producer{pid: resp.ProducerID, epoch: resp.ProducerEpoch, txnID: p.txnID}
 }
 
 // batch is what one produce sends.
@@ -306,32 +297,33 @@ func (c *caseRun) txnIDs() map[int64]string {
 
 // begin adds the partition to p's transaction.
 func (c *caseRun) begin(step string, p *producer) {
-	resp, err := c.t.AddPartition(c.ctx, *p.txnID, p.pid, p.epoch, c.topic)
+	req, resp, err := c.t.AddPartition(c.ctx, *p.txnID, p.pid, p.epoch, c.topic)
 	if err != nil {
-		c.fail(step, nil, err)
+		c.fail(step, req, err)
 	}
 	for _, rt := range resp.Topics {
 		for _, rp := range rt.Partitions {
 			if rp.ErrorCode != 0 {
-				c.diverge(step, "NONE", codeName(rp.ErrorCode), nil, resp)
+				c.diverge(step, "NONE", codeName(rp.ErrorCode), req, resp)
 			}
 		}
 	}
 	c.txnIDs()[p.pid] = *p.txnID
 	c.ref.added[p.pid] = true
+	c.ref.coordinated[p.pid] = true
 }
 
 // end commits or aborts p's transaction; the coordinator writes the marker.
 func (c *caseRun) end(step string, p *producer, commit bool) {
-	resp, err := c.t.EndTxn(c.ctx, *p.txnID, p.pid, p.epoch, commit)
+	req, resp, err := c.t.EndTxn(c.ctx, *p.txnID, p.pid, p.epoch, commit)
 	if err != nil {
-		c.fail(step, nil, err)
+		c.fail(step, req, err)
 	}
 	if resp.ErrorCode != 0 {
-		c.diverge(step, "NONE", codeName(resp.ErrorCode), nil, resp)
+		c.diverge(step, "NONE", codeName(resp.ErrorCode), req, resp)
 	}
 	if err := c.ref.marker(p.pid, p.epoch, !commit, c.now); err != nil {
-		c.diverge(step, "marker written", "model refused the marker: "+err.Error(), nil, resp)
+		c.diverge(step, "marker written", "model refused the marker: "+err.Error(), req, resp)
 	}
 }
 
@@ -353,9 +345,9 @@ func (c *caseRun) check(step string) {
 			want, what = c.ref.lso(), "last stable offset"
 		}
 		s := step + ": ListOffsets latest " + isoName(iso)
-		resp, err := c.t.ListOffsets(c.ctx, c.topic, iso)
+		req, resp, err := c.t.ListOffsets(c.ctx, c.topic, iso)
 		if err != nil {
-			c.fail(s, nil, err)
+			c.fail(s, req, err)
 		}
 		got, code := int64(-1), int16(-1)
 		for _, rt := range resp.Topics {
@@ -364,17 +356,53 @@ func (c *caseRun) check(step string) {
 			}
 		}
 		if code != 0 {
-			c.diverge(s, fmt.Sprintf("%s %d", what, want), codeName(code), nil, resp)
+			c.diverge(s, fmt.Sprintf("%s %d", what, want), codeName(code), req, resp)
 		}
 		if got != want {
-			c.diverge(s, fmt.Sprintf("%s %d", what, want), fmt.Sprintf("%s %d", what, got), nil, resp)
+			c.diverge(s, fmt.Sprintf("%s %d", what, want), fmt.Sprintf("%s %d", what, got), req, resp)
 		}
 	}
 	for _, iso := range []int8{0, 1} {
 		s := step + ": Fetch " + isoName(iso)
-		resp, err := c.t.Fetch(c.ctx, c.topic, iso)
+		req, resp, p := c.fetchAll(s, iso)
+		if p.HighWatermark != c.ref.hw() {
+			c.diverge(s, fmt.Sprintf("high watermark %d", c.ref.hw()), fmt.Sprintf("high watermark %d", p.HighWatermark), req, resp)
+		}
+		if p.LastStableOffset != c.ref.lso() {
+			c.diverge(s, fmt.Sprintf("last stable offset %d", c.ref.lso()), fmt.Sprintf("last stable offset %d", p.LastStableOffset), req, resp)
+		}
+		want := c.ref.readUncommitted()
+		if iso == 1 {
+			want = c.ref.readCommitted()
+		}
+		got, err := consume(p, iso == 1)
 		if err != nil {
-			c.fail(s, nil, err)
+			c.diverge(s, "well-formed batches", err.Error(), req, resp)
+		}
+		if !slices.Equal(got, want) {
+			c.diverge(s, fmt.Sprintf("records %q", want), fmt.Sprintf("records %q", got), req, resp)
+		}
+	}
+}
+
+// maxFetches bounds the Fetch requests of one read of a partition.
+const maxFetches = 64
+
+// fetchAll reads topic/0 from offset 0 as a consumer does: Fetch from the
+// offset after the last whole batch received, until the high watermark
+// (read_uncommitted) or the last stable offset (read_committed) the first
+// answer gave is reached, or an answer brings no whole batch. Kafka answers
+// everything in one Fetch when it fits its byte limits (LocalLog#read); a
+// broker may answer less, and a consumer asks again. It returns the last
+// exchange, and one partition holding every batch and aborted transaction
+// received.
+func (c *caseRun) fetchAll(step string, iso int8) (*kmsg.FetchRequest, *kmsg.FetchResponse, *kmsg.FetchResponseTopicPartition) {
+	var all *kmsg.FetchResponseTopicPartition
+	seen := map[[2]int64]bool{}
+	for offset, n := int64(0), 0; ; n++ {
+		req, resp, err := c.t.Fetch(c.ctx, c.topic, offset, iso)
+		if err != nil {
+			c.fail(step, req, err)
 		}
 		var p *kmsg.FetchResponseTopicPartition
 		for i := range resp.Topics {
@@ -387,25 +415,43 @@ func (c *caseRun) check(step string) {
 			if p != nil && code == 0 {
 				code = p.ErrorCode
 			}
-			c.diverge(s, "NONE", codeName(code), nil, resp)
+			c.diverge(step, "NONE", codeName(code), req, resp)
 		}
-		if p.HighWatermark != c.ref.hw() {
-			c.diverge(s, fmt.Sprintf("high watermark %d", c.ref.hw()), fmt.Sprintf("high watermark %d", p.HighWatermark), nil, resp)
+		if all == nil {
+			cp := *p
+			cp.RecordBatches, cp.AbortedTransactions = nil, nil
+			all = &cp
 		}
-		if p.LastStableOffset != c.ref.lso() {
-			c.diverge(s, fmt.Sprintf("last stable offset %d", c.ref.lso()), fmt.Sprintf("last stable offset %d", p.LastStableOffset), nil, resp)
+		for _, a := range p.AbortedTransactions {
+			if k := [2]int64{a.ProducerID, a.FirstOffset}; !seen[k] {
+				seen[k] = true
+				all.AbortedTransactions = append(all.AbortedTransactions, a)
+			}
 		}
-		want := c.ref.readUncommitted()
+		next, buf := offset, p.RecordBatches
+		for len(buf) > 0 {
+			b, rest, err := codec.Next(buf)
+			if err != nil {
+				break // a cut batch, or one consume reports
+			}
+			if b.LastOffset() >= next {
+				all.RecordBatches = append(all.RecordBatches, buf[:len(buf)-len(rest)]...)
+				next = b.LastOffset() + 1
+			}
+			buf = rest
+		}
+		end := all.HighWatermark
 		if iso == 1 {
-			want = c.ref.readCommitted()
+			end = all.LastStableOffset
 		}
-		got, err := consume(p, iso == 1)
-		if err != nil {
-			c.diverge(s, "well-formed batches", err.Error(), nil, resp)
+		if len(buf) > 0 && next == offset {
+			// Nothing whole before bytes that do not parse: consume says what.
+			all.RecordBatches = append(all.RecordBatches, buf...)
 		}
-		if !slices.Equal(got, want) {
-			c.diverge(s, fmt.Sprintf("records %q", want), fmt.Sprintf("records %q", got), nil, resp)
+		if next == offset || next >= end || n+1 == maxFetches {
+			return req, resp, all
 		}
+		offset = next
 	}
 }
 

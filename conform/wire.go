@@ -33,15 +33,21 @@ func (e *connectError) Error() string {
 func (e *connectError) Is(t error) bool { return t == ErrConnect }
 func (e *connectError) Unwrap() error   { return e.err }
 
-// Target is one broker reached over the wire. Requests are pinned to the
-// versions of Kafka 3.6 (Produce v9, EndTxn v3, AddPartitionsToTxn v3,
-// Fetch v12): the
-// transaction protocol before KIP-890's implicit partition addition and
-// per-transaction epoch bump, which is the one the cases model.
+// Target is one broker reached over the wire. Dial asks it which versions
+// it accepts (ApiVersions, falling back from v3 to v0), and every request is
+// then sent at the highest version both the broker and the suite accept
+// (maxVersions: Kafka 3.6's, the transaction protocol before KIP-890's
+// implicit partition addition and per-transaction epoch bump).
 type Target struct {
 	Addr    string
 	Timeout time.Duration
-	cl      *kgo.Client
+	// Versions is what the broker's ApiVersions answer lists, and
+	// ApiVersion the ApiVersions version it answered.
+	Versions   Versions
+	ApiVersion int16
+	// Fallbacks says why each ApiVersions version above ApiVersion failed.
+	Fallbacks []string
+	cl        *kgo.Client
 	// Restart, when set, moves or restarts the leader of a partition while
 	// keeping its log (the in-process kfake cluster can). Nil: the
 	// leader-restart case is unsupported.
@@ -49,16 +55,34 @@ type Target struct {
 	// KeepTopics leaves each case's topic on the broker after the case
 	// (for inspection); by default it is deleted.
 	KeepTopics bool
+	// Left lists the topics the run created and could not delete (the
+	// broker has no DeleteTopics, or refused it).
+	Left []string
+	// noAutoCreate is set when a topic could not be made by Metadata: the
+	// broker does not auto-create, and later cases are told so at once.
+	noAutoCreate error
 }
 
-// Dial connects to addr and checks that it answers ApiVersions within timeout.
+// Dial connects to addr and asks which versions it accepts, each attempt
+// bounded by timeout.
 func Dial(ctx context.Context, addr string, timeout time.Duration) (*Target, error) {
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
+	apiVersion, brokerVersions, fallbacks, err := negotiate(ctx, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	var why []string
+	for _, e := range fallbacks {
+		why = append(why, e.Error())
+	}
 	vs := kversion.V3_6_0()
-	vs.SetMaxKeyVersion(int16(kmsg.AddPartitionsToTxn), 3)
-	vs.SetMaxKeyVersion(int16(kmsg.Fetch), 12) // topic names, not IDs
+	for k, v := range maxVersions {
+		vs.SetMaxKeyVersion(k, v)
+	}
+	// The client's own ApiVersions request goes at the version that answered.
+	vs.SetMaxKeyVersion(int16(kmsg.ApiVersions), apiVersion)
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(addr),
 		kgo.MaxVersions(vs),
@@ -70,14 +94,7 @@ func Dial(ctx context.Context, addr string, timeout time.Duration) (*Target, err
 	if err != nil {
 		return nil, &connectError{addr, err}
 	}
-	t := &Target{Addr: addr, Timeout: timeout, cl: cl}
-	rctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if _, err := cl.SeedBrokers()[0].Request(rctx, kmsg.NewPtrApiVersionsRequest()); err != nil {
-		cl.Close()
-		return nil, &connectError{addr, err}
-	}
-	return t, nil
+	return &Target{Addr: addr, Timeout: timeout, Versions: brokerVersions, ApiVersion: apiVersion, Fallbacks: why, cl: cl}, nil
 }
 
 // Close closes the connections.
@@ -87,12 +104,13 @@ func (t *Target) request(ctx context.Context, req kmsg.Request) (kmsg.Response, 
 	rctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	resp, err := t.cl.Request(rctx, req)
-	return resp, t.classify(err)
+	return resp, t.classify(req, err)
 }
 
 // classify wraps the errors that mean the broker is gone or silent in a
-// connectError.
-func (t *Target) classify(err error) error {
+// connectError, and the client's refusal to send a request the broker does
+// not list in an UnsupportedError.
+func (t *Target) classify(req kmsg.Request, err error) error {
 	var ne net.Error
 	switch {
 	case err == nil:
@@ -101,27 +119,41 @@ func (t *Target) classify(err error) error {
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &ne),
 		strings.Contains(err.Error(), "unable to dial"):
 		return &connectError{t.Addr, err}
+	case errors.Is(err, kerr.UnsupportedVersion), strings.Contains(err.Error(), "too old"):
+		return &UnsupportedError{Need{req.Key(), req.GetVersion()}}
 	}
 	return err
 }
 
+// supports returns an UnsupportedError when the broker cannot answer n.
+func (t *Target) supports(n Need) error {
+	if lacks, ok := t.Versions.Lacks(n); ok {
+		return &UnsupportedError{lacks}
+	}
+	return nil
+}
+
 // toLeader sends req to the leader of topic/partition.
 func (t *Target) toLeader(ctx context.Context, topic string, partition int32, req kmsg.Request) (kmsg.Response, error) {
-	leader, err := t.leader(ctx, topic, partition)
+	leader, err := t.leader(ctx, topic, partition, false)
 	if err != nil {
 		return nil, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	resp, err := t.cl.Broker(int(leader)).Request(rctx, req)
-	return resp, t.classify(err)
+	return resp, t.classify(req, err)
 }
 
-func (t *Target) leader(ctx context.Context, topic string, partition int32) (int32, error) {
+// leader asks Metadata for the leader of topic/partition; autoCreate asks
+// the broker to create the topic if it does not exist (explicitly from
+// Metadata v4; below v4 a broker that auto-creates topics always does).
+func (t *Target) leader(ctx context.Context, topic string, partition int32, autoCreate bool) (int32, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	rt := kmsg.NewMetadataRequestTopic()
 	rt.Topic = kmsg.StringPtr(topic)
 	req.Topics = append(req.Topics, rt)
+	req.AllowAutoTopicCreation = autoCreate
 	resp, err := t.request(ctx, req)
 	if err != nil {
 		return 0, err
@@ -139,65 +171,137 @@ func (t *Target) leader(ctx context.Context, topic string, partition int32) (int
 	return 0, fmt.Errorf("conform: no leader for %s/%d", topic, partition)
 }
 
-// CreateTopic creates a one-partition topic with the broker's default
-// replication factor.
+// CreateTopic makes topic exist with an empty partition 0. A broker with
+// CreateTopics gets one (one partition, its default replication factor),
+// sent to the controller Metadata names and, when that cannot be reached or
+// named, to the bootstrap broker. A broker without CreateTopics, or whose
+// CreateTopics fails without an answer, is asked through Metadata, which
+// creates a topic on brokers that auto-create (auto.create.topics.enable
+// in Kafka); the topic then has the broker's default partition count. The
+// partition's leader is awaited for up to the timeout.
 func (t *Target) CreateTopic(ctx context.Context, topic string) error {
-	req := kmsg.NewPtrCreateTopicsRequest()
-	rt := kmsg.NewCreateTopicsRequestTopic()
-	rt.Topic = topic
-	rt.NumPartitions = 1
-	rt.ReplicationFactor = -1
-	req.Topics = append(req.Topics, rt)
-	req.TimeoutMillis = int32(t.Timeout / time.Millisecond)
-	resp, err := t.request(ctx, req)
-	if err != nil {
-		return err
-	}
-	for _, ct := range resp.(*kmsg.CreateTopicsResponse).Topics {
-		// An existing topic is an error too: its log would not be the
-		// empty one the model starts from.
-		if err := kerr.ErrorForCode(ct.ErrorCode); err != nil {
+	autoCreate, why := true, "no CreateTopics"
+	if err := t.supports(Need{int16(kmsg.CreateTopics), 0}); err == nil {
+		err := t.createTopics(ctx, topic)
+		var ke *kerr.Error
+		switch {
+		case err == nil:
+			autoCreate = false
+		case errors.Is(err, ErrConnect), errors.As(err, &ke):
+			// Unreachable, or an answer: an existing topic is an error
+			// too, its log would not be the empty one the model starts
+			// from.
 			return fmt.Errorf("conform: creating topic %s: %w", topic, err)
+		default:
+			why = fmt.Sprintf("CreateTopics failed (%v)", err)
 		}
 	}
-	// The leader may take a moment to be known; metadata is retried briefly.
+	if autoCreate && t.noAutoCreate != nil {
+		return t.noAutoCreate
+	}
 	deadline := time.Now().Add(t.Timeout)
 	for {
-		if _, err := t.leader(ctx, topic, 0); err == nil || time.Now().After(deadline) {
+		_, err := t.leader(ctx, topic, 0, autoCreate)
+		if err == nil || errors.Is(err, ErrConnect) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			if autoCreate {
+				t.noAutoCreate = fmt.Errorf("conform: topic %s: %s, and the broker did not create it on Metadata: %w", topic, why, err)
+				return t.noAutoCreate
+			}
 			return err
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// DeleteTopic deletes topic; the answer is not checked (a broker may not
-// allow deletions, and nothing depends on it).
+// createTopics sends CreateTopics to the controller, then, when the client
+// could not route it there (no controller, or one missing from the broker
+// list), to the bootstrap broker. A refusal is returned as its *kerr.Error.
+func (t *Target) createTopics(ctx context.Context, topic string) error {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic = topic
+	rt.NumPartitions = 1
+	rt.ReplicationFactor = -1
+	if v, _ := t.Versions.use(int16(kmsg.CreateTopics)); v < 4 {
+		rt.ReplicationFactor = 1 // -1, the broker's default, from v4 (KIP-464)
+	}
+	req.Topics = append(req.Topics, rt)
+	req.TimeoutMillis = int32(t.Timeout / time.Millisecond)
+	resp, err := t.request(ctx, req)
+	var ue *UnsupportedError
+	if err != nil && !errors.Is(err, ErrConnect) && !errors.As(err, &ue) {
+		rctx, cancel := context.WithTimeout(ctx, t.Timeout)
+		resp, err = t.cl.SeedBrokers()[0].Request(rctx, req)
+		cancel()
+		err = t.classify(req, err)
+	}
+	if err != nil {
+		return err
+	}
+	for _, ct := range resp.(*kmsg.CreateTopicsResponse).Topics {
+		if err := kerr.ErrorForCode(ct.ErrorCode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteTopic deletes topic when the broker has DeleteTopics; a topic it
+// cannot delete is added to Left. Nothing else depends on the answer.
 func (t *Target) DeleteTopic(ctx context.Context, topic string) {
+	if t.supports(Need{int16(kmsg.DeleteTopics), 0}) != nil {
+		t.Left = append(t.Left, topic)
+		return
+	}
 	req := kmsg.NewPtrDeleteTopicsRequest()
 	req.TopicNames = []string{topic}
 	rt := kmsg.NewDeleteTopicsRequestTopic()
 	rt.Topic = kmsg.StringPtr(topic)
 	req.Topics = append(req.Topics, rt)
 	req.TimeoutMillis = int32(t.Timeout / time.Millisecond)
-	_, _ = t.request(ctx, req)
-}
-
-// InitProducerID asks for a producer ID; txnID nil asks for an idempotent one.
-func (t *Target) InitProducerID(ctx context.Context, txnID *string) (*kmsg.InitProducerIDResponse, error) {
-	req := kmsg.NewPtrInitProducerIDRequest()
-	req.TransactionalID = txnID
-	req.TransactionTimeoutMillis = 60000
-	req.ProducerID, req.ProducerEpoch = -1, -1
 	resp, err := t.request(ctx, req)
 	if err != nil {
-		return nil, err
+		t.Left = append(t.Left, topic)
+		return
 	}
-	return resp.(*kmsg.InitProducerIDResponse), nil
+	for _, dt := range resp.(*kmsg.DeleteTopicsResponse).Topics {
+		if dt.ErrorCode != 0 {
+			t.Left = append(t.Left, topic)
+		}
+	}
+}
+
+// InitProducerID asks for a producer ID; txnID nil asks for an idempotent
+// one. pid and epoch are -1, or (from v3, KIP-360) the producer's current
+// ones, which the coordinator bumps.
+func (t *Target) InitProducerID(ctx context.Context, txnID *string, pid int64, epoch int16) (*kmsg.InitProducerIDRequest, *kmsg.InitProducerIDResponse, error) {
+	req := kmsg.NewPtrInitProducerIDRequest()
+	need := needInitPID
+	if pid >= 0 {
+		need = needInitPIDBump
+	}
+	if err := t.supports(need); err != nil {
+		return req, nil, err
+	}
+	req.TransactionalID = txnID
+	req.TransactionTimeoutMillis = 60000
+	req.ProducerID, req.ProducerEpoch = pid, epoch
+	resp, err := t.request(ctx, req)
+	if err != nil {
+		return req, nil, err
+	}
+	return req, resp.(*kmsg.InitProducerIDResponse), nil
 }
 
 // Produce sends one batch (acks all) to topic/0.
 func (t *Target) Produce(ctx context.Context, topic string, txnID *string, batch []byte) (*kmsg.ProduceRequest, *kmsg.ProduceResponse, error) {
 	req := kmsg.NewPtrProduceRequest()
+	if err := t.supports(needProduce); err != nil {
+		return req, nil, err
+	}
 	req.Acks = -1
 	req.TimeoutMillis = int32(t.Timeout / time.Millisecond)
 	req.TransactionID = txnID
@@ -216,8 +320,11 @@ func (t *Target) Produce(ctx context.Context, topic string, txnID *string, batch
 }
 
 // AddPartition adds topic/0 to the transaction.
-func (t *Target) AddPartition(ctx context.Context, txnID string, pid int64, epoch int16, topic string) (*kmsg.AddPartitionsToTxnResponse, error) {
+func (t *Target) AddPartition(ctx context.Context, txnID string, pid int64, epoch int16, topic string) (*kmsg.AddPartitionsToTxnRequest, *kmsg.AddPartitionsToTxnResponse, error) {
 	req := kmsg.NewPtrAddPartitionsToTxnRequest()
+	if err := t.supports(needAddPart); err != nil {
+		return req, nil, err
+	}
 	req.TransactionalID = txnID
 	req.ProducerID, req.ProducerEpoch = pid, epoch
 	rt := kmsg.NewAddPartitionsToTxnRequestTopic()
@@ -226,28 +333,34 @@ func (t *Target) AddPartition(ctx context.Context, txnID string, pid int64, epoc
 	req.Topics = append(req.Topics, rt)
 	resp, err := t.request(ctx, req)
 	if err != nil {
-		return nil, err
+		return req, nil, err
 	}
-	return resp.(*kmsg.AddPartitionsToTxnResponse), nil
+	return req, resp.(*kmsg.AddPartitionsToTxnResponse), nil
 }
 
 // EndTxn commits or aborts the transaction.
-func (t *Target) EndTxn(ctx context.Context, txnID string, pid int64, epoch int16, commit bool) (*kmsg.EndTxnResponse, error) {
+func (t *Target) EndTxn(ctx context.Context, txnID string, pid int64, epoch int16, commit bool) (*kmsg.EndTxnRequest, *kmsg.EndTxnResponse, error) {
 	req := kmsg.NewPtrEndTxnRequest()
+	if err := t.supports(needEndTxn); err != nil {
+		return req, nil, err
+	}
 	req.TransactionalID = txnID
 	req.ProducerID, req.ProducerEpoch = pid, epoch
 	req.Commit = commit
 	resp, err := t.request(ctx, req)
 	if err != nil {
-		return nil, err
+		return req, nil, err
 	}
-	return resp.(*kmsg.EndTxnResponse), nil
+	return req, resp.(*kmsg.EndTxnResponse), nil
 }
 
 // ListOffsets returns the latest offset of topic/0 for the isolation level
 // (0 read_uncommitted: the high watermark; 1 read_committed: the LSO).
-func (t *Target) ListOffsets(ctx context.Context, topic string, isolation int8) (*kmsg.ListOffsetsResponse, error) {
+func (t *Target) ListOffsets(ctx context.Context, topic string, isolation int8) (*kmsg.ListOffsetsRequest, *kmsg.ListOffsetsResponse, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
+	if err := t.supports(needListOffset); err != nil {
+		return req, nil, err
+	}
 	req.ReplicaID = -1
 	req.IsolationLevel = isolation
 	rt := kmsg.NewListOffsetsRequestTopic()
@@ -260,14 +373,17 @@ func (t *Target) ListOffsets(ctx context.Context, topic string, isolation int8) 
 	req.Topics = append(req.Topics, rt)
 	resp, err := t.toLeader(ctx, topic, 0, req)
 	if err != nil {
-		return nil, err
+		return req, nil, err
 	}
-	return resp.(*kmsg.ListOffsetsResponse), nil
+	return req, resp.(*kmsg.ListOffsetsResponse), nil
 }
 
-// Fetch reads topic/0 from offset 0 at the isolation level.
-func (t *Target) Fetch(ctx context.Context, topic string, isolation int8) (*kmsg.FetchResponse, error) {
+// Fetch reads topic/0 from offset at the isolation level.
+func (t *Target) Fetch(ctx context.Context, topic string, offset int64, isolation int8) (*kmsg.FetchRequest, *kmsg.FetchResponse, error) {
 	req := kmsg.NewPtrFetchRequest()
+	if err := t.supports(needFetch); err != nil {
+		return req, nil, err
+	}
 	req.ReplicaID = -1
 	req.MaxWaitMillis = 0
 	req.MinBytes = 1
@@ -278,7 +394,7 @@ func (t *Target) Fetch(ctx context.Context, topic string, isolation int8) (*kmsg
 	rt.Topic = topic
 	rp := kmsg.NewFetchRequestTopicPartition()
 	rp.Partition = 0
-	rp.FetchOffset = 0
+	rp.FetchOffset = offset
 	rp.CurrentLeaderEpoch = -1
 	rp.LogStartOffset = -1
 	rp.PartitionMaxBytes = 8 << 20
@@ -286,7 +402,7 @@ func (t *Target) Fetch(ctx context.Context, topic string, isolation int8) (*kmsg
 	req.Topics = append(req.Topics, rt)
 	resp, err := t.toLeader(ctx, topic, 0, req)
 	if err != nil {
-		return nil, err
+		return req, nil, err
 	}
-	return resp.(*kmsg.FetchResponse), nil
+	return req, resp.(*kmsg.FetchResponse), nil
 }

@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -29,18 +31,29 @@ const conformUsage = "usage: mirrorpath conform [--broker HOST:PORT] [--timeout 
 
 // conformReport is the --json output.
 type conformReport struct {
-	Broker       string           `json:"broker"`
-	KfakeVersion string           `json:"kfake_version,omitempty"`
-	Results      []conform.Result `json:"results"`
-	Agree        bool             `json:"agree"`
+	Broker       string `json:"broker"`
+	KfakeVersion string `json:"kfake_version,omitempty"`
+	// ApiVersions is the ApiVersions version the broker answered, and
+	// Versions the version each request the suite sends goes at.
+	ApiVersions int16 `json:"api_versions_version"`
+	// Fallbacks says why each higher ApiVersions version failed.
+	Fallbacks []string          `json:"api_versions_fallbacks,omitempty"`
+	Versions  map[string]string `json:"versions"`
+	Results   []conform.Result  `json:"results"`
+	Agree     bool              `json:"agree"`
+	// Checked counts the cases that ran (ok or diverges).
+	Checked int `json:"checked"`
+	// TopicsLeft lists the topics the run created and could not delete.
+	TopicsLeft []string `json:"topics_left,omitempty"`
 }
 
 // runConform is `mirrorpath conform`: every case of conform.Cases run against
 // the broker at --broker, or against franz-go's in-process kfake broker on
 // 127.0.0.1 when none is given. Each case creates its own topic.
 //
-// Exit status: 0 every case agrees with Kafka (or is unsupported); 1 a case
-// diverges; 2 usage, or the broker cannot be reached or stops answering.
+// Exit status: 0 every case that ran agrees with Kafka (the others are
+// unsupported); 1 a case diverges; 2 usage, the broker cannot be reached or
+// stops answering, or no case could run.
 func runConform(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	broker := fs.String("broker", "", "broker to check (`HOST:PORT`); empty starts kfake on 127.0.0.1")
@@ -83,14 +96,19 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	prefix := "mirrorpath-conform-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-"
 	res, err := conform.Run(ctx, t, prefix, nil)
 	if err != nil {
-		// The broker stopped answering or refused to create a topic.
+		// The broker stopped answering.
 		conformError(stderr, err, *timeout)
 		return 2
 	}
-	rep.Results, rep.Agree = res, true
+	rep.ApiVersions, rep.Fallbacks, rep.Versions = t.ApiVersion, t.Fallbacks, t.Sent()
+	rep.Results, rep.Agree, rep.TopicsLeft = res, true, t.Left
 	for _, r := range res {
-		if r.Verdict == conform.Diverges {
+		switch r.Verdict {
+		case conform.Diverges:
 			rep.Agree = false
+			rep.Checked++
+		case conform.OK:
+			rep.Checked++
 		}
 	}
 	if *asJSON {
@@ -103,7 +121,15 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	} else {
 		writeConformTable(stdout, rep)
 	}
-	if !rep.Agree {
+	if len(rep.TopicsLeft) > 0 {
+		fmt.Fprintf(stderr, "mirrorpath conform: %d topics left on the broker (it has no DeleteTopics, or refused it): %s*\n",
+			len(rep.TopicsLeft), prefix)
+	}
+	switch {
+	case rep.Checked == 0:
+		fmt.Fprintln(stderr, "mirrorpath conform: no case could run on this broker (each is unsupported, with its reason)")
+		return 2
+	case !rep.Agree:
 		return 1
 	}
 	return 0
@@ -133,6 +159,14 @@ func writeConformTable(w io.Writer, rep conformReport) {
 		fmt.Fprintf(w, " (%s %s)", conform.KfakeModule, rep.KfakeVersion)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "versions: ApiVersions v%d", rep.ApiVersions)
+	for _, k := range slices.Sorted(maps.Keys(rep.Versions)) {
+		fmt.Fprintf(w, ", %s %s", k, rep.Versions[k])
+	}
+	fmt.Fprintln(w)
+	for _, f := range rep.Fallbacks {
+		fmt.Fprintf(w, "  (%s)\n", f)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE\tKAFKA CLASS\tVERDICT")
