@@ -162,7 +162,8 @@ func TestCoveredSettersKeepCRC(t *testing.T) {
 // SetMaxTimestamp), which patch from the field's two values as words, to
 // writing the field and recomputing the CRC, over batch lengths on both
 // sides of every table byte of the trailing length. On amd64 it runs again
-// without the CRC instructions (TestWithoutCRCInstructions covers PatchCRC).
+// without the CRC instructions (internal/crc32c's TestWithoutCRCInstructions
+// covers the word patch there).
 func TestWordSettersEqualRecompute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{HeaderSize, HeaderSize + 1, 100, 306, 307, 1024, 16 * 1024, 65587, 65588, 1 << 20} {
@@ -202,44 +203,6 @@ func TestPatchKeepsWrongCRCWrong(t *testing.T) {
 	b.SetProducerID(12345)
 	if !errors.Is(b.VerifyCRC(), ErrCRC) {
 		t.Fatal("a patch must not repair a wrong CRC")
-	}
-}
-
-func TestPatchCRCEqualsRecompute(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, size := range []int{0, 1, 15, 16, 17, 255, 256, 1003, 4096, 16*1024 - 21, 70000, 1 << 20} {
-		msg := make([]byte, 8+size)
-		for i := range msg {
-			msg[i] = byte(rng.Uint32())
-		}
-		crc := Checksum(msg)
-		for w := 1; w <= 8; w++ {
-			old := bytes.Clone(msg[:w])
-			var nw [8]byte
-			for i := range nw {
-				nw[i] = byte(rng.Uint32())
-			}
-			patched := PatchCRC(crc, old, nw[:w], len(msg)-w)
-			copy(msg, nw[:w])
-			want := Checksum(msg)
-			if patched != want {
-				t.Fatalf("size %d width %d: patch %#x, recompute %#x", size, w, patched, want)
-			}
-			if slow := PatchCRCSlow(crc, old, nw[:w], len(msg)-w); slow != want {
-				t.Fatalf("size %d width %d: slow reference %#x, recompute %#x", size, w, slow, want)
-			}
-			crc = want
-		}
-	}
-}
-
-func TestZeroExtendLarge(t *testing.T) {
-	// beyond 2^32 bytes the fast path composes repeated steps; compare the
-	// algebra: zext(a+b) == zext_b(zext_a).
-	r := uint32(0xdeadbeef)
-	n := uint64(1)<<32 + 12345
-	if zeroExtend(r, n) != zeroExtend(zeroExtend(r, 1<<32), 12345) {
-		t.Fatal("zero extension is not additive beyond 2^32")
 	}
 }
 

@@ -1,4 +1,4 @@
-package codec
+package crc32c
 
 import (
 	"sync"
@@ -21,12 +21,12 @@ import (
 // where zext_n advances a register over n zero bytes, i.e. multiplies it by
 // x^(8n) modulo the CRC polynomial P. hash/crc32 does that with byte tables;
 // here it is one carry-less multiply (PCLMULQDQ) by a constant and one CRC32
-// of the product (crcmul.go). Tables would be cold: the copy sweeps the L1
+// of the product (mul.go). Tables would be cold: the copy sweeps the L1
 // cache between two joins. Whatever is too short for three streams goes
 // through a one-stream loop of 8-byte words, then 4, 2 and 1 bytes.
 //
 // From foldCopyMin bytes on, on CPUs with VPCLMULQDQ, the folding kernels of
-// crcfold_amd64.s replace all of this: they store every vector they load.
+// fold_amd64.s replace all of this: they store every vector they load.
 
 // Stream lengths of the three-way loop: fusedLong (hash/crc32's) while the
 // bytes last, then one or more rounds of fusedStep·j bytes per stream (j ≤
@@ -39,7 +39,7 @@ const (
 )
 
 // joinConsts are the multipliers of a three-way round of k bytes per stream:
-// (x^(8k))' and (x^(16k))', primed as crcmul.go says (x^(8k-33) and
+// (x^(8k))' and (x^(16k))', primed as mul.go says (x^(8k-33) and
 // x^(16k-33) mod P).
 type joinConsts struct{ k1, k2 uint64 }
 

@@ -1,10 +1,10 @@
-package codec
+package crc32c
 
-// foldKind names a CRC-32C folding kernel (crcfold_amd64.s).
+// foldKind names a CRC-32C folding kernel (fold_amd64.s).
 type foldKind uint8
 
 const (
-	foldNone   foldKind = iota // hash/crc32 (SSE4.2 on amd64), crccopy.go's fused loop
+	foldNone   foldKind = iota // hash/crc32 (SSE4.2 on amd64), copy.go's fused loop
 	fold256                    // VPCLMULQDQ on 256-bit registers
 	fold512                    // VPCLMULQDQ on 512-bit registers
 	fold512mix                 // fold512 beside four CRC32 instruction streams (mixed rounds)
@@ -64,7 +64,7 @@ func foldCopy(reg uint32, dst, src []byte, own bool) uint32 {
 // step folds 256 bytes (eight multiplies, sixteen cycles) while it feeds
 // mixChunk bytes of every stream to the CRC32 instruction (five words a
 // stream, three cycles apart: fifteen cycles). The design note of
-// crcfold_amd64.s says how a round's streams join the folded bytes.
+// fold_amd64.s says how a round's streams join the folded bytes.
 const (
 	mixIters = 8
 	mixChunk = 40

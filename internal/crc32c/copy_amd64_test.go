@@ -1,16 +1,18 @@
 //go:build !purego
 
-package codec
+package crc32c
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/crc32"
 	"testing"
 )
 
-// TestWithoutCRCInstructions runs ChecksumCopy and PatchCRC as an amd64 CPU
+// TestWithoutCRCInstructions runs ChecksumCopy and Patch as an amd64 CPU
 // without SSE4.2, PCLMULQDQ or VPCLMULQDQ would: the two-pass and table paths, held to
-// the same references as the kernels.
+// the same references as the kernels, the word patch (codec's SetProducerID
+// and SetMaxTimestamp) included.
 func TestWithoutCRCInstructions(t *testing.T) {
 	saved := crcAsm
 	crcAsm = false
@@ -35,10 +37,21 @@ func TestWithoutCRCInstructions(t *testing.T) {
 	}
 	old, nw := src[100:108], []byte{1, 2, 3, 4, 5, 6, 7, 8}
 	crc := Checksum(src)
-	got := PatchCRC(crc, bytes.Clone(old), nw, len(src)-108)
+	got := Patch(crc, bytes.Clone(old), nw, len(src)-108)
 	copy(src[100:], nw)
 	if want := Checksum(src); got != want {
 		t.Fatalf("patch %#x, recompute %#x", got, want)
 	}
-	TestWordSettersEqualRecompute(t)
+	for _, n := range []int{8, 9, 307, 65588, 1 << 20} {
+		msg := make([]byte, n)
+		for i := range msg {
+			msg[i] = byte(i*13 + i>>8)
+		}
+		crc := Checksum(msg)
+		oldWord, newWord := binary.BigEndian.Uint64(msg), uint64(0x8000_0000_0000_0005)+uint64(n)
+		binary.BigEndian.PutUint64(msg, newWord)
+		if got, want := PatchWord(crc, oldWord, newWord, n-8), Checksum(msg); got != want {
+			t.Fatalf("len %d: word patch %#x, recompute %#x", n, got, want)
+		}
+	}
 }

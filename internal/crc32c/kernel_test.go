@@ -1,4 +1,4 @@
-package codec
+package crc32c
 
 import "testing"
 
@@ -16,7 +16,7 @@ func TestCRCKernel(t *testing.T) {
 	case crcAsm:
 		want = "sse42"
 	}
-	if got := CRCKernel(); got != want {
-		t.Fatalf("CRCKernel() = %q, want %q (foldKernel %v, crcAsm %v)", got, want, foldKernel, crcAsm)
+	if got := Kernel(); got != want {
+		t.Fatalf("Kernel() = %q, want %q (foldKernel %v, crcAsm %v)", got, want, foldKernel, crcAsm)
 	}
 }

@@ -1,10 +1,10 @@
 //go:build !amd64 || purego
 
-package codec
+package crc32c
 
 import "unsafe"
 
-// crcAsm: no kernels here; ChecksumCopy is Checksum then copy and PatchCRC
+// crcAsm: no kernels here; ChecksumCopy is Checksum then copy and Patch
 // uses its tables.
 const crcAsm = false
 

@@ -1,4 +1,4 @@
-package codec
+package crc32c
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package codec
+package crc32c
 
 import (
 	"hash/crc32"

@@ -1,4 +1,4 @@
-package codec
+package crc32c
 
 import "sync"
 
@@ -17,7 +17,7 @@ import "sync"
 // constants is the primed product, and mulx33(r, c') = r·c. zext_n of a
 // register r is then mulx33(r, (x^(8n))'), and (x^(8n))' for any n < 2^32 is
 // the mulx33 product of four table entries, one per byte of n. Used by
-// ChecksumCopy (its joins) and PatchCRC (the delta of an 8-byte field), where
+// ChecksumCopy (its joins) and Patch (the delta of an 8-byte field), where
 // the table-driven zext's dependent lookups miss the cache once a large
 // batch has been copied.
 
@@ -40,7 +40,7 @@ func mulMod(a, b uint32) uint32 {
 const one = uint32(1) << 31
 
 // xPowMod returns x^e mod P (square and multiply). zeroExtend(one, n) gives
-// x^(8n) too, but through crc.go's 512 KiB of tables, which the kernels'
+// x^(8n) too, but through patch.go's 512 KiB of tables, which the kernels'
 // constants do not need.
 func xPowMod(e uint64) uint32 {
 	r, base := one, one>>1 // 1, x

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package codec
+package crc32c
 
 import (
 	"os"
@@ -15,7 +15,7 @@ func setFold(k foldKind) (restore func()) {
 	return func() { foldKernel = saved }
 }
 
-// foldConst is k(D) of crcfold_amd64.s's design note: the pair of registers
+// foldConst is k(D) of fold_amd64.s's design note: the pair of registers
 // (x^(D+31) mod P, x^(D-33) mod P) that folds a 128-bit lane over D bits.
 func foldConst(d uint64) [2]uint64 {
 	return [2]uint64{uint64(xPowMod(d + 31)), uint64(xPowMod(d - 33))}
@@ -44,7 +44,7 @@ func TestFoldConstants(t *testing.T) {
 // TestMixConstants recomputes mixK<>: for a round of m steps (s = 40m
 // stream bytes, v = 256m folded), the fold over the streams and the 256
 // bytes before V, k(8·(256 + 4s)), and the join constants (x^(8·Lj))' with
-// Lj = (4-j)·s + v - 256 (crcfold_amd64.s's design note).
+// Lj = (4-j)·s + v - 256 (fold_amd64.s's design note).
 func TestMixConstants(t *testing.T) {
 	var want [64]uint64
 	for m := uint64(1); m <= mixIters; m++ {

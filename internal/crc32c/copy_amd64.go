@@ -1,11 +1,11 @@
 //go:build !purego
 
-package codec
+package crc32c
 
 import "golang.org/x/sys/cpu"
 
 // crcAsm: the CRC32 instruction (SSE4.2) and carry-less multiply are there:
-// ChecksumCopy fuses, PatchCRC multiplies.
+// ChecksumCopy fuses, Patch multiplies.
 var crcAsm = cpu.X86.HasSSE42 && cpu.X86.HasPCLMULQDQ
 
 // crcCopy3 copies 3k bytes from src to dst and returns the raw CRC-32C

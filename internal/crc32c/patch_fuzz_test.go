@@ -1,4 +1,4 @@
-package codec
+package crc32c
 
 import (
 	"bytes"
@@ -7,9 +7,9 @@ import (
 )
 
 // FuzzPatchCRC checks the O(1) patch against a full recompute: for any
-// message, field position and replacement, PatchCRC(crc(old)) == crc(new), and
+// message, field position and replacement, Patch(crc(old)) == crc(new), and
 // a CRC that was wrong stays wrong by the same error; an 8-byte field's patch
-// from its two values as words (patchCRCWord) gives the same.
+// from its two values as words (PatchWord) gives the same.
 func FuzzPatchCRC(f *testing.F) {
 	f.Add([]byte("123456789abcdefghijklmnop"), uint16(3), uint64(0xdeadbeef), uint8(8), uint32(0))
 	f.Add(make([]byte, 4000), uint16(22), uint64(1), uint8(8), uint32(1))
@@ -25,14 +25,14 @@ func FuzzPatchCRC(f *testing.F) {
 		binary.BigEndian.PutUint64(nv[:], val)
 		stored := Checksum(msg) ^ crcErr
 		old := bytes.Clone(msg[off : off+w])
-		got := PatchCRC(stored, old, nv[:w], len(msg)-off-w)
+		got := Patch(stored, old, nv[:w], len(msg)-off-w)
 		copy(msg[off:], nv[:w])
 		want := Checksum(msg) ^ crcErr
 		if got != want {
 			t.Fatalf("patch %#x, recompute %#x (len %d, off %d, width %d)", got, want, len(msg), off, w)
 		}
 		if w == 8 { // the word form SetProducerID and SetMaxTimestamp use
-			if gw := patchCRCWord(stored, binary.BigEndian.Uint64(old), val, len(msg)-off-w); gw != want {
+			if gw := PatchWord(stored, binary.BigEndian.Uint64(old), val, len(msg)-off-w); gw != want {
 				t.Fatalf("word patch %#x, recompute %#x (len %d, off %d)", gw, want, len(msg), off)
 			}
 		}

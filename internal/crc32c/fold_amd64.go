@@ -1,6 +1,6 @@
 //go:build !purego
 
-package codec
+package crc32c
 
 import (
 	"sync"
@@ -12,7 +12,7 @@ import (
 // Checksum returns the CRC-32C (Castagnoli) of b: reflected polynomial
 // 0x82F63B78, initial register and final XOR 0xFFFFFFFF, as Kafka's Crc32C.
 // From foldMin bytes on, where the CPU has them, by the folding kernels of
-// crcfold_amd64.s; below, by the CRC32 instruction; one call either way (it
+// fold_amd64.s; below, by the CRC32 instruction; one call either way (it
 // inlines into its callers, the choice is made in crc32cUpdate).
 func Checksum(b []byte) uint32 { return ^crc32cUpdate(^uint32(0), unsafe.SliceData(b), len(b)) }
 
@@ -82,7 +82,7 @@ func crc3Consts() {
 }
 
 // foldKernel is the folding kernel Checksum and ChecksumCopy use from
-// foldMin bytes on (crcfold_amd64.s): where AVX-512 and VPCLMULQDQ are
+// foldMin bytes on (fold_amd64.s): where AVX-512 and VPCLMULQDQ are
 // there, the 512-bit one, with mixed rounds (fold512mix) on AMD's CPUs,
 // else none (the SSE4.2 paths). The 256-bit kernel is selectable (tests,
 // benchmarks) but not chosen: on the CPUs that have its instructions and

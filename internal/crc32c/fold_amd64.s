@@ -5,7 +5,7 @@
 
 // Design note: CRC-32C by carry-less-multiply folding.
 //
-// Notation as in crcmul.go: a reflected polynomial stores the coefficient of
+// Notation as in mul.go: a reflected polynomial stores the coefficient of
 // the highest power in the lowest bit. Sixteen message bytes loaded
 // little-endian into a 128-bit lane are the polynomial A = L·x^64 + H, where
 // L (the low quadword, the earlier bytes) and H (the high quadword) are
@@ -26,7 +26,7 @@
 //	k(D) = (x^(D+31) mod P, x^(D-33) mod P)     (low quadword, high quadword)
 //
 // used as VPCLMULQDQ $0x00 (L times the low constant) and $0x11 (H times the
-// high one). crcfold_test.go recomputes every entry of foldK<> from the
+// high one). fold_test.go recomputes every entry of foldK<> from the
 // polynomial with pure-Go carry-less arithmetic (xPowMod) and compares.
 //
 // The 512-bit kernel keeps four ZMM accumulators, 16 lanes, 256 bytes a
@@ -53,7 +53,7 @@
 // then aligned, and a split one costs two. The constants do not change: the
 // fold distances are counted from the first folded byte.
 //
-// Mixed rounds (fold512mix, crcfold.go). A round of m steps (1 ≤ m ≤
+// Mixed rounds (fold512mix, fold.go). A round of m steps (1 ≤ m ≤
 // mixIters) is four streams S1..S4 of s = 40m bytes, then V, v = 256m bytes,
 // folded by the four accumulators; the streams run through the CRC32
 // instruction in the same loop as V's folds, five 8-byte words of each a
@@ -68,7 +68,7 @@
 //	t = Σ rj·x^(8·Lj),  Lj = (4-j)·s + v - 256
 //
 // which is one CRC32 of the XOR of four carry-less products by the primed
-// constants (x^(8·Lj))' of crcmul.go: CRC32(0, clmul(r, c')) = r·c. The
+// constants (x^(8·Lj))' of mul.go: CRC32(0, clmul(r, c')) = r·c. The
 // round's folds do not wait for t: it joins Z0 once the round is done, and
 // the next round's streams start again from zero. Rounds take mixIters
 // steps while they fit, then one round takes as many as fit; the bytes left

@@ -1,4 +1,4 @@
-package codec
+package crc32c
 
 import (
 	"math/rand/v2"
