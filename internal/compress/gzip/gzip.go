@@ -1,14 +1,23 @@
-package codec
+// Package gzip decodes and encodes the records of Kafka's gzip codec
+// (GzipCompression): Decode reads a stream as java.util.zip.GZIPInputStream
+// reads it, over klauspost/compress's inflater; Encode writes one member.
+package gzip
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
+	kgzip "github.com/klauspost/compress/gzip"
+
+	"github.com/mirrorpath/mirrorpath/internal/compress"
 )
+
+var le = binary.LittleEndian
 
 // Gzip records are read the way Kafka reads them: a java.util.zip
 // GZIPInputStream over the records bytes with an 8 KiB input buffer
@@ -33,24 +42,24 @@ import (
 
 const javaGzipBuf = 8 << 10 // GzipCompression's GZIPInputStream buffer size
 
-type gzipState struct {
+type state struct {
 	src bytes.Reader
 	fr  io.ReadCloser // klauspost flate; ReadByte on src, so it never over-reads
 }
 
-var gzipPool = sync.Pool{New: func() any {
-	s := new(gzipState)
+var pool = sync.Pool{New: func() any {
+	s := new(state)
 	s.fr = flate.NewReader(&s.src)
 	return s
 }}
 
 func gzErr(format string, args ...any) error {
-	return fmt.Errorf("%w: gzip: "+format, append([]any{ErrBadCompression}, args...)...)
+	return fmt.Errorf("gzip: "+format, args...)
 }
 
-// javaGzipHeader parses a gzip member header as GZIPInputStream#readHeader
+// memberHeader parses a gzip member header as GZIPInputStream#readHeader
 // does and returns its length.
-func javaGzipHeader(b []byte) (int, error) {
+func memberHeader(b []byte) (int, error) {
 	if len(b) < 10 {
 		return 0, gzErr("header cut")
 	}
@@ -94,34 +103,34 @@ func javaGzipHeader(b []byte) (int, error) {
 	return p, nil
 }
 
-// gunzip decodes src as Kafka's GZIPInputStream reads it (see above) into
-// dst's storage, failing with ErrDecompressionLimit past limit bytes.
-func gunzip(dst, src []byte, limit int) ([]byte, error) {
-	out, _, err := gunzipEnd(dst, src, limit)
+// Decode decodes src as Kafka's GZIPInputStream reads it (see above) into
+// dst's storage, failing with compress.ErrLimit past limit bytes.
+func Decode(dst, src []byte, limit int) ([]byte, error) {
+	out, _, err := DecodeEnd(dst, src, limit)
 	return out, err
 }
 
-// gunzipEnd is gunzip also returning where the last member read ends: the
+// DecodeEnd is Decode also returning where the last member read ends: the
 // bytes after it are the tail the JDK ignores.
-func gunzipEnd(dst, src []byte, limit int) ([]byte, int, error) {
+func DecodeEnd(dst, src []byte, limit int) ([]byte, int, error) {
 	dst = dst[:0]
-	s := gzipPool.Get().(*gzipState)
-	defer gzipPool.Put(s)
-	h, err := javaGzipHeader(src)
+	s := pool.Get().(*state)
+	defer pool.Put(s)
+	h, err := memberHeader(src)
 	if err != nil {
 		return dst, 0, err
 	}
 	// pos: where the inflater's input starts; fetched: how far the JDK has
 	// read the underlying stream (its buffer holds src[pos:fetched]).
 	pos, fetched := h, h
-	hnt := hint(len(src), limit)
+	hnt := compress.Hint(len(src), limit)
 	for {
 		s.src.Reset(src[pos:])
 		if err := s.fr.(flate.Resetter).Reset(&s.src, nil); err != nil {
-			return dst, 0, badCompression(err)
+			return dst, 0, err
 		}
 		start := len(dst)
-		if dst, err = appendReadCapped(dst, s.fr, hnt, limit); err != nil {
+		if dst, err = compress.AppendReadCapped(dst, s.fr, hnt, limit); err != nil {
 			return dst, 0, err
 		}
 		end := len(src) - s.src.Len() // first byte after the deflate data
@@ -141,7 +150,7 @@ func gunzipEnd(dst, src []byte, limit int) ([]byte, int, error) {
 		if !(len(src) > fetched || buffered > 26) {
 			return dst, next, nil
 		}
-		h, err := javaGzipHeader(src[next:])
+		h, err := memberHeader(src[next:])
 		if err != nil {
 			return dst, next, nil // not a member: the rest is ignored
 		}
@@ -150,29 +159,23 @@ func gunzipEnd(dst, src []byte, limit int) ([]byte, int, error) {
 	}
 }
 
-// appendReadCapped reads r to EOF, appending to dst, growing it by doubling
-// from hint, and fails once more than limit bytes are in dst.
-func appendReadCapped(dst []byte, r io.Reader, hint, limit int) ([]byte, error) {
-	for {
-		if len(dst) == cap(dst) {
-			if len(dst) > limit {
-				return dst, ErrDecompressionLimit
-			}
-			want := min(max(2*cap(dst), hint, 512), limit+1)
-			nb := make([]byte, len(dst), want)
-			copy(nb, dst)
-			dst = nb
-		}
-		n, err := r.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if len(dst) > limit {
-			return dst, ErrDecompressionLimit
-		}
-		if err == io.EOF {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, badCompression(err)
-		}
+// Encode appends raw compressed as one gzip member to dst.
+func Encode(dst, raw []byte) ([]byte, error) {
+	w := &appendWriter{b: dst}
+	zw := kgzip.NewWriter(w)
+	if _, err := zw.Write(raw); err != nil {
+		return dst, err
 	}
+	if err := zw.Close(); err != nil {
+		return dst, err
+	}
+	return w.b, nil
+}
+
+// appendWriter is an io.Writer appending to b.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
 }
