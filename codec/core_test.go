@@ -3,7 +3,6 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"io"
 	"math"
@@ -11,25 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// unhex decodes an annotated hex dump: everything after '|' on a line is
-// kept, '#' starts a comment, spaces are ignored.
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	var clean strings.Builder
-	for _, line := range strings.Split(s, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		clean.WriteString(strings.NewReplacer(" ", "", "|", "", "\t", "").Replace(line))
-	}
-	b, err := hex.DecodeString(clean.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
+)
 
 // Vector A: an idempotent data batch with one record, written out by hand from
 // the DefaultRecordBatch layout (docs/format.md).
@@ -69,7 +52,7 @@ func TestChecksumCheckValues(t *testing.T) {
 }
 
 func TestVectorA(t *testing.T) {
-	raw := unhex(t, vectorA)
+	raw := testhex.Unhex(t, vectorA)
 	b, err := ParseBatch(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +93,7 @@ func TestVectorA(t *testing.T) {
 }
 
 func TestVectorBOutsideCRCFieldsAreFree(t *testing.T) {
-	b, err := ParseBatch(unhex(t, vectorB))
+	b, err := ParseBatch(testhex.Unhex(t, vectorB))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +118,7 @@ func TestVectorBOutsideCRCFieldsAreFree(t *testing.T) {
 }
 
 func TestCoveredSettersKeepCRC(t *testing.T) {
-	b, _ := ParseBatch(unhex(t, vectorA))
+	b, _ := ParseBatch(testhex.Unhex(t, vectorA))
 	for _, set := range []struct {
 		name  string
 		apply func()
@@ -195,7 +178,7 @@ func TestWordSettersEqualRecompute(t *testing.T) {
 }
 
 func TestPatchKeepsWrongCRCWrong(t *testing.T) {
-	b, _ := ParseBatch(unhex(t, vectorA))
+	b, _ := ParseBatch(testhex.Unhex(t, vectorA))
 	b[len(b)-2] ^= 0x40 // corrupt a payload byte
 	if b.VerifyCRC() == nil {
 		t.Fatal("corruption not detected")
@@ -225,7 +208,7 @@ func TestSequenceVectors(t *testing.T) {
 }
 
 func TestParseBatchRejects(t *testing.T) {
-	good := unhex(t, vectorA)
+	good := testhex.Unhex(t, vectorA)
 	mut := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(good)) }
 	cases := []struct {
 		name string
@@ -247,7 +230,7 @@ func TestParseBatchRejects(t *testing.T) {
 }
 
 func TestFraming(t *testing.T) {
-	a, bb := unhex(t, vectorA), unhex(t, vectorB)
+	a, bb := testhex.Unhex(t, vectorA), testhex.Unhex(t, vectorB)
 	seg := append(append(bytes.Clone(a), bb...), a[:30]...)
 	r := NewReader(seg, 1000)
 	b1, p1, err := r.Next()
@@ -305,7 +288,7 @@ func TestFraming(t *testing.T) {
 }
 
 func TestCoreAllocs(t *testing.T) {
-	raw := unhex(t, vectorA)
+	raw := testhex.Unhex(t, vectorA)
 	big := make([]byte, 16*1024)
 	copy(big, raw)
 	be.PutUint32(big[8:], uint32(len(big)-12))
