@@ -117,3 +117,44 @@ func TestXXH32Vectors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecode: what Encode wrote decodes to what went in, whatever follows
+// the frame (Kafka's reader never looks past the end mark), and Tail counts
+// what follows; any input decodes within the limit or fails, and where
+// Decode accepts a frame its content checksum, when present, is either
+// right or reported by VerifyContentChecksum as ErrContentChecksum.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte("hello, lz4"), []byte{}, uint16(100))
+	f.Add(bytes.Repeat([]byte("abc"), 3000), []byte("tail"), uint16(65535))
+	f.Fuzz(func(t *testing.T, raw, tail []byte, limit uint16) {
+		enc, err := Encode(nil, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := append(enc, tail...)
+		out, err := Decode(nil, src, int(limit))
+		if len(out) > int(limit)+1 {
+			t.Fatalf("%d bytes out past the limit %d", len(out), limit)
+		}
+		if len(raw) <= int(limit) && (err != nil || !bytes.Equal(out, raw)) {
+			t.Fatalf("round trip with a %d-byte tail: %v", len(tail), err)
+		}
+		if err == nil {
+			if err := VerifyContentChecksum(src, out); err != nil {
+				t.Fatalf("content checksum of an encoded frame: %v", err)
+			}
+			if n := Tail(src); n != len(tail) {
+				t.Fatalf("Tail %d, the tail is %d bytes", n, len(tail))
+			}
+		}
+		out, err = Decode(nil, raw, int(limit))
+		if len(out) > int(limit)+1 {
+			t.Fatalf("%d bytes out past the limit %d", len(out), limit)
+		}
+		if err == nil {
+			if err := VerifyContentChecksum(raw, out); err != nil && !errors.Is(err, ErrContentChecksum) && !errors.Is(err, ErrFrame) {
+				t.Fatalf("VerifyContentChecksum: unclassified %v", err)
+			}
+		}
+	})
+}
