@@ -94,15 +94,18 @@ func wireRecords(topic string, data []byte) []*kgo.Record {
 
 // FuzzMirrorOverWire: records produced by franz-go's idempotent producer to
 // kfake with any codec, fetched over the wire as raw batches and mirrored
-// into a partition under any strategy, are accepted; read back with codec
-// they are the records produced (key, value, headers, the offsets and
+// into a partition under any strategy, CRC fix and policy, are accepted
+// (but by bitfield under policy reject: kfake's producer IDs do not fit);
+// read back with codec they are the records produced (key, value, headers, the offsets and
 // timestamps the produce returned), in order; and the partition's producer
 // state holds the producer's last sequence and epoch.
 func FuzzMirrorOverWire(f *testing.F) {
 	f.Add([]byte("\x03\x05\x01keyvalue\x01\x02hh\x00\x11\x00\x00"), uint8(0))
 	f.Add([]byte("\x00\xff\x02"+string(make([]byte, 300))), uint8(1))
-	for mode := range uint8(60) {
-		if mode%7 == 0 {
+	// every codec, strategy and CRC fix under policy reject, and bitfield
+	// under policy alias (modes 75-79, 105-109)
+	for mode := range uint8(120) {
+		if mode%7 == 0 || mode == 77 || mode == 108 {
 			f.Add([]byte("\x02\x10\x01k1value-of-sixteenab\x10\x00\x00\x00\x01\x00x"), mode)
 		}
 	}
@@ -133,17 +136,20 @@ func FuzzMirrorOverWire(f *testing.F) {
 
 		strategies := pid.Strategies()
 		s := strategies[int(mode)/len(wireCodecs)%len(strategies)]
+		n := len(wireCodecs) * len(strategies)
+		policy := pid.Policy(int(mode) / (2 * n) % 2)
 		p, err := appendpath.Open(appendpath.Config{State: appendpath.Mirroring, Strategy: s,
-			CRCFix: pid.CRCFix(int(mode) / (len(wireCodecs) * len(strategies)) % 2), Now: time.Now,
+			CRCFix: pid.CRCFix(int(mode) / n % 2), Policy: policy, Now: time.Now,
 			PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer p.Close()
 		if _, err := p.AppendMirrored(fetched, source); err != nil {
-			// kfake hands out producer IDs from 2^31 on, which the
-			// bit-field layout cannot hold: the one refusal allowed.
-			if s == pid.Bitfield && errors.Is(err, pid.ErrUnmappable) && p.State() == appendpath.Failed && p.LogEndOffset() == 0 {
+			// kfake draws random 63-bit producer IDs, which the bit-field
+			// layout (< 2^31) holds only under policy alias: the one
+			// refusal allowed, and it fails the partition.
+			if s == pid.Bitfield && policy == pid.Reject && errors.Is(err, pid.ErrUnmappable) && p.State() == appendpath.Failed && p.LogEndOffset() == 0 {
 				return
 			}
 			t.Fatalf("strategy %v refused kfake's %d fetched bytes: %v", s, len(fetched), err)
