@@ -3,6 +3,8 @@ package codec
 import (
 	"encoding/binary"
 	"strconv"
+
+	"github.com/mirrorpath/mirrorpath/internal/crc32c"
 )
 
 var be = binary.BigEndian
@@ -174,7 +176,7 @@ func (b Batch) SetProducerID(pid int64) { b.patchWord(OffProducerID, uint64(pid)
 // and whose two stores are direct, with no slice copy between them.
 func (b Batch) patchWord(off int, v uint64) {
 	_ = b[HeaderSize-1]
-	crc := patchCRCWord(b.CRC(), be.Uint64(b[off:]), v, len(b)-off-8)
+	crc := crc32c.PatchWord(b.CRC(), be.Uint64(b[off:]), v, len(b)-off-8)
 	be.PutUint64(b[off:], v)
 	be.PutUint32(b[OffCRC:], crc)
 }

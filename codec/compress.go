@@ -1,18 +1,16 @@
 package codec
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"slices"
-	"sync"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/snappy"
-	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
+	"github.com/mirrorpath/mirrorpath/internal/compress"
+	"github.com/mirrorpath/mirrorpath/internal/compress/gzip"
+	"github.com/mirrorpath/mirrorpath/internal/compress/lz4"
+	"github.com/mirrorpath/mirrorpath/internal/compress/snappy"
+	"github.com/mirrorpath/mirrorpath/internal/compress/zstd"
 )
 
 // Design note: compressed records (DefaultRecordBatch#recordInputStream and
@@ -21,15 +19,14 @@ import (
 // Every byte after the 61-byte header is one stream of the batch's codec:
 //
 //	gzip    a gzip stream (RFC 1952), read as Java's GZIPInputStream reads
-//	        it, concatenated members and ignored tails included (gzipjava.go)
-//	snappy  Kafka's SnappyOutputStream framing from snappy-java ("xerial"):
-//	          8-byte magic 82 'S' 'N' 'A' 'P' 'P' 'Y' 00, int32 version,
-//	          int32 compatible version, then chunks of [int32 length][snappy block];
-//	        or, as some clients (sarama, franz-go) write it, one raw snappy block.
-//	        Readers accept both, with SnappyInputStream's rules (unsnappy).
+//	        it, concatenated members and ignored tails included
+//	        (internal/compress/gzip)
+//	snappy  Kafka's SnappyOutputStream framing from snappy-java ("xerial"),
+//	        or one raw snappy block as some clients write it, read with
+//	        SnappyInputStream's rules (internal/compress/snappy)
 //	lz4     one LZ4 frame (Kafka's Lz4BlockOutputStream), read as
-//	        Kafka's Lz4BlockInputStream reads it (lz4frame.go)
-//	zstd    a zstd frame
+//	        Kafka's Lz4BlockInputStream reads it (internal/compress/lz4)
+//	zstd    a zstd frame (internal/compress/zstd)
 //
 // Decompression is bounded: the caller passes limit, the most decompressed
 // bytes it accepts, and a stream that would produce more fails with
@@ -45,11 +42,7 @@ var ErrBadCompression = corrupt("codec: corrupt compressed records")
 
 // MaxZstdWindow is the largest zstd window Decompress accepts (8 MiB, more
 // than any Kafka producer level uses).
-const MaxZstdWindow = 8 << 20
-
-var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
-
-const xerialHeaderSize = 16 // magic, version, compatible version
+const MaxZstdWindow = zstd.MaxWindow
 
 // Decompress decompresses the records section of b, a batch with a codec,
 // into dst's storage (its contents are overwritten; capacity reused) and
@@ -92,99 +85,37 @@ func (b Batch) OpenRecords(buf []byte, limit int) (RecordIter, []byte, error) {
 	return NewRecordIter(out, n).In(b), out, nil
 }
 
-// readCapped reads r to EOF into dst[:0] (see appendReadCapped).
-func readCapped(dst []byte, r io.Reader, hint, limit int) ([]byte, error) {
-	return appendReadCapped(dst[:0], r, hint, limit)
-}
-
-func badCompression(err error) error {
-	if errors.Is(err, ErrCorrupt) {
-		return err
+// decompressErr is a codec package's error as Decompress reports it:
+// ErrDecompressionLimit past the limit, else ErrBadCompression with the
+// codec's reason.
+func decompressErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, compress.ErrLimit):
+		return ErrDecompressionLimit
 	}
 	return fmt.Errorf("%w: %v", ErrBadCompression, err)
 }
 
-// hint guesses the decompressed size from the compressed size, capped by limit.
-func hint(n, limit int) int { return min(4*n+64, limit+1) }
-
-type zstdState struct {
-	src bytes.Reader
-	d   *zstd.Decoder
+func gunzip(dst, src []byte, limit int) ([]byte, error) {
+	out, err := gzip.Decode(dst, src, limit)
+	return out, decompressErr(err)
 }
 
-var zstdPool = sync.Pool{New: func() any {
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxWindow(MaxZstdWindow), zstd.WithDecoderMaxMemory(MaxZstdWindow))
-	if err != nil {
-		panic(err) // options are constant
-	}
-	return &zstdState{d: d}
-}}
+func unsnappy(dst, src []byte, limit int) ([]byte, error) {
+	out, err := snappy.Decode(dst, src, limit)
+	return out, decompressErr(err)
+}
+
+func unlz4(dst, src []byte, limit int) ([]byte, error) {
+	out, err := lz4.Decode(dst, src, limit)
+	return out, decompressErr(err)
+}
 
 func unzstd(dst, src []byte, limit int) ([]byte, error) {
-	s := zstdPool.Get().(*zstdState)
-	defer zstdPool.Put(s)
-	s.src.Reset(src)
-	if err := s.d.Reset(&s.src); err != nil {
-		return dst[:0], badCompression(err)
-	}
-	return readCapped(dst, s.d, hint(len(src), limit), limit)
-}
-
-// unsnappy decodes the xerial framing or, without its magic, one raw block,
-// as snappy-java's SnappyInputStream (Kafka's reader) does: a stream shorter
-// than the 16-byte header, or whose first 8 bytes are not the magic, is one
-// raw block; a header whose version is below 1 is refused; and the chunks
-// end where fewer than 4 bytes are left (a 1-3 byte tail is no error, since
-// the stream reads a cut length as its end). Each block's decoded length is
-// read from its preamble and checked against limit before any byte is
-// written.
-func unsnappy(dst, src []byte, limit int) ([]byte, error) {
-	dst = dst[:0]
-	if len(src) < xerialHeaderSize || !bytes.HasPrefix(src, xerialMagic) {
-		return snappyBlock(dst, src, limit)
-	}
-	if v := int32(be.Uint32(src[8:])); v < 1 {
-		return dst, fmt.Errorf("%w: xerial snappy version %d", ErrBadCompression, v)
-	}
-	src = src[xerialHeaderSize:]
-	for len(src) >= 4 {
-		n := be.Uint32(src)
-		src = src[4:]
-		if uint64(n) > uint64(len(src)) {
-			return dst, fmt.Errorf("%w: xerial snappy chunk overruns", ErrBadCompression)
-		}
-		var err error
-		if dst, err = snappyBlock(dst, src[:n], limit); err != nil {
-			return dst, err
-		}
-		src = src[n:]
-	}
-	return dst, nil
-}
-
-// snappyBlock appends the decoding of one snappy block to dst.
-func snappyBlock(dst, block []byte, limit int) ([]byte, error) {
-	n, err := snappy.DecodedLen(block)
-	if err != nil {
-		return dst, badCompression(err)
-	}
-	if n > limit-len(dst) {
-		return dst, ErrDecompressionLimit
-	}
-	if cap(dst)-len(dst) < n {
-		nb := make([]byte, len(dst), len(dst)+max(n, min(2*cap(dst), limit-len(dst))))
-		copy(nb, dst)
-		dst = nb
-	}
-	out, err := snappy.DecodeStrict(dst[len(dst):len(dst)+n], block)
-	if err != nil {
-		return dst, badCompression(err)
-	}
-	if len(out) != n {
-		return dst, fmt.Errorf("%w: snappy block length", ErrBadCompression)
-	}
-	return dst[:len(dst)+n], nil
+	out, err := zstd.Decode(dst, src, limit)
+	return out, decompressErr(err)
 }
 
 // Compress appends raw, a records section, compressed with c and framed as
@@ -195,66 +126,18 @@ func snappyBlock(dst, block []byte, limit int) ([]byte, error) {
 // the compressor's. Safe for concurrent use; allocates the gzip and lz4
 // writers' state per call and grows dst.
 func Compress(dst, raw []byte, c Compression) ([]byte, error) {
-	w := &appendWriter{b: dst}
 	switch c {
 	case CompressionGzip:
-		zw := gzip.NewWriter(w)
-		if _, err := zw.Write(raw); err != nil {
-			return dst, err
-		}
-		if err := zw.Close(); err != nil {
-			return dst, err
-		}
-		return w.b, nil
+		return gzip.Encode(dst, raw)
 	case CompressionSnappy:
-		out := append(dst, xerialMagic...)
-		out = be.AppendUint32(out, 1) // version
-		out = be.AppendUint32(out, 1) // minimum compatible version
-		for len(raw) > 0 {
-			chunk := raw[:min(len(raw), 32<<10)]
-			raw = raw[len(chunk):]
-			n := len(out)
-			out = be.AppendUint32(out, 0)
-			out = slices.Grow(out, snappy.MaxEncodedLen(len(chunk)))
-			block := snappy.Encode(out[len(out):cap(out)], chunk)
-			be.PutUint32(out[n:], uint32(len(block)))
-			out = out[:len(out)+len(block)]
-		}
-		return out, nil
+		return snappy.Encode(dst, raw), nil
 	case CompressionLZ4:
-		zw := lz4.NewWriter(w)
-		if err := zw.Apply(lz4.BlockSizeOption(lz4.Block64Kb)); err != nil {
-			return dst, err
-		}
-		if _, err := zw.Write(raw); err != nil {
-			return dst, err
-		}
-		if err := zw.Close(); err != nil {
-			return dst, err
-		}
-		return w.b, nil
+		return lz4.Encode(dst, raw)
 	case CompressionZstd:
-		return zstdEncoder().EncodeAll(raw, dst), nil
+		return zstd.Encode(dst, raw), nil
 	}
 	return dst, ErrUnsupportedCodec
 }
-
-// appendWriter is an io.Writer appending to b.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-// zstdEncoder is shared: EncodeAll is safe for concurrent use.
-var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		panic(err) // constant options
-	}
-	return e
-})
 
 // Check validates b as a consumer with check.crcs and a full record read
 // would (DefaultRecordBatch#ensureValid, then the record iterator): the CRC, a known codec, every
@@ -294,4 +177,51 @@ func (b Batch) Check(buf []byte, limit int) ([]byte, error) {
 		}
 		first = false
 	}
+}
+
+// ErrLZ4ContentChecksum reports an LZ4 frame whose content checksum does not
+// match its decompressed bytes: Kafka's reader does not compare it, so
+// Decompress accepts such a frame; VerifyLZ4ContentChecksum is for stricter
+// readers.
+var ErrLZ4ContentChecksum = corrupt("codec: lz4 content checksum mismatch")
+
+// VerifyLZ4ContentChecksum checks the content checksum of b's LZ4 frame, if
+// it has one, against out, what Decompress returned for b. Nil for a batch
+// of another codec, a frame without the checksum, or a match;
+// ErrLZ4ContentChecksum for a mismatch, ErrBadCompression for a frame that
+// does not parse. O(len(out)).
+func VerifyLZ4ContentChecksum(b Batch, out []byte) error {
+	if b.Compression() != CompressionLZ4 {
+		return nil
+	}
+	switch err := lz4.VerifyContentChecksum(b[HeaderSize:], out); {
+	case err == nil:
+		return nil
+	case errors.Is(err, lz4.ErrContentChecksum):
+		return ErrLZ4ContentChecksum
+	}
+	return ErrBadCompression
+}
+
+// IgnoredTail is the number of bytes after b's compressed stream that
+// Decompress, reading as Kafka does, never decodes: after an LZ4 frame's end
+// (and content checksum), after the last gzip member the JDK reads, or a 1-3
+// byte xerial snappy tail. 0 for other codecs, for a stream without such
+// bytes, and when the stream does not decode. It decompresses a gzip batch
+// again (into a new buffer of at most limit bytes); for stricter readers.
+func IgnoredTail(b Batch, limit int) int {
+	src := b[HeaderSize:]
+	switch b.Compression() {
+	case CompressionLZ4:
+		return lz4.Tail(src)
+	case CompressionGzip:
+		_, end, err := gzip.DecodeEnd(nil, src, limit)
+		if err != nil {
+			return 0
+		}
+		return len(src) - end
+	case CompressionSnappy:
+		return snappy.Tail(src)
+	}
+	return 0
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 )
 
 func TestAppendEndTxnMarkerIsVectorB(t *testing.T) {
-	want := unhex(t, vectorB)
+	want := testhex.Unhex(t, vectorB)
 	got := AppendEndTxnMarker(nil, 1000, 0, 5, false, 1700000000000)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("marker\n got %x\nwant %x", got, want)
@@ -24,7 +26,7 @@ func TestAppendEndTxnMarkerIsVectorB(t *testing.T) {
 }
 
 func TestControlRecordVectorB(t *testing.T) {
-	b, err := ParseBatch(unhex(t, vectorB))
+	b, err := ParseBatch(testhex.Unhex(t, vectorB))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ const barrierValue = `
 `
 
 func TestMirrorPidReset(t *testing.T) {
-	v := unhex(t, barrierValue)
+	v := testhex.Unhex(t, barrierValue)
 	m, err := ParseMirrorPidReset(v)
 	if err != nil || m != (MirrorPidReset{Version: 0, SourceClusterID: "abc"}) {
 		t.Fatalf("parse %+v %v", m, err)
@@ -131,7 +133,7 @@ func TestMirrorPidReset(t *testing.T) {
 		{"huge tagged count", "0000 04616263 ffffffff0f", MirrorPidReset{}, ErrBadControl},
 		{"short", "00", MirrorPidReset{}, ErrBadControl},
 	} {
-		m, err := ParseMirrorPidReset(unhex(t, tc.hex))
+		m, err := ParseMirrorPidReset(testhex.Unhex(t, tc.hex))
 		if !errors.Is(err, tc.err) || m != tc.want {
 			t.Errorf("%s: %+v %v, want %+v %v", tc.name, m, err, tc.want, tc.err)
 		}
@@ -161,20 +163,20 @@ func TestMirrorPidCollisionRecords(t *testing.T) {
 	for i := range k.TopicID {
 		k.TopicID[i] = byte(i)
 	}
-	if got := k.AppendTo(nil); !bytes.Equal(got, unhex(t, collisionKey)) {
+	if got := k.AppendTo(nil); !bytes.Equal(got, testhex.Unhex(t, collisionKey)) {
 		t.Fatalf("key %x", got)
 	}
-	if got, err := ParseMirrorPidCollisionKey(unhex(t, collisionKey)); err != nil || got != k {
+	if got, err := ParseMirrorPidCollisionKey(testhex.Unhex(t, collisionKey)); err != nil || got != k {
 		t.Fatalf("key parse %+v %v", got, err)
 	}
 	v := MirrorPidCollisionValue{Salt: 0xdeadbeef, CollidingClusterID: "zz", TimestampMs: 1700000000000}
-	if got := v.AppendTo(nil); !bytes.Equal(got, unhex(t, collisionValue)) {
+	if got := v.AppendTo(nil); !bytes.Equal(got, testhex.Unhex(t, collisionValue)) {
 		t.Fatalf("value %x", got)
 	}
-	if got, err := ParseMirrorPidCollisionValue(unhex(t, collisionValue)); err != nil || got != v {
+	if got, err := ParseMirrorPidCollisionValue(testhex.Unhex(t, collisionValue)); err != nil || got != v {
 		t.Fatalf("value parse %+v %v", got, err)
 	}
-	kb := unhex(t, collisionKey)
+	kb := testhex.Unhex(t, collisionKey)
 	for _, bad := range [][]byte{
 		kb[:len(kb)-1],                  // short
 		append(bytes.Clone(kb), 0),      // trailing byte
@@ -185,7 +187,7 @@ func TestMirrorPidCollisionRecords(t *testing.T) {
 			t.Errorf("key %x: %v", bad, err)
 		}
 	}
-	vb := unhex(t, collisionValue)
+	vb := testhex.Unhex(t, collisionValue)
 	for _, bad := range [][]byte{
 		vb[:len(vb)-1],                        // tagged fields missing
 		vb[:12],                               // cut in the string
@@ -229,7 +231,7 @@ ffffffff          # 53-56  baseSequence -1
 
 func TestAppendBarrier(t *testing.T) {
 	raw := AppendBarrier(nil, 9, "abc", 1700000000000)
-	if want := unhex(t, vectorBarrier); !bytes.Equal(raw, want) {
+	if want := testhex.Unhex(t, vectorBarrier); !bytes.Equal(raw, want) {
 		t.Fatalf("barrier\n got %x\nwant %x", raw, want)
 	}
 	for _, b := range []Batch{Batch(raw), Batch(AppendEndTxnMarker(nil, 3, 4, 5, true, 6))} {
@@ -253,7 +255,7 @@ func TestAppendBarrier(t *testing.T) {
 	if err != nil || c.Type != ControlMirrorPidReset || c.Timestamp != 1700000000000 {
 		t.Fatalf("%+v %v", c, err)
 	}
-	if !bytes.Equal(c.Value, unhex(t, barrierValue)) {
+	if !bytes.Equal(c.Value, testhex.Unhex(t, barrierValue)) {
 		t.Fatalf("barrier value %x", c.Value)
 	}
 	// The generic builder writes the same bytes.
@@ -273,7 +275,7 @@ func TestControlRecordErrors(t *testing.T) {
 	if _, err := Batch(empty).ControlRecord(); !errors.Is(err, ErrNoRecords) || errors.Is(err, ErrCorrupt) {
 		t.Errorf("empty: %v", err)
 	}
-	notControl := unhex(t, vectorA)
+	notControl := testhex.Unhex(t, vectorA)
 	if _, err := Batch(notControl).ControlRecord(); !errors.Is(err, ErrBadControl) {
 		t.Errorf("data batch: %v", err)
 	}
@@ -292,7 +294,7 @@ func TestControlRecordErrors(t *testing.T) {
 	if _, err := c.EndTxnMarker(); !errors.Is(err, ErrBadControl) {
 		t.Errorf("unknown type as marker: %v", err)
 	}
-	bad := bytes.Clone(unhex(t, vectorB))
+	bad := bytes.Clone(testhex.Unhex(t, vectorB))
 	bad[HeaderSize] = 0x7e // record length 63 > what is there
 	if _, err := Batch(bad).ControlRecord(); !errors.Is(err, ErrBadRecord) {
 		t.Errorf("truncated record: %v", err)
@@ -300,7 +302,7 @@ func TestControlRecordErrors(t *testing.T) {
 }
 
 func TestControlAllocs(t *testing.T) {
-	b := Batch(unhex(t, vectorB))
+	b := Batch(testhex.Unhex(t, vectorB))
 	barrier := Batch(AppendBarrier(nil, 1, "cluster-id-abcdefghijkl", 1))
 	buf := make([]byte, 0, 256)
 	n := testing.AllocsPerRun(100, func() {

@@ -3,7 +3,6 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"io"
 	"math"
@@ -11,25 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// unhex decodes an annotated hex dump: everything after '|' on a line is
-// kept, '#' starts a comment, spaces are ignored.
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	var clean strings.Builder
-	for _, line := range strings.Split(s, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		clean.WriteString(strings.NewReplacer(" ", "", "|", "", "\t", "").Replace(line))
-	}
-	b, err := hex.DecodeString(clean.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
+)
 
 // Vector A: an idempotent data batch with one record, written out by hand from
 // the DefaultRecordBatch layout (docs/format.md).
@@ -69,7 +52,7 @@ func TestChecksumCheckValues(t *testing.T) {
 }
 
 func TestVectorA(t *testing.T) {
-	raw := unhex(t, vectorA)
+	raw := testhex.Unhex(t, vectorA)
 	b, err := ParseBatch(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +93,7 @@ func TestVectorA(t *testing.T) {
 }
 
 func TestVectorBOutsideCRCFieldsAreFree(t *testing.T) {
-	b, err := ParseBatch(unhex(t, vectorB))
+	b, err := ParseBatch(testhex.Unhex(t, vectorB))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +118,7 @@ func TestVectorBOutsideCRCFieldsAreFree(t *testing.T) {
 }
 
 func TestCoveredSettersKeepCRC(t *testing.T) {
-	b, _ := ParseBatch(unhex(t, vectorA))
+	b, _ := ParseBatch(testhex.Unhex(t, vectorA))
 	for _, set := range []struct {
 		name  string
 		apply func()
@@ -162,7 +145,8 @@ func TestCoveredSettersKeepCRC(t *testing.T) {
 // SetMaxTimestamp), which patch from the field's two values as words, to
 // writing the field and recomputing the CRC, over batch lengths on both
 // sides of every table byte of the trailing length. On amd64 it runs again
-// without the CRC instructions (TestWithoutCRCInstructions covers PatchCRC).
+// without the CRC instructions (internal/crc32c's TestWithoutCRCInstructions
+// covers the word patch there).
 func TestWordSettersEqualRecompute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{HeaderSize, HeaderSize + 1, 100, 306, 307, 1024, 16 * 1024, 65587, 65588, 1 << 20} {
@@ -194,7 +178,7 @@ func TestWordSettersEqualRecompute(t *testing.T) {
 }
 
 func TestPatchKeepsWrongCRCWrong(t *testing.T) {
-	b, _ := ParseBatch(unhex(t, vectorA))
+	b, _ := ParseBatch(testhex.Unhex(t, vectorA))
 	b[len(b)-2] ^= 0x40 // corrupt a payload byte
 	if b.VerifyCRC() == nil {
 		t.Fatal("corruption not detected")
@@ -202,44 +186,6 @@ func TestPatchKeepsWrongCRCWrong(t *testing.T) {
 	b.SetProducerID(12345)
 	if !errors.Is(b.VerifyCRC(), ErrCRC) {
 		t.Fatal("a patch must not repair a wrong CRC")
-	}
-}
-
-func TestPatchCRCEqualsRecompute(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, size := range []int{0, 1, 15, 16, 17, 255, 256, 1003, 4096, 16*1024 - 21, 70000, 1 << 20} {
-		msg := make([]byte, 8+size)
-		for i := range msg {
-			msg[i] = byte(rng.Uint32())
-		}
-		crc := Checksum(msg)
-		for w := 1; w <= 8; w++ {
-			old := bytes.Clone(msg[:w])
-			var nw [8]byte
-			for i := range nw {
-				nw[i] = byte(rng.Uint32())
-			}
-			patched := PatchCRC(crc, old, nw[:w], len(msg)-w)
-			copy(msg, nw[:w])
-			want := Checksum(msg)
-			if patched != want {
-				t.Fatalf("size %d width %d: patch %#x, recompute %#x", size, w, patched, want)
-			}
-			if slow := PatchCRCSlow(crc, old, nw[:w], len(msg)-w); slow != want {
-				t.Fatalf("size %d width %d: slow reference %#x, recompute %#x", size, w, slow, want)
-			}
-			crc = want
-		}
-	}
-}
-
-func TestZeroExtendLarge(t *testing.T) {
-	// beyond 2^32 bytes the fast path composes repeated steps; compare the
-	// algebra: zext(a+b) == zext_b(zext_a).
-	r := uint32(0xdeadbeef)
-	n := uint64(1)<<32 + 12345
-	if zeroExtend(r, n) != zeroExtend(zeroExtend(r, 1<<32), 12345) {
-		t.Fatal("zero extension is not additive beyond 2^32")
 	}
 }
 
@@ -262,7 +208,7 @@ func TestSequenceVectors(t *testing.T) {
 }
 
 func TestParseBatchRejects(t *testing.T) {
-	good := unhex(t, vectorA)
+	good := testhex.Unhex(t, vectorA)
 	mut := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(good)) }
 	cases := []struct {
 		name string
@@ -284,7 +230,7 @@ func TestParseBatchRejects(t *testing.T) {
 }
 
 func TestFraming(t *testing.T) {
-	a, bb := unhex(t, vectorA), unhex(t, vectorB)
+	a, bb := testhex.Unhex(t, vectorA), testhex.Unhex(t, vectorB)
 	seg := append(append(bytes.Clone(a), bb...), a[:30]...)
 	r := NewReader(seg, 1000)
 	b1, p1, err := r.Next()
@@ -342,7 +288,7 @@ func TestFraming(t *testing.T) {
 }
 
 func TestCoreAllocs(t *testing.T) {
-	raw := unhex(t, vectorA)
+	raw := testhex.Unhex(t, vectorA)
 	big := make([]byte, 16*1024)
 	copy(big, raw)
 	be.PutUint32(big[8:], uint32(len(big)-12))

@@ -29,7 +29,9 @@
 // independent of the batch length. [ChecksumCopy] checks a batch's CRC while
 // copying it (one pass instead of two, on amd64; [ChecksumCopyFuses] says
 // whether it does here), and [ChecksumCopyCold] does the same into memory
-// that is not in L1, such as a log's next bytes.
+// that is not in L1, such as a log's next bytes. These are one-line entry
+// points into internal/crc32c, which holds the kernels (assembly, chosen by
+// the CPU's features, hash/crc32 elsewhere) and the patch's arithmetic.
 //
 // # Records
 //
@@ -38,7 +40,8 @@
 // an uncompressed section with RecordIter: no allocation, every check of
 // Kafka's DefaultRecord.readFrom and DefaultRecordBatch iterators, values
 // aliasing the batch. OpenRecords and Decompress handle codecs with a
-// caller-set cap on the decompressed bytes. Control batches carry one record
+// caller-set cap on the decompressed bytes; each codec's stream is read, as
+// Kafka's reader of it reads it, by its package under internal/compress. Control batches carry one record
 // whose key names its type (control.go): ControlRecord reads the first one,
 // which is all producer state and the barrier check need.
 //

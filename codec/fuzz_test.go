@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"runtime/metrics"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 )
 
 // Fuzz targets for every decoder. Seeds: the corpus segments (real kgo and
@@ -350,7 +352,7 @@ func FuzzRecordsVsKmsg(f *testing.F) {
 		}
 	}
 	for _, tc := range recordErrCases {
-		f.Add(unhex(f, tc.hex), tc.count)
+		f.Add(testhex.Unhex(f, tc.hex), tc.count)
 	}
 	f.Fuzz(func(t *testing.T, records []byte, count int32) {
 		if err := compareWalks(records, count); err != nil {

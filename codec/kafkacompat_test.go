@@ -13,7 +13,6 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
-	"github.com/pierrec/lz4/v4"
 )
 
 // Batches on which our decoder once disagreed with Kafka's own record
@@ -83,114 +82,6 @@ func TestKafkaLZ4OneFrame(t *testing.T) {
 	checkKafkaVerdict(t, "second record in a second frame",
 		"00000000000000000000005f00000000026edd922c00030000000100000000000000000000000000000000ffffffffffffffffffffffffffff0000000204224d18604082080000800e000000010261000000000004224d18604082080000800e0000020102620000000000",
 		kafkaVerdict{fails: true})
-}
-
-// lz4Frame builds one frame by hand: flg, bd, the blocks as given (each
-// with its size word), the end mark, then tail.
-func lz4Frame(flg, bd byte, contentSize []byte, blocks [][]byte, tail []byte) []byte {
-	f := le.AppendUint32(nil, lz4Magic)
-	f = append(f, flg, bd)
-	f = append(f, contentSize...)
-	f = append(f, byte(xxh32(f[4:])>>8))
-	for _, b := range blocks {
-		f = append(f, b...)
-	}
-	f = le.AppendUint32(f, 0)
-	return append(f, tail...)
-}
-
-func storedBlock(p []byte, withSum bool) []byte {
-	b := le.AppendUint32(nil, uint32(len(p))|lz4Uncompressed)
-	b = append(b, p...)
-	if withSum {
-		b = le.AppendUint32(b, xxh32(p))
-	}
-	return b
-}
-
-// TestKafkaLZ4Framing walks the frame descriptor and block rules of Kafka's
-// Lz4BlockInputStream one by one.
-func TestKafkaLZ4Framing(t *testing.T) {
-	hello := []byte("hello, frame")
-	ok := func(f []byte) bool {
-		out, err := unlz4(nil, f, 1<<20)
-		if err != nil && !errors.Is(err, ErrBadCompression) {
-			t.Fatalf("unclassified %v", err)
-		}
-		return err == nil && bytes.Equal(out, hello)
-	}
-	cases := []struct {
-		name string
-		f    []byte
-		want bool
-	}{
-		{"plain", lz4Frame(0x60, 0x40, nil, [][]byte{storedBlock(hello, false)}, nil), true},
-		{"block checksum", lz4Frame(0x70, 0x40, nil, [][]byte{storedBlock(hello, true)}, nil), true},
-		{"content size skipped", lz4Frame(0x68, 0x40, []byte{99, 0, 0, 0, 0, 0, 0, 0}, [][]byte{storedBlock(hello, false)}, nil), true},
-		{"content checksum present, unverified", lz4Frame(0x64, 0x70, nil, [][]byte{storedBlock(hello, false)}, []byte{1, 2, 3, 4}), true},
-		{"content checksum cut", lz4Frame(0x64, 0x70, nil, [][]byte{storedBlock(hello, false)}, []byte{1, 2, 3}), false},
-		{"trailing bytes ignored", lz4Frame(0x60, 0x40, nil, [][]byte{storedBlock(hello, false)}, []byte("zz")), true},
-		{"dependent blocks", lz4Frame(0x40, 0x40, nil, [][]byte{storedBlock(hello, false)}, nil), false},
-		{"reserved FLG bit", lz4Frame(0x61, 0x40, nil, [][]byte{storedBlock(hello, false)}, nil), false},
-		{"version 0", lz4Frame(0x20, 0x40, nil, [][]byte{storedBlock(hello, false)}, nil), false},
-		{"BD code 3", lz4Frame(0x60, 0x30, nil, [][]byte{storedBlock(hello, false)}, nil), false},
-		{"BD reserved bit", lz4Frame(0x60, 0xC0, nil, [][]byte{storedBlock(hello, false)}, nil), false},
-		{"bad block checksum", lz4Frame(0x70, 0x40, nil, [][]byte{append(storedBlock(hello, false), 0, 0, 0, 0)}, nil), false},
-		{"no end mark", lz4Frame(0x60, 0x40, nil, [][]byte{storedBlock(hello, false)}, nil)[:7+4+len(hello)], false},
-		{"empty", nil, false},
-	}
-	for _, c := range cases {
-		if got := ok(c.f); got != c.want {
-			t.Errorf("%s: accepted %v, Kafka %v", c.name, got, c.want)
-		}
-	}
-	bad := lz4Frame(0x60, 0x40, nil, [][]byte{storedBlock(hello, false)}, nil)
-	bad[6] ^= 1 // header checksum byte
-	if ok(bad) {
-		t.Error("bad descriptor checksum accepted")
-	}
-	big := lz4Frame(0x60, 0x40, nil, [][]byte{storedBlock(make([]byte, 64<<10+1), false)}, nil)
-	if _, err := unlz4(nil, big, 1<<20); !errors.Is(err, ErrBadCompression) {
-		t.Errorf("block over the 64 KiB maximum: %v", err)
-	}
-}
-
-// TestKafkaLZ4LibraryFrames: frames pierrec/lz4's writer produces with
-// every option Kafka accepts decode to what went in, block checksums and
-// content checksums included (this also checks xxh32 against the library).
-func TestKafkaLZ4LibraryFrames(t *testing.T) {
-	raw := bytes.Repeat([]byte("kafka lz4 frame "), 20000) // 320 KB: several blocks
-	for _, opts := range [][]lz4.Option{
-		{lz4.BlockSizeOption(lz4.Block64Kb)},
-		{lz4.BlockSizeOption(lz4.Block256Kb), lz4.BlockChecksumOption(true)},
-		{lz4.BlockSizeOption(lz4.Block4Mb), lz4.ChecksumOption(false), lz4.SizeOption(uint64(len(raw)))},
-		{lz4.BlockSizeOption(lz4.Block1Mb), lz4.CompressionLevelOption(lz4.Level9), lz4.BlockChecksumOption(true)},
-	} {
-		var buf bytes.Buffer
-		w := lz4.NewWriter(&buf)
-		if err := w.Apply(opts...); err != nil {
-			t.Fatal(err)
-		}
-		w.Write(raw)
-		w.Close()
-		out, err := unlz4(nil, buf.Bytes(), 1<<20)
-		if err != nil || !bytes.Equal(out, raw) {
-			t.Fatalf("%d options: %v, %d bytes", len(opts), err, len(out))
-		}
-	}
-}
-
-func TestXXH32(t *testing.T) {
-	for in, want := range map[string]uint32{
-		"":    0x02CC5D05,
-		"a":   0x550D7456,
-		"abc": 0x32D153FF,
-		"Nobody inspects the spammish repetition": 0xE2293B2F,
-	} {
-		if got := xxh32([]byte(in)); got != want {
-			t.Errorf("xxh32(%q) = %#08x, want %#08x", in, got, want)
-		}
-	}
 }
 
 // TestKafkaGzipTail: Java's GZIPInputStream ignores what follows a member

@@ -8,10 +8,12 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 )
 
 func TestVectorARecord(t *testing.T) {
-	b := Batch(unhex(t, vectorA))
+	b := Batch(testhex.Unhex(t, vectorA))
 	it := b.Records()
 	r, err := it.Next()
 	if err != nil {
@@ -92,7 +94,7 @@ var recordErrCases = []struct {
 
 func TestRecordErrors(t *testing.T) {
 	for _, tc := range recordErrCases {
-		recs := unhex(t, tc.hex)
+		recs := testhex.Unhex(t, tc.hex)
 		_, err := walkAll(NewRecordIter(recs, tc.count))
 		if !errors.Is(err, tc.err) || !errors.Is(err, ErrBadRecord) || !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: got %v, want %v", tc.name, err, tc.err)

@@ -2,36 +2,19 @@ package pid
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/mirrorpath/mirrorpath/codec"
-)
 
-// unhex reads an annotated hex dump: on each line, everything after "#" is a
-// comment; white space is ignored.
-func unhex(t *testing.T, dump string) []byte {
-	t.Helper()
-	var sb strings.Builder
-	for _, line := range strings.Split(dump, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		sb.WriteString(strings.Join(strings.Fields(line), ""))
-	}
-	b, err := hex.DecodeString(sb.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
+)
 
 // The salt record's key and value, byte for byte (docs/format.md).
 func TestSaltRecordLayout(t *testing.T) {
-	wantKey := unhex(t, `
+	wantKey := testhex.Unhex(t, `
 		0003                                 # 0..1    type int16 = 3 (MirrorPidCollisionKey)
 		70010203 04050607 08090a0b 0c0d0e0f  # 2..17   TopicId uuid
 		00000003                             # 18..21  Partition int32 = 3
@@ -39,7 +22,7 @@ func TestSaltRecordLayout(t *testing.T) {
 		61366534454a327445644741744144415439517779 41 # 24..45 "a6e4EJ2tEdGAtADAT9QwyA"
 		0000000000000005                     # 46..53  OriginalPid int64 = 5
 	`)
-	wantValue := unhex(t, `
+	wantValue := testhex.Unhex(t, `
 		0000                                 # 0..1    version int16 = 0
 		000000001234abcd                     # 2..9    Salt int64
 		17                                   # 10      CollidingClusterId compact length: uvarint 22+1

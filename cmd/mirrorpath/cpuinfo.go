@@ -61,7 +61,7 @@ func cpuModelFrom(r io.Reader) string {
 }
 
 // cpuFeatures lists the CPU features codec's CRC-32C dispatch reads
-// (crccopy_amd64.go, crcfold_amd64.go), each as present or "no-" absent.
+// (internal/crc32c/copy_amd64.go, fold_amd64.go), each as present or "no-" absent.
 func cpuFeatures() []string {
 	if runtime.GOARCH != "amd64" {
 		return nil // codec has kernels for amd64 only; elsewhere hash/crc32 chooses

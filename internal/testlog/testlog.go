@@ -7,11 +7,10 @@ package testlog
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
-	"strings"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 )
 
 // IndexIntervalBytes is storage.IndexIntervalBytes, Kafka's
@@ -115,22 +114,10 @@ func RefIndexes(t testing.TB, log []byte, base int64, sealed bool) (idx, tidx []
 	return idx, tidx
 }
 
-// Unhex decodes an annotated hex dump: '#' starts a comment, spaces ignored.
+// Unhex is testhex.Unhex, for the tests that build logs with this package.
 func Unhex(t testing.TB, s string) []byte {
 	t.Helper()
-	var out []byte
-	for _, line := range strings.Split(s, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		line = strings.Join(strings.Fields(line), "")
-		b, err := hex.DecodeString(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b...)
-	}
-	return out
+	return testhex.Unhex(t, s)
 }
 
 // Records decodes every record of b (decompressing it when needed) with the
