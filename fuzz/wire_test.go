@@ -125,7 +125,7 @@ func FuzzMirrorOverWire(f *testing.F) {
 		if err := wire.producers[int(mode)%len(wireCodecs)].ProduceSync(ctx, recs...).FirstErr(); err != nil {
 			t.Fatalf("produce: %v", err)
 		}
-		resp, err := wire.target.Fetch(ctx, topic, 0)
+		_, resp, err := wire.target.Fetch(ctx, topic, 0, 0) // read_uncommitted
 		if err != nil {
 			t.Fatalf("fetch: %v", err)
 		}
