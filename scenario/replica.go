@@ -116,8 +116,8 @@ type replica interface {
 	Fail()
 	FailedForGood() bool
 	// BecomeLeader makes the replica the leader at epoch, in the mirror
-	// state the controller holds for the partition; it keeps only what its
-	// log gives it.
+	// state the controller holds for the partition; it keeps the producer
+	// state it holds in memory (Partition#makeLeader reloads nothing).
 	BecomeLeader(epoch int32, state string) error
 	// Restart is a clean restart: close (sync, snapshot at the log end) and
 	// reopen, so recovery loads that snapshot and replays nothing.

@@ -246,8 +246,10 @@ func (a *apReplica) Stop(req stopRequest) error {
 
 var errInjected = errors.New("scenario: fault injected by the scenario")
 
-// BecomeLeader reopens the replica from its log in the mirror state the
-// controller holds for the partition, at the new leader epoch.
+// BecomeLeader makes the replica the leader at the new leader epoch, in the
+// mirror state the controller holds for the partition, without reopening
+// it (appendpath.Partition.BecomeLeader, Kafka's Partition#makeLeader): its
+// producer state is the one it built as a follower.
 func (a *apReplica) BecomeLeader(epoch int32, state string) error {
 	st := appendpath.Stopped
 	switch state {
@@ -256,7 +258,13 @@ func (a *apReplica) BecomeLeader(epoch int32, state string) error {
 	case stateFailed:
 		st = appendpath.Failed
 	}
-	return a.open(st, epoch)
+	if err := a.p.BecomeLeader(epoch, st); err != nil {
+		return err
+	}
+	if a.terminal {
+		a.p.Fail()
+	}
+	return nil
 }
 
 // Restart reopens the replica from its files (the recovery path): producer
