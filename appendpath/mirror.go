@@ -251,6 +251,15 @@ func (p *Partition) BecomeLeader(epoch int32, st MirrorState) error {
 	return nil
 }
 
+// SetMirrorOffsets sets what the next mirrored appends do with the source's
+// offsets (Config.MirrorOffsets): a mirror fetcher that fans several
+// sources into this partition assigns, an offset-preserving one keeps them.
+func (p *Partition) SetMirrorOffsets(m MirrorOffsets) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cfg.MirrorOffsets, p.assign = m, m == AssignOffsets
+}
+
 // Failback truncates the log to the divergence point, rebuilding producer
 // state, and starts mirroring the other side's log from there.
 func (p *Partition) Failback(divergence int64) error {

@@ -242,3 +242,25 @@ func TestBecomeLeaderKeepsDuplicateWindow(t *testing.T) {
 		t.Fatalf("leader epoch %d, state %s", follower.LeaderEpoch(), follower.State())
 	}
 }
+
+// TestSetMirrorOffsets: an offset-preserving mirror keeps the source's
+// offsets, gaps included, and refuses a batch below its log end; under
+// AssignOffsets the next mirrored batch takes the log's next offset.
+func TestSetMirrorOffsets(t *testing.T) {
+	p := mustOpen(t, Config{State: Mirroring})
+	src := [16]byte{1}
+	b := mkBatch(t, bspec{PID: 5, Records: 2})
+	codec.Batch(b).SetBaseOffset(4)
+	if r, err := p.AppendMirrored(b, src); err != nil || r.FirstOffset != 4 || p.LogEndOffset() != 6 {
+		t.Fatalf("preserved: %+v, %v, log end %d; want offsets 4..5", r, err, p.LogEndOffset())
+	}
+	below := mkBatch(t, bspec{PID: 5, Seq: 2, Records: 2})
+	codec.Batch(below).SetBaseOffset(5)
+	if _, err := p.AppendMirrored(below, src); !errors.Is(err, ErrOffsetsOutOfOrder) {
+		t.Fatalf("a batch below the log end: %v, want ErrOffsetsOutOfOrder", err)
+	}
+	p.SetMirrorOffsets(AssignOffsets)
+	if r, err := p.AppendMirrored(below, src); err != nil || r.FirstOffset != 6 {
+		t.Fatalf("assigned: %+v, %v; want first offset 6", r, err)
+	}
+}

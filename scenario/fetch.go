@@ -13,13 +13,14 @@ import (
 
 // mirror makes dest's partitions (of topic, or all) start MIRRORING from src
 // (a partition already MIRRORING from another cluster re-parents to src).
-// Failback (src stopped mirroring from dest): dest truncates to the
-// divergence point, the dest offset where src's mirroring left off, and
-// fetches src from the offset src had reached then. Otherwise dest fetches
-// src from its start and appends after what it holds (fan-in). align
-// changes that: "divergence" truncates dest to the divergence point and
-// fetches src from there, offset-aligned (divergence); "scratch" truncates
-// dest to offset 0 and fetches src from its start (failback from scratch).
+// Mirrors preserve offsets: dest's fetcher reads src from dest's log end.
+// Failback (src stopped mirroring from dest): dest first truncates to the
+// divergence point, the offset where src's mirroring left off. Otherwise
+// dest keeps its log. align changes that: "divergence" truncates dest to
+// where its history and src's part (divergenceFrom); "scratch" truncates
+// dest to offset 0 (failback from scratch); "fan-in" keeps dest's log and
+// fetches src from its start, at dest's own next offsets (a fan-in of
+// several sources into one partition, not a KIP-1279 topology).
 func (w *world) mirror(dest, src *cluster, topic, align string) error {
 	for _, p := range dest.parts {
 		if topic != "" && p.topic != topic {
@@ -35,10 +36,13 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 			w.mirrorLoop(p, src)
 			continue
 		}
-		p.srcPos = 0
+		p.srcPos, p.fanIn = 0, align == "fan-in"
 		sp := src.part(p.key)
 		div, why := int64(-1), ""
 		switch {
+		case p.fanIn:
+			// Fan-in (not a KIP-1279 topology): dest keeps its log and
+			// fetches src from its start, at its own next offsets.
 		case align == "scratch":
 			div, why = 0, "failback from scratch"
 		case sp.stoppedFrom == dest:
@@ -265,7 +269,7 @@ func (w *world) replicaFetch(p *partition) (bool, error) {
 func (w *world) mirrorFetch(p *partition) (bool, error) {
 	sp := p.source.part(p.key)
 	src := sp.lead()
-	from, hw := p.srcPos, src.HighWatermark()
+	from, hw := p.fetchPos(), src.HighWatermark()
 	if from >= hw {
 		return false, nil
 	}
@@ -291,7 +295,7 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 	if len(data) == 0 {
 		return false, nil
 	}
-	res, err := p.lead().AppendMirrored(data, p.source.id)
+	res, err := p.lead().AppendMirrored(data, p.source.id, p.fanIn)
 	if err != nil && p.lead().FailedForGood() {
 		// FAILED for good (an inconsistent source cluster id): on every
 		// replica, so that no election revives it.
@@ -333,7 +337,7 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 			continue
 		}
 		if !p.stopTried { // the first attempt: remember where mirroring left off
-			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
+			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.fetchPos(), p.source
 			p.stopTried = true
 			p.ownFloor.reset(p.lead().LogEndOffset())
 			if p.stoppedFrom != nil {
@@ -430,9 +434,10 @@ func (w *world) restart(cl *cluster, unclean bool) error {
 			return err
 		}
 		w.or.ackedLost(p, p.lead(), before, "unclean restart")
-		if lost := leo - p.lead().LogEndOffset(); lost > 0 && p.state == stateMirroring {
-			// Mirrored batches take the next offsets of this log, one for
-			// one with the source's: the fetcher goes back as far.
+		if lost := leo - p.lead().LogEndOffset(); lost > 0 && p.state == stateMirroring && p.fanIn {
+			// Under fan-in mirrored batches take the next offsets of this
+			// log, one for one with the source's: the fetcher goes back as
+			// far. An offset-preserving fetcher resumes at its log end.
 			p.srcPos = max(0, p.srcPos-lost)
 		}
 		if p.state == stateStopped && p.lead().LogEndOffset() < p.stopEnd {
@@ -537,11 +542,12 @@ func (w *world) elect(p *partition, target int, unclean bool) error {
 	before := tailOf(old, divergence(p.lead(), old))
 	p.leaderEpoch++
 	lead := p.lead()
-	if lost := old.LogEndOffset() - lead.LogEndOffset(); lost > 0 && p.state == stateMirroring {
+	if lost := old.LogEndOffset() - lead.LogEndOffset(); lost > 0 && p.state == stateMirroring && p.fanIn {
 		// A new leader that lagged (a follower held back in the ISR)
-		// lacks the old leader's tail: mirrored batches take this log's
-		// next offsets one for one with the source's, so the fetcher goes
-		// back as far, as after an unclean restart.
+		// lacks the old leader's tail: under fan-in mirrored batches take
+		// this log's next offsets one for one with the source's, so the
+		// fetcher goes back as far, as after an unclean restart. An
+		// offset-preserving fetcher resumes at the new leader's log end.
 		p.srcPos = max(0, p.srcPos-lost)
 	}
 	if unclean {

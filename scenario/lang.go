@@ -167,7 +167,7 @@ const (
 	vVariant                       // abort|truncate
 	vStrategy                      // a strategy name
 	vCodes                         // CODE,CODE...
-	vAlign                         // divergence|scratch
+	vAlign                         // divergence|scratch|fan-in
 )
 
 // stopSteps are the STOPPING steps a fault can hit (appendpath.StopStep), in

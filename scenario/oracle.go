@@ -642,7 +642,7 @@ func (w *world) chainCaughtUp(p *partition) bool {
 			return false
 		}
 		lead, src := x.lead(), x.source.part(p.key)
-		if x.srcPos < src.lead().HighWatermark() || src.lead().HighWatermark() != src.lead().LogEndOffset() ||
+		if x.fetchPos() < src.lead().HighWatermark() || src.lead().HighWatermark() != src.lead().LogEndOffset() ||
 			lead.HighWatermark() != lead.LogEndOffset() {
 			return false
 		}

@@ -264,8 +264,8 @@ func checkValue(kind valueKind, v string) error {
 			return err
 		}
 	case vAlign:
-		if v != "divergence" && v != "scratch" {
-			return errors.New("want divergence|scratch")
+		if v != "divergence" && v != "scratch" && v != "fan-in" {
+			return errors.New("want divergence|scratch|fan-in")
 		}
 	case vAt:
 		if !contains(stopSteps, v) {

@@ -96,7 +96,9 @@ type replica interface {
 	// AppendCoordinator appends a COMMIT or ABORT marker whose
 	// WriteTxnMarkers request states transaction version tv.
 	AppendCoordinator(batch []byte, tv psm.TxnVersion) (appendResult, error)
-	AppendMirrored(batches []byte, source [16]byte) (appendResult, error)
+	// AppendMirrored appends mirrored batches at their source offsets, or
+	// with fanIn at this log's next offsets (a fan-in of several sources).
+	AppendMirrored(batches []byte, source [16]byte, fanIn bool) (appendResult, error)
 	AppendReplica(batches []byte) (appendResult, error)
 	// Read returns whole batches from offset, at most maxBytes unless the
 	// first batch alone is larger.

@@ -95,7 +95,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		CRCFix:              fix,
 		Policy:              pol,
 		Fold:                fold,
-		MirrorOffsets:       appendpath.AssignOffsets,
+		MirrorOffsets:       appendpath.PreserveOffsets,
 		PSMOptions:          po,
 		BarrierUnaware:      cfg.BarrierUnaware,
 		NoBarrier:           cfg.NoBarrier,
@@ -159,7 +159,12 @@ func (a *apReplica) AppendCoordinator(b []byte, tv psm.TxnVersion) (appendResult
 	return result(r), err
 }
 
-func (a *apReplica) AppendMirrored(b []byte, source [16]byte) (appendResult, error) {
+func (a *apReplica) AppendMirrored(b []byte, source [16]byte, fanIn bool) (appendResult, error) {
+	mode := appendpath.PreserveOffsets
+	if fanIn {
+		mode = appendpath.AssignOffsets
+	}
+	a.p.SetMirrorOffsets(mode)
 	r, err := a.p.AppendMirrored(b, source)
 	return result(r), err
 }

@@ -70,10 +70,13 @@ type partition struct {
 	leaderEpoch int32
 	state       string   // controller view: stateNone, stateMirroring, …
 	source      *cluster // mirror source while MIRRORING or STOPPING
-	// srcPos is the next source offset the mirror fetcher reads. Mirrored
-	// batches get this log's next offsets, so a partition can take batches
-	// from a second source after a first one (fan-in).
+	// srcPos is the next source offset the mirror fetcher reads under
+	// fan-in (align=fan-in), where mirrored batches get this log's next
+	// offsets, so that a partition can take batches from a second source
+	// after a first one. An offset-preserving mirror fetches from its log
+	// end (fetchPos).
 	srcPos int64
+	fanIn  bool
 	// After a stop: the log end offset and the source offset where
 	// mirroring left off, and the source, persisted for failback.
 	mirroredEnd int64
@@ -125,6 +128,16 @@ type pidOrigin struct {
 }
 
 func (p *partition) lead() replica { return p.reps[p.leader] }
+
+// fetchPos is the next source offset p's mirror fetcher reads: its leader's
+// log end, as the source's offsets are its own (mirrors preserve offsets),
+// or under fan-in the position it reached in the source.
+func (p *partition) fetchPos() int64 {
+	if p.fanIn {
+		return p.srcPos
+	}
+	return p.lead().LogEndOffset()
+}
 
 // markerTruth is what the coordinator knew when it wrote a marker.
 type markerTruth struct {
