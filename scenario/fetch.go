@@ -118,23 +118,76 @@ func (w *world) mirrorLoop(p *partition, src *cluster) {
 }
 
 // divergenceFrom is where p's log and src's stop holding the same history,
-// for a re-parent to src: when both mirrored (or mirror) one cluster X from
-// its start, their offsets are X's offsets (mirrored batches take the next
-// offsets one for one), so they agree up to the shorter of p's log and the
-// part of src's log mirrored from X (all of it while src still mirrors X;
-// up to where its mirroring left off once it stopped). Two partitions with
-// no such common source have nothing in common: 0.
+// for a re-parent to src. It compares the two histories as a follower
+// compares its log with its leader's (AbstractFetcherThread's truncation
+// by OffsetsForLeaderEpoch, KIP-101/KIP-279): mirrors preserve offsets and
+// partition leader epochs, so a run of one leader epoch at the same offsets
+// in both logs is the same history, whichever cluster wrote it.
 func divergenceFrom(p, src *partition) int64 {
-	if p.source == nil {
+	return epochDivergence(epochRuns(p.lead()), p.lead().LogEndOffset(), epochRuns(src.lead()), src.lead().LogEndOffset())
+}
+
+// epochRun is one entry of a log's leader-epoch cache
+// (LeaderEpochFileCache): the first offset of a run of batches of one
+// partition leader epoch.
+type epochRun struct {
+	epoch int32
+	start int64
+}
+
+// epochRuns is r's leader-epoch cache, rebuilt from its batches: a new run
+// wherever the partition leader epoch changes (test-sized logs).
+func epochRuns(r replica) []epochRun {
+	var out []epochRun
+	for _, b := range batchesFrom(r, 0) {
+		if n := len(out); n == 0 || out[n-1].epoch != b.PartitionLeaderEpoch() {
+			out = append(out, epochRun{b.PartitionLeaderEpoch(), b.BaseOffset()})
+		}
+	}
+	return out
+}
+
+// endOffsetFor is LeaderEpochFileCache#endOffsetFor: the largest epoch of
+// runs at or below epoch, and its end offset (the start of the next run, or
+// the log end end); (-1, -1) when every epoch of runs is above epoch.
+func endOffsetFor(runs []epochRun, end int64, epoch int32) (int32, int64) {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].epoch <= epoch {
+			if i+1 < len(runs) {
+				return runs[i].epoch, runs[i+1].start
+			}
+			return runs[i].epoch, end
+		}
+	}
+	return -1, -1
+}
+
+// epochDivergence is the truncation offset of a log (runs, end) that
+// follows another (srcRuns, srcEnd), as Kafka's follower finds it: it asks
+// for the end offset of its latest epoch (OffsetsForLeaderEpoch); when the
+// source knows that epoch, the logs agree up to the lower of the two end
+// offsets of it; when the source answers with an older epoch, the follower
+// asks again from its own largest epoch at or below that one. 0 when they
+// share no epoch.
+func epochDivergence(runs []epochRun, end int64, srcRuns []epochRun, srcEnd int64) int64 {
+	if len(runs) == 0 {
 		return 0
 	}
-	switch {
-	case src.state == stateMirroring && src.source == p.source:
-		return min(p.lead().LogEndOffset(), src.lead().LogEndOffset())
-	case src.stoppedFrom == p.source:
-		return min(p.lead().LogEndOffset(), src.mirroredEnd)
+	ask := runs[len(runs)-1].epoch
+	for {
+		le, lend := endOffsetFor(srcRuns, srcEnd, ask)
+		if le < 0 {
+			return 0
+		}
+		fe, fend := endOffsetFor(runs, end, le)
+		switch {
+		case fe < 0:
+			return 0
+		case fe == le:
+			return min(lend, fend)
+		}
+		ask = fe
 	}
-	return 0
 }
 
 // maxSyncRounds bounds the fetch loop of one sync (each round moves at least
