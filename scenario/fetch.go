@@ -114,7 +114,7 @@ func (w *world) mirrorLoop(p *partition, src *cluster) {
 		r.Fail()
 	}
 	p.state, p.source = stateFailed, nil
-	w.or.report("FAIL", p, fmt.Sprintf("mirror from %s closes a mirror loop: partition FAILED", src.name))
+	w.or.report(CodeFAIL, p, fmt.Sprintf("mirror from %s closes a mirror loop: partition FAILED", src.name))
 }
 
 // divergenceFrom is where p's log and src's stop holding the same history,
@@ -363,7 +363,7 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 		// mirror fetcher gives the partition up: FAILED, as the broker does
 		// itself for a batch it cannot map.
 		p.state = stateFailed
-		w.or.report("FAIL", p, fmt.Sprintf("mirror partition FAILED at source offset %d: %s", from, errorName(err)))
+		w.or.report(CodeFAIL, p, fmt.Sprintf("mirror partition FAILED at source offset %d: %s", from, errorName(err)))
 		return false, nil
 	}
 	eachBatch(data, func(b codec.Batch) { p.srcPos = b.NextOffset() })
@@ -428,7 +428,7 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 			// A terminal STOPPING refusal (the allocator cannot advance), or
 			// a failed step under stop-errors=failed (retried by the next
 			// stop).
-			w.or.report("FAIL", p, "mirror partition FAILED at STOPPING: "+err.Error())
+			w.or.report(CodeFAIL, p, "mirror partition FAILED at STOPPING: "+err.Error())
 		}
 		if variant == "truncate" && lso < p.mirroredEnd {
 			// The truncate variant cut the mirrored prefix back to the LSO:

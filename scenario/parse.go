@@ -282,7 +282,7 @@ func checkValue(kind valueKind, v string) error {
 	case vCodes:
 		for _, c := range strings.Split(v, ",") {
 			if !validCode(c) {
-				return fmt.Errorf("unknown code %q (want %s)", c, strings.Join(Codes, ","))
+				return fmt.Errorf("unknown code %q (want %s)", c, codeNames(Codes, ","))
 			}
 		}
 	}

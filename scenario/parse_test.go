@@ -77,7 +77,7 @@ func TestParseAll(t *testing.T) {
 	}
 	ex := s.Expects()
 	if len(ex) != 2 || ex[0].Strategy != "barrier" || len(ex[0].Codes) != 0 ||
-		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 39 {
+		!reflect.DeepEqual(ex[1].Codes, []Code{CodeM1, CodeM4, CodeERR}) || ex[1].Line != 39 {
 		t.Errorf("expects = %+v", ex)
 	}
 	if set := s.Settings(); set["has-producer-id"] != "stock" || set["crc-fix"] != "patch" {

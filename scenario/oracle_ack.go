@@ -1,0 +1,36 @@
+// M4: every acknowledgement is of a batch written where the ack says (I1).
+
+package scenario
+
+import (
+	"fmt"
+)
+
+// checkAck is I1: an ack below the log end offset seen before the send must
+// be a genuine retry of the same true producer's batch (else M4).
+func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResult, leo int64) {
+	if res.FirstOffset >= leo {
+		return
+	}
+	b, ok := batchAt(p.lead(), res.FirstOffset)
+	if ok {
+		t := readTruth(b)
+		if t.producer == pr.identity && b.BaseSequence() == d.seq && b.ProducerEpoch() == d.epoch {
+			return
+		}
+		o.report(CodeM4, p, fmt.Sprintf("%s PID %d epoch %d seq %d acked at offsets %d..%d, below LEO %d, which hold %q's batch (PID %d epoch %d seq %d): nothing appended",
+			pr.name, d.pid, d.epoch, d.seq, res.FirstOffset, res.LastOffset, leo, t.producer, b.ProducerID(),
+			b.ProducerEpoch(), b.BaseSequence()))
+		return
+	}
+	if id, ok := p.seenIDs[res.FirstOffset]; ok && res.FirstOffset < p.lead().LogStartOffset() {
+		// Retention deleted the batch: what the oracle read there decides.
+		if id == (batchID{pr.identity, d.seq, d.epoch}) {
+			return
+		}
+		o.report(CodeM4, p, fmt.Sprintf("%s PID %d epoch %d seq %d acked at offsets %d..%d, below the log start, where retention deleted %q's batch (epoch %d seq %d): nothing appended",
+			pr.name, d.pid, d.epoch, d.seq, res.FirstOffset, res.LastOffset, id.producer, id.epoch, id.seq))
+		return
+	}
+	o.report(CodeM4, p, fmt.Sprintf("%s acked at offset %d below LEO %d with no batch there", pr.name, res.FirstOffset, leo))
+}
