@@ -171,6 +171,7 @@ const (
 	vStrategy                      // a strategy name
 	vCodes                         // CODE,CODE...
 	vAlign                         // divergence|scratch|fan-in
+	vAcks                          // 1|all
 )
 
 // stopSteps are the STOPPING steps a fault can hit (appendpath.StopStep), in
@@ -213,7 +214,7 @@ var grammar = [opCount]syntax{
 	OpMirror: {words: []string{wCluster, "from", wCluster},
 		keys: map[string]valueKind{"topic": vTopic, "align": vAlign}},
 	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent", "old-format"},
-		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16}},
+		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16, "acks": vAcks}},
 	OpInit:   {words: []string{wProducer}},
 	OpZombie: {words: []string{wName, "of", wProducer}},
 	OpSend: {words: []string{wProducer, wPartition},

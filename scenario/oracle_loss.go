@@ -33,14 +33,14 @@ func (o *oracle) acked(b codec.Batch) (records int, marker string) {
 		}
 		mk, known := o.w.markers[t.ts]
 		switch {
-		case !known:
+		case !known || !o.w.ackDelivered(b):
 			return 0, ""
 		case mk.abort:
 			return 0, "ABORT"
 		}
 		return 0, "COMMIT"
 	}
-	if b.IsTransactional() {
+	if b.IsTransactional() || !o.w.ackDelivered(b) {
 		return 0, ""
 	}
 	return int(b.RecordsCount()), ""

@@ -171,6 +171,14 @@ func (p *parser) command(line int, words []string) (Command, error) {
 		if _, txn := c.Get("transactional"); txn && c.Has("idempotent") {
 			return c, p.errf(line, ErrSyntax, "producer: idempotent and transactional= exclude each other")
 		}
+		if acks, _ := c.Get("acks"); acks == "1" && !c.Has("old-format") {
+			// ProducerConfig: enabling idempotence requires acks=all.
+			for _, k := range []string{"idempotent", "transactional", "pid", "epoch"} {
+				if _, kv := c.Get(k); kv || c.Has(k) {
+					return c, p.errf(line, ErrSyntax, "producer: acks=1 excludes %s (idempotence requires acks=all)", k)
+				}
+			}
+		}
 		if c.Has("old-format") {
 			for _, k := range []string{"idempotent", "transactional", "pid", "epoch"} {
 				if _, kv := c.Get(k); kv || c.Has(k) {
@@ -262,6 +270,10 @@ func checkValue(kind valueKind, v string) error {
 	case vUUID:
 		if _, err := parseClusterID(v); err != nil {
 			return err
+		}
+	case vAcks:
+		if v != "1" && v != "all" {
+			return errors.New("want 1|all")
 		}
 	case vAlign:
 		if v != "divergence" && v != "scratch" && v != "fan-in" {

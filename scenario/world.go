@@ -23,6 +23,12 @@ type world struct {
 	// txnIdentity maps a transactional.id to the true producer it names:
 	// the first producer declared with it, on any cluster.
 	txnIdentity map[string]string
+	// pending are the acks=all produce requests and the coordinator's
+	// markers that wait for the high watermark (acks.go); delivered holds
+	// the timestamp of every data batch whose producer was acknowledged
+	// and of every marker its partition replicated.
+	pending   []*pendingWrite
+	delivered map[int64]bool
 }
 
 type topicDecl struct {
@@ -158,6 +164,11 @@ type client struct {
 	c         *cluster
 	txnID     string // "" idempotent
 	oldFormat bool   // magic 0/1: no producer ID, no InitProducerId
+	// acksOne: acks=1, acknowledged at the leader's append; such a
+	// producer is not idempotent (no producer ID, no InitProducerId).
+	// Otherwise acks=all: acknowledged once the high watermark passes the
+	// batch (pendingAck).
+	acksOne   bool
 	pid       int64
 	epoch     int16
 	seq       map[*partition]int32
@@ -186,7 +197,7 @@ func (w *world) tick() int64 { w.clock++; return w.clock }
 func newWorld(strategy string, opts Options) *world {
 	w := &world{strategy: strategy, opts: opts, byName: map[string]*cluster{}, clients: map[string]*client{},
 		groups: map[string]*group{}, markers: map[int64]markerTruth{}, clock: 1_000_000, regs: registries{},
-		txnIdentity: map[string]string{}}
+		txnIdentity: map[string]string{}, delivered: map[int64]bool{}}
 	w.or = newOracle(w)
 	return w
 }
@@ -221,6 +232,9 @@ func argInt64(c *Command, key string) (int64, bool) {
 // client errors, which the oracle records).
 func (w *world) exec(c *Command) error {
 	err := w.execOp(c)
+	if err == nil {
+		err = w.settleWrites()
+	}
 	w.noteLogFloors()
 	return err
 }
