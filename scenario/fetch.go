@@ -74,6 +74,12 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 			div = divergenceFrom(p, sp)
 			p.srcPos, why = div, "truncation to the divergence point"
 		}
+		if b, ok := batchAt(p.lead(), div); ok && div > b.BaseOffset() {
+			// A divergence point inside one of dest's batches: that batch
+			// is not shared (its source holds no such batch there), and an
+			// offset-preserving fetch cannot append below the log end.
+			div = b.BaseOffset()
+		}
 		if div >= 0 && div < p.lead().LogEndOffset() {
 			before := tailOf(p.lead(), div)
 			for _, r := range p.reps {
