@@ -270,9 +270,9 @@ func batchesFrom(r replica, offset int64) []codec.Batch {
 // bytes), or, when follower's batches are a prefix of leader's, the lower of
 // the two log end offsets. A log end can lie beyond the last batch (a
 // truncation inside a batch removes the batch and sets the end to the
-// truncation offset, as LocalLog#truncateTo does), and a reopen puts it back
-// after the last batch, so a follower can hold every batch of a leader that
-// reopened and still end beyond it; Kafka's follower truncates to the
+// truncation offset, as LocalLog#truncateTo does), and a restart puts it
+// back after the last batch, so a follower can hold every batch of a leader
+// that restarted and still end beyond it; Kafka's follower truncates to the
 // leader's end offset for its epoch (OffsetsForLeaderEpoch) in that case,
 // so that it never ends beyond its leader.
 func divergence(leader, follower replica) int64 {
@@ -570,8 +570,9 @@ func (w *world) stopRequest(variant string) stopRequest {
 	return req
 }
 
-// restop reopens p's leader as MIRRORING and runs STOPPING on it again: a
-// STOPPED partition whose leader lacks part of the STOPPING output.
+// restop makes p's leader MIRRORING again (BecomeLeader) and runs STOPPING
+// on it again: a STOPPED partition whose leader lacks part of the STOPPING
+// output.
 func (w *world) restop(p *partition) error {
 	lead := p.lead()
 	if err := lead.BecomeLeader(p.leaderEpoch, stateMirroring); err != nil {
@@ -590,13 +591,14 @@ func (w *world) restop(p *partition) error {
 }
 
 // elect moves leadership to replica target (the next one when target < 0)
-// at a new leader epoch; the new leader reopens from its log in the
+// at a new leader epoch; the new leader keeps the producer state it built as
+// a follower (Partition#makeLeader reloads nothing) and takes the
 // partition's mirror state, and followers truncate to their divergence point
 // from it. In a clean election a STOPPED partition whose new leader lacks
 // part of the STOPPING output (closing markers, barrier: not yet replicated)
 // runs STOPPING again, since it must never be writable without its barrier;
 // its log cannot hold local writes yet, as they come after. An unclean
-// election takes the controller's state as it is: the new leader opens
+// election takes the controller's state as it is: the new leader becomes
 // STOPPED, writable, on whatever its log holds, barrier or not.
 func (w *world) elect(p *partition, target int, unclean bool) error {
 	old := p.lead()

@@ -114,8 +114,9 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 
 // apReplica adapts *appendpath.Partition to replica. Each replica keeps its
 // log in files of its own in-memory file system, so that a restart or a
-// leadership change can reopen it: the reopened partition recovers producer
-// state from its snapshot and log, and starts with an empty origins table.
+// crash can reopen it: the reopened partition recovers producer state from
+// its snapshot and log, and starts with an empty origins table. A
+// leadership change reopens nothing (BecomeLeader).
 type apReplica struct {
 	p            *appendpath.Partition
 	cfg          appendpath.Config
