@@ -36,6 +36,12 @@ type oracle struct {
 	violations   []Violation
 	clientErrors []ClientError
 	shadows      map[replica]*shadow
+	// sends is every client batch sent, by its timestamp (sent); written
+	// every batch written to each partition (record); txnData the
+	// offsets of each transaction's data on each partition.
+	sends   map[int64]sendTruth
+	written map[*partition]written
+	txnData map[txnKey][]int64
 }
 
 // shadow is the oracle's view of one replica's log: which true producer
@@ -61,7 +67,8 @@ type txnRef struct {
 }
 
 func newOracle(w *world) *oracle {
-	return &oracle{w: w, seen: map[string]bool{}, shadows: map[replica]*shadow{}}
+	return &oracle{w: w, seen: map[string]bool{}, shadows: map[replica]*shadow{}, sends: map[int64]sendTruth{},
+		written: map[*partition]written{}, txnData: map[txnKey][]int64{}}
 }
 
 func newShadow() *shadow {
@@ -125,6 +132,7 @@ func (o *oracle) rescan(p *partition) {
 	for _, r := range p.reps {
 		o.shadows[r] = newShadow()
 	}
+	o.prune(p)
 }
 
 // batchAt returns the batch of r's log that holds offset.

@@ -23,13 +23,13 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 			b.ProducerEpoch(), b.BaseSequence()))
 		return
 	}
-	if id, ok := p.seenIDs[res.FirstOffset]; ok && res.FirstOffset < p.lead().LogStartOffset() {
-		// Retention deleted the batch: what the oracle read there decides.
-		if id == (batchID{pr.identity, d.seq, d.epoch}) {
+	if id, ok := o.writtenOf(p)[res.FirstOffset]; ok && res.FirstOffset < p.lead().LogStartOffset() {
+		// Retention deleted the batch: what was written there decides.
+		if id.producer == pr.identity && id.send.seq == d.seq && id.send.epoch == d.epoch {
 			return
 		}
 		o.report(CodeM4, p, fmt.Sprintf("%s PID %d epoch %d seq %d acked at offsets %d..%d, below the log start, where retention deleted %q's batch (epoch %d seq %d): nothing appended",
-			pr.name, d.pid, d.epoch, d.seq, res.FirstOffset, res.LastOffset, id.producer, id.epoch, id.seq))
+			pr.name, d.pid, d.epoch, d.seq, res.FirstOffset, res.LastOffset, id.producer, id.send.epoch, id.send.seq))
 		return
 	}
 	o.report(CodeM4, p, fmt.Sprintf("%s acked at offset %d below LEO %d with no batch there", pr.name, res.FirstOffset, leo))

@@ -29,12 +29,6 @@ func (o *oracle) scan(p *partition, r replica) {
 				return
 			}
 			o.scanBatch(p, s, b)
-			if p.c.retainSegments > 0 && !b.IsControl() {
-				if p.seenIDs == nil {
-					p.seenIDs = map[int64]batchID{}
-				}
-				p.seenIDs[b.BaseOffset()] = batchID{readTruth(b).producer, b.BaseSequence(), b.ProducerEpoch()}
-			}
 			next = b.NextOffset()
 		})
 		if next <= s.scanned {
