@@ -7,7 +7,11 @@ import (
 )
 
 // checkAck is I1: an ack below the log end offset seen before the send must
-// be a genuine retry of the same true producer's batch (else M4).
+// be a genuine retry: the batch there is one the same client instance sent,
+// with the same base sequence and epoch (else M4). The instance, not the
+// true producer: one transactional.id is one true producer for conflation,
+// but its new instance never sent the old instance's batch, so a batch of
+// its that lands on the old one's is acknowledged and never written.
 func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResult, leo int64) {
 	if res.FirstOffset >= leo {
 		return
@@ -15,7 +19,7 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 	b, ok := batchAt(p.lead(), res.FirstOffset)
 	if ok {
 		t := readTruth(b)
-		if t.producer == pr.identity && b.BaseSequence() == d.seq && b.ProducerEpoch() == d.epoch {
+		if o.retryOf(pr, d, o.identify(b)) {
 			return
 		}
 		o.report(CodeM4, p, fmt.Sprintf("%s PID %d epoch %d seq %d acked at offsets %d..%d, below LEO %d, which hold %q's batch (PID %d epoch %d seq %d): nothing appended",
@@ -25,7 +29,7 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 	}
 	if id, ok := o.writtenOf(p)[res.FirstOffset]; ok && res.FirstOffset < p.lead().LogStartOffset() {
 		// Retention deleted the batch: what was written there decides.
-		if id.producer == pr.identity && id.send.seq == d.seq && id.send.epoch == d.epoch {
+		if o.retryOf(pr, d, id) {
 			return
 		}
 		o.report(CodeM4, p, fmt.Sprintf("%s PID %d epoch %d seq %d acked at offsets %d..%d, below the log start, where retention deleted %q's batch (epoch %d seq %d): nothing appended",
@@ -33,4 +37,10 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 		return
 	}
 	o.report(CodeM4, p, fmt.Sprintf("%s acked at offset %d below LEO %d with no batch there", pr.name, res.FirstOffset, leo))
+}
+
+// retryOf reports whether d, sent by pr, is a genuine retry of the write id:
+// the same client instance's batch with the same base sequence and epoch.
+func (o *oracle) retryOf(pr *client, d dataBatch, id writeID) bool {
+	return id.send.instance == pr.name && id.send.seq == d.seq && id.send.epoch == d.epoch
 }
