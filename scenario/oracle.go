@@ -42,6 +42,9 @@ type oracle struct {
 	sends   map[int64]sendTruth
 	written map[*partition]written
 	txnData map[txnKey][]int64
+	// removed is what truncations removed of acknowledged writes, until
+	// it is settled (settleLosses).
+	removed []removal
 }
 
 // shadow is the oracle's view of one replica's log: which true producer
@@ -87,15 +90,20 @@ func (o *oracle) shadowOf(r replica) *shadow {
 
 // report records code for (cluster, partition) unless already reported.
 func (o *oracle) report(code Code, p *partition, detail string) {
-	o.reportKey(code, string(code)+"|"+p.c.name+"|"+p.key, p.c.name, p.key, detail)
+	o.reportAt(code, p, o.w.step, detail)
 }
 
-func (o *oracle) reportKey(code Code, key, cluster, part, detail string) {
+// reportAt is report of a finding that appeared at an earlier step.
+func (o *oracle) reportAt(code Code, p *partition, step int, detail string) {
+	o.reportKey(code, string(code)+"|"+p.c.name+"|"+p.key, step, p.c.name, p.key, detail)
+}
+
+func (o *oracle) reportKey(code Code, key string, step int, cluster, part, detail string) {
 	if o.seen[key] {
 		return
 	}
 	o.seen[key] = true
-	o.violations = append(o.violations, Violation{Code: code, Step: o.w.step, Cluster: cluster, Partition: part,
+	o.violations = append(o.violations, Violation{Code: code, Step: step, Cluster: cluster, Partition: part,
 		Detail: detail})
 }
 
@@ -107,11 +115,12 @@ func (o *oracle) clientError(producer string, cl *cluster, p *partition, name st
 	if p != nil {
 		part = p.key
 	}
-	o.reportKey(CodeERR, "ERR|"+name, cl.name, part, producer+": "+name)
+	o.reportKey(CodeERR, "ERR|"+name, o.w.step, cl.name, part, producer+": "+name)
 }
 
 // afterStep runs the checks that hold after every step.
 func (o *oracle) afterStep() {
+	o.settleLosses(nil, false, false)
 	for _, cl := range o.w.clusters {
 		for _, p := range cl.parts {
 			for _, r := range p.reps {
@@ -159,4 +168,9 @@ func (o *oracle) checkFailed(p *partition) {
 		p.state = stateFailed
 		o.report(CodeFAIL, p, "mirror partition moved to FAILED")
 	}
+}
+
+// finish settles what the run leaves open: removals no sync settled.
+func (o *oracle) finish() {
+	o.settleLosses(nil, true, true)
 }
