@@ -160,6 +160,9 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 			w.or.clientError(who, cl, p, errorName(err))
 			continue
 		}
+		if !abort {
+			w.or.committed(p, t.producer, t.serial)
+		}
 		p.advanceHW()
 	}
 	t.open, t.parts = false, nil

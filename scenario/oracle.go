@@ -41,7 +41,7 @@ type oracle struct {
 	// offsets of each transaction's data on each partition.
 	sends   map[int64]sendTruth
 	written map[*partition]written
-	txnData map[txnKey][]int64
+	txnData map[txnKey][]placedWrite
 	// removed is what truncations removed of acknowledged writes, until
 	// it is settled (settleLosses).
 	removed []removal
@@ -71,7 +71,7 @@ type txnRef struct {
 
 func newOracle(w *world) *oracle {
 	return &oracle{w: w, seen: map[string]bool{}, shadows: map[replica]*shadow{}, sends: map[int64]sendTruth{},
-		written: map[*partition]written{}, txnData: map[txnKey][]int64{}}
+		written: map[*partition]written{}, txnData: map[txnKey][]placedWrite{}}
 }
 
 func newShadow() *shadow {

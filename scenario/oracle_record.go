@@ -73,8 +73,8 @@ func (o *oracle) record(p *partition, r replica, from int64) {
 		m[b.BaseOffset()] = id
 		if !b.IsControl() && b.IsTransactional() && id.producer != "" {
 			k := txnKey{p, id.producer, id.txnSerial}
-			if !containsOffset(o.txnData[k], b.BaseOffset()) {
-				o.txnData[k] = append(o.txnData[k], b.BaseOffset())
+			if !containsWrite(o.txnData[k], b.BaseOffset()) {
+				o.txnData[k] = append(o.txnData[k], placedWrite{b.BaseOffset(), id})
 			}
 		}
 	}
@@ -87,9 +87,15 @@ type txnKey struct {
 	txnSerial int
 }
 
-func containsOffset(offs []int64, off int64) bool {
-	for _, o := range offs {
-		if o == off {
+// placedWrite is one write at its offset.
+type placedWrite struct {
+	offset int64
+	id     writeID
+}
+
+func containsWrite(ws []placedWrite, off int64) bool {
+	for _, w := range ws {
+		if w.offset == off {
 			return true
 		}
 	}

@@ -170,3 +170,9 @@ func (w *world) localTxnOpen(p *partition) bool {
 	}
 	return false
 }
+
+// committed is told of every COMMIT marker the coordinator wrote: the
+// client was told "committed".
+func (o *oracle) committed(p *partition, producer string, serial int) {
+	o.committedAfterLoss(p, producer, serial)
+}
