@@ -135,13 +135,15 @@ func (o *oracle) afterStep() {
 }
 
 // rescan makes the oracle read every replica of p from offset 0 again
-// (after a truncation, an election or a restart). Findings already reported
+// (after a truncation, an election or a restart), and drops what p no longer
+// holds from its records (prune, pruneMappings). Findings already reported
 // stay reported once.
 func (o *oracle) rescan(p *partition) {
 	for _, r := range p.reps {
 		o.shadows[r] = newShadow()
 	}
 	o.prune(p)
+	o.pruneMappings(p)
 }
 
 // batchAt returns the batch of r's log that holds offset.
