@@ -392,6 +392,7 @@ func (w *world) send(c *Command) error {
 		pr.seq[p] = codec.IncrementSequence(d.seq, int32(d.records))
 	}
 	w.or.checkAck(pr, p, d, res, leo)
+	w.or.checkWrittenOnce(pr, p, d, res, leo)
 	return nil
 }
 

@@ -45,6 +45,13 @@ type oracle struct {
 	// removed is what truncations removed of acknowledged writes, until
 	// it is settled (settleLosses).
 	removed []removal
+	// commits are the COMMIT markers written whose data read_committed
+	// has not decided yet (checkCommitsDelivered).
+	commits []commitCheck
+	// regressions are the offsets of the epoch regressions each partition
+	// accepted (I7), regressionAt the index of its finding.
+	regressions  map[*partition]map[int64]bool
+	regressionAt map[*partition]int
 }
 
 // shadow is the oracle's view of one replica's log: which true producer
@@ -71,7 +78,8 @@ type txnRef struct {
 
 func newOracle(w *world) *oracle {
 	return &oracle{w: w, seen: map[string]bool{}, shadows: map[replica]*shadow{}, sends: map[int64]sendTruth{},
-		written: map[*partition]written{}, txnData: map[txnKey][]placedWrite{}}
+		written: map[*partition]written{}, txnData: map[txnKey][]placedWrite{},
+		regressions: map[*partition]map[int64]bool{}, regressionAt: map[*partition]int{}}
 }
 
 func newShadow() *shadow {
@@ -132,6 +140,7 @@ func (o *oracle) afterStep() {
 			o.checkReadCommitted(p)
 		}
 	}
+	o.checkCommitsDelivered()
 }
 
 // rescan makes the oracle read every replica of p from offset 0 again
@@ -175,4 +184,5 @@ func (o *oracle) checkFailed(p *partition) {
 // finish settles what the run leaves open: removals no sync settled.
 func (o *oracle) finish() {
 	o.settleLosses(nil, true, true)
+	o.countRegressions()
 }

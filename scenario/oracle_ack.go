@@ -44,3 +44,28 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 func (o *oracle) retryOf(pr *client, d dataBatch, id writeID) bool {
 	return id.send.instance == pr.name && id.send.seq == d.seq && id.send.epoch == d.epoch
 }
+
+// checkWrittenOnce is DUP: a batch that pr's send wrote (not a duplicate
+// answer) must not be a retry of a batch of pr's that p already holds, or
+// held until retention deleted it: the same client instance's, with the
+// same base sequence, epoch and record count, at other offsets. Kafka's
+// duplicate check is producer state's, which a failover does not carry
+// across clusters under a rewritten PID or a cleared entry: the client's
+// resend after a lost ack is then written a second time.
+func (o *oracle) checkWrittenOnce(pr *client, p *partition, d dataBatch, res appendResult, leo int64) {
+	if res.FirstOffset < leo || d.seq < 0 {
+		return
+	}
+	want := sendTruth{instance: pr.name, seq: d.seq, epoch: d.epoch, records: int32(d.records)}
+	m := o.writtenOf(p)
+	first := int64(-1)
+	for off, id := range m {
+		if off != res.FirstOffset && id.send == want && (first < 0 || off < first) {
+			first = off
+		}
+	}
+	if first >= 0 {
+		o.report(CodeDUP, p, fmt.Sprintf("%s's resend of seq %d..%d (epoch %d) written at offset %d: the log already holds it at offset %d",
+			pr.name, d.seq, d.seq+int32(d.records)-1, d.epoch, res.FirstOffset, first))
+	}
+}
