@@ -7,6 +7,8 @@
 package scenario
 
 import (
+	"fmt"
+
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
@@ -164,4 +166,25 @@ func (r *recorder) Stop(req stopRequest) error {
 	err := r.replica.Stop(req)
 	r.o.record(r.p, r.replica, from)
 	return err
+}
+
+// unrecorded lists every batch a replica's log holds (from its log start)
+// that the oracle's record of its partition does not hold at its offset,
+// as "cluster partition replica offset": a write made without the oracle
+// seeing it. The simulator's invariant is that there is none.
+func (o *oracle) unrecorded() []string {
+	var out []string
+	for _, cl := range o.w.clusters {
+		for _, p := range cl.parts {
+			m := o.written[p]
+			for i, r := range p.reps {
+				for _, b := range batchesFrom(r, r.LogStartOffset()) {
+					if id, ok := m[b.BaseOffset()]; !ok || id != o.identify(b) {
+						out = append(out, fmt.Sprintf("%s %s replica %d offset %d", cl.name, p.key, i, b.BaseOffset()))
+					}
+				}
+			}
+		}
+	}
+	return out
 }
