@@ -161,7 +161,7 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 			continue
 		}
 		if !abort {
-			w.or.committed(p, t.producer, t.serial)
+			w.or.committed(p, who, t.serial)
 		}
 		p.advanceHW()
 	}

@@ -82,7 +82,7 @@ var codeTable = []codeInfo{
 		"`checkLSO`, `checkMirrorsCaughtUp`"},
 	{CodeM7, "a COMMIT the coordinator wrote (the client was told \"committed\") whose data a read_committed consumer of the partition skips: an ABORT already closed it",
 		"`checkCommitsDelivered`"},
-	{CodeDUP, "a client's resend (the same instance, base sequence, epoch and record count) is written although the partition already holds, or held until retention deleted it, the batch it resends: written twice",
+	{CodeDUP, "a client's resend (the same instance, PID as sent, base sequence, epoch and record count) is written although the partition already holds, or held until retention deleted it, the batch it resends: written twice",
 		"`checkWrittenOnce`"},
 	{CodeLAT, "conflation with neither regression (a higher epoch, or the same epoch continuing the sequence): no visible damage yet",
 		"`conflation`"},

@@ -40,15 +40,16 @@ func (o *oracle) checkAck(pr *client, p *partition, d dataBatch, res appendResul
 }
 
 // retryOf reports whether d, sent by pr, is a genuine retry of the write id:
-// the same client instance's batch with the same base sequence and epoch.
+// the same client instance's batch with the same PID, base sequence and
+// epoch (as the client sent them: a mirror may have rewritten the PID).
 func (o *oracle) retryOf(pr *client, d dataBatch, id writeID) bool {
-	return id.send.instance == pr.name && id.send.seq == d.seq && id.send.epoch == d.epoch
+	return id.send.instance == pr.name && id.send.pid == d.pid && id.send.seq == d.seq && id.send.epoch == d.epoch
 }
 
 // checkWrittenOnce is DUP: a batch that pr's send wrote (not a duplicate
 // answer) must not be a retry of a batch of pr's that p already holds, or
 // held until retention deleted it: the same client instance's, with the
-// same base sequence, epoch and record count, at other offsets. Kafka's
+// same PID, base sequence, epoch and record count, at other offsets. Kafka's
 // duplicate check is producer state's, which a failover does not carry
 // across clusters under a rewritten PID or a cleared entry: the client's
 // resend after a lost ack is then written a second time.
@@ -56,7 +57,7 @@ func (o *oracle) checkWrittenOnce(pr *client, p *partition, d dataBatch, res app
 	if res.FirstOffset < leo || d.seq < 0 {
 		return
 	}
-	want := sendTruth{instance: pr.name, seq: d.seq, epoch: d.epoch, records: int32(d.records)}
+	want := sendTruth{instance: pr.name, pid: d.pid, seq: d.seq, epoch: d.epoch, records: int32(d.records)}
 	m := o.writtenOf(p)
 	first := int64(-1)
 	for off, id := range m {

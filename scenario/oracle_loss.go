@@ -138,18 +138,18 @@ func (o *oracle) settleLosses(synced *cluster, all, final bool) {
 }
 
 // committedAfterLoss is RPO for a COMMIT marker the coordinator wrote on p
-// for producer's transaction serial (the client is told "committed") when a
-// truncation removed data of that transaction from p's log before the
-// marker: no replica has those records, wherever the marker lands. What
-// retention deleted below the log start is no loss.
-func (o *oracle) committedAfterLoss(p *partition, producer string, serial int) {
+// for the client instance's transaction serial (the client is told
+// "committed") when a truncation removed data of that transaction from p's
+// log before the marker: no replica has those records, wherever the marker
+// lands. What retention deleted below the log start is no loss.
+func (o *oracle) committedAfterLoss(p *partition, instance string, serial int) {
 	lead := p.lead()
-	for _, w := range o.txnData[txnKey{p, producer, serial}] {
+	for _, w := range o.txnData[txnKey{p, instance, serial}] {
 		if w.offset < lead.LogStartOffset() || o.holds(lead, w.offset, w.id) {
 			continue
 		}
 		o.report(CodeRPO, p, fmt.Sprintf("COMMIT of %s's transaction %d: its data at offset %d (seq %d) was truncated before the marker",
-			producer, serial, w.offset, w.id.send.seq))
+			instance, serial, w.offset, w.id.send.seq))
 		return
 	}
 }

@@ -14,10 +14,12 @@ import (
 )
 
 // sendTruth is what a client's send was: its instance (the client that sent
-// it: a new instance of a transactional.id is another), base sequence, epoch
-// and record count as the client wrote them, whatever a mirror rewrites.
+// it: a new instance of a transactional.id is another), PID, base sequence,
+// epoch and record count as the client wrote them, whatever a mirror
+// rewrites.
 type sendTruth struct {
 	instance string
+	pid      int64
 	seq      int32
 	epoch    int16
 	records  int32
@@ -47,7 +49,7 @@ func (o *oracle) identify(b codec.Batch) writeID {
 
 // sent registers the send of one client batch (its timestamp is unique).
 func (o *oracle) sent(d dataBatch, instance string) {
-	o.sends[d.ts] = sendTruth{instance: instance, seq: d.seq, epoch: d.epoch, records: int32(d.records)}
+	o.sends[d.ts] = sendTruth{instance: instance, pid: d.pid, seq: d.seq, epoch: d.epoch, records: int32(d.records)}
 }
 
 // written is what the oracle knows was written to one partition, by base
@@ -73,8 +75,8 @@ func (o *oracle) record(p *partition, r replica, from int64) {
 	for _, b := range batchesFrom(r, max(0, from)) {
 		id := o.identify(b)
 		m[b.BaseOffset()] = id
-		if !b.IsControl() && b.IsTransactional() && id.producer != "" {
-			k := txnKey{p, id.producer, id.txnSerial}
+		if !b.IsControl() && b.IsTransactional() && id.send.instance != "" {
+			k := txnKey{p, id.send.instance, id.txnSerial}
 			if !containsWrite(o.txnData[k], b.BaseOffset()) {
 				o.txnData[k] = append(o.txnData[k], placedWrite{b.BaseOffset(), id})
 			}
@@ -82,10 +84,12 @@ func (o *oracle) record(p *partition, r replica, from int64) {
 	}
 }
 
-// txnKey names one transaction's data on one partition.
+// txnKey names one transaction's data on one partition: the client
+// instance that sent it and its transaction serial (a new instance of a
+// transactional.id counts its transactions afresh).
 type txnKey struct {
 	p         *partition
-	producer  string
+	instance  string
 	txnSerial int
 }
 

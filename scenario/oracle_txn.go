@@ -171,18 +171,18 @@ func (w *world) localTxnOpen(p *partition) bool {
 	return false
 }
 
-// committed is told of every COMMIT marker the coordinator wrote: the
-// client was told "committed".
-func (o *oracle) committed(p *partition, producer string, serial int) {
-	o.committedAfterLoss(p, producer, serial)
-	o.commits = append(o.commits, commitCheck{p: p, producer: producer, serial: serial, step: o.w.step})
+// committed is told of every COMMIT marker the coordinator wrote for the
+// client instance's transaction serial: the client was told "committed".
+func (o *oracle) committed(p *partition, instance string, serial int) {
+	o.committedAfterLoss(p, instance, serial)
+	o.commits = append(o.commits, commitCheck{p: p, instance: instance, serial: serial, step: o.w.step})
 }
 
-// commitCheck is one COMMIT marker the coordinator wrote on p, for
-// producer's transaction serial, at step.
+// commitCheck is one COMMIT marker the coordinator wrote on p, for the
+// instance's transaction serial, at step.
 type commitCheck struct {
 	p        *partition
-	producer string
+	instance string
 	serial   int
 	step     int
 }
@@ -205,7 +205,7 @@ func (o *oracle) checkCommitsDelivered() {
 		}
 		lead := c.p.lead()
 		pending, skipped := false, int64(-1)
-		for _, w := range o.txnData[txnKey{c.p, c.producer, c.serial}] {
+		for _, w := range o.txnData[txnKey{c.p, c.instance, c.serial}] {
 			b, ok := batchAt(lead, w.offset)
 			if !ok || b.BaseOffset() != w.offset || o.identify(b) != w.id {
 				continue
@@ -220,7 +220,7 @@ func (o *oracle) checkCommitsDelivered() {
 		}
 		if skipped >= 0 {
 			o.reportAt(CodeM7, c.p, c.step, fmt.Sprintf("COMMIT of %s's transaction %d: read_committed skips its data at offset %d, which an ABORT closed before it",
-				c.producer, c.serial, skipped))
+				c.instance, c.serial, skipped))
 			continue
 		}
 		if pending {
