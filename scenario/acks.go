@@ -110,6 +110,9 @@ func (w *world) settle(pw *pendingWrite) (bool, error) {
 			return true, nil
 		}
 		p.advanceHW()
+		if !pw.marker {
+			w.or.checkWrittenOnce(pw.pr, p, pw.d, res, leo)
+		}
 		pw.res, pw.leo = res, leo
 		if b, ok := batchAt(lead, res.FirstOffset); ok {
 			pw.ts = timestampOf(b)

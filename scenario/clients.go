@@ -162,6 +162,9 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 			w.or.clientError(who, cl, p, errorName(err))
 			continue
 		}
+		if !abort {
+			w.or.committed(p, who, t.serial)
+		}
 		p.advanceHW()
 		w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true})
 	}
@@ -378,6 +381,7 @@ func (w *world) send(c *Command) error {
 		return fmt.Errorf("build batch: %w", err)
 	}
 	leo := p.lead().LogEndOffset()
+	w.or.sent(d, pr.name)
 	p.localPIDs[d.pid] = true // I6 is about the PIDs that meet, appended or not
 	if d.pid != codec.NoProducerID {
 		p.origins[d.pid] = pidOrigin{p.c.name, d.pid}
@@ -391,6 +395,7 @@ func (w *world) send(c *Command) error {
 	if d.seq >= 0 {
 		pr.seq[p] = codec.IncrementSequence(d.seq, int32(d.records))
 	}
+	w.or.checkWrittenOnce(pr, p, d, res, leo)
 	w.awaitAck(&pendingWrite{pr: pr, p: p, d: d, batch: b, res: res, leo: leo})
 	return nil
 }

@@ -48,6 +48,14 @@ const (
 	CodeI5 Code = "I5"
 	// CodeI6 is a mirrored PID equal to a locally allocated one.
 	CodeI6 Code = "I6"
+	// CodeM7 is a committed transaction whose data read_committed
+	// consumers skip.
+	CodeM7 Code = "M7"
+	// CodeDUP is a client's resend written a second time.
+	CodeDUP Code = "DUP"
+	// CodeI7 is one true producer's epoch regression accepted with only a
+	// warning.
+	CodeI7 Code = "I7"
 )
 
 // codeInfo is one row of the oracle's table in docs/scenarios.md.
@@ -72,14 +80,18 @@ var codeTable = []codeInfo{
 		"`scan`, `checkReadCommitted`"},
 	{CodeM6, "the LSO stays below the high watermark with no transaction open: a transaction nobody will close (invariant I3). Checked after every step on a writable partition (never mirrored, or STOPPED) once HW = LEO, and at a converged `sync` on a caught-up MIRRORING partition",
 		"`checkLSO`, `checkMirrorsCaughtUp`"},
+	{CodeM7, "a COMMIT the coordinator wrote (the client was told \"committed\") whose data a read_committed consumer of the partition skips: an ABORT already closed it",
+		"`checkCommitsDelivered`"},
+	{CodeDUP, "a client's resend (the same instance, PID as sent, base sequence, epoch and record count) is written although the partition already holds, or held until retention deleted it, the batch it resends: written twice",
+		"`checkWrittenOnce`"},
 	{CodeLAT, "conflation with neither regression (a higher epoch, or the same epoch continuing the sequence): no visible damage yet",
 		"`conflation`"},
 	{CodeERR, "a client saw an error (OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH, READ_ONLY_TOPIC, PRODUCER_FENCED, ILLEGAL_GENERATION, NETWORK_EXCEPTION, COORDINATOR_NOT_AVAILABLE, …): availability lost, not silent; once per error kind",
 		"`clientError`"},
 	{CodeFAIL, "the mirror partition moved to FAILED: a mirrored batch could not be mapped",
 		"`checkFailed`, the mirror fetcher (`scenario/fetch.go`)"},
-	{CodeRPO, "a truncation removed an acknowledged write",
-		"`ackedLost`"},
+	{CodeRPO, "an acknowledged write lost: a truncation removed it and, once the fetches that could bring it back have converged, the log does not hold it at its offset; or a COMMIT written after a truncation removed data of its transaction",
+		"`ackedLost`, `settleLosses`, `committedAfterLoss`"},
 	{CodeI2, "after `sync`, a caught-up follower's producer state differs from its leader's",
 		"`checkReplicasAgree`"},
 	{CodeI4, "under `barrier`, a producer entry still refers to a batch below the last barrier",
@@ -88,6 +100,8 @@ var codeTable = []codeInfo{
 		"`mirrored`"},
 	{CodeI6, "under a rewriting strategy, a mirrored PID equals a locally allocated one in the same partition",
 		"`checkMapping`"},
+	{CodeI7, "one true producer's batch at a lower epoch than its batch before it on the same PID, with no barrier between them: accepted by REPLICATION rules with only a warning",
+		"`epochRegression` (from `scanBatch`)"},
 }
 
 // Codes are the failure codes the oracle reports, in report order

@@ -56,7 +56,7 @@ func TestCodesDistinct(t *testing.T) {
 			t.Errorf("code %q not accepted by an expect line", c)
 		}
 	}
-	if validCode("ok") || validCode("M7") {
+	if validCode("ok") || validCode("M99") {
 		t.Error("validCode accepts a name that is no code")
 	}
 }

@@ -235,6 +235,7 @@ func (w *world) sync(dest *cluster) error {
 		if !moved {
 			w.or.checkReplicasAgree()
 			w.or.checkMirrorsCaughtUp()
+			w.or.settleLosses(dest, dest == nil, false)
 			return nil
 		}
 	}

@@ -389,6 +389,12 @@ func FuzzScenario(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", st, err, src)
 		}
+		// Nothing the oracle must see is written without being recorded:
+		// checked step by step on one input in four (by length; the
+		// determinism check below takes another quarter).
+		if len(data)%4 == 1 {
+			recordEveryStep(t, s, st, opts, src)
+		}
 		// The determinism check runs the simulation a second time: on one
 		// input in four (by length, which the mutator changes all the
 		// time), so that it costs a quarter of a run on average.

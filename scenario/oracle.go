@@ -36,6 +36,22 @@ type oracle struct {
 	violations   []Violation
 	clientErrors []ClientError
 	shadows      map[replica]*shadow
+	// sends is every client batch sent, by its timestamp (sent); written
+	// every batch written to each partition (record); txnData the
+	// offsets of each transaction's data on each partition.
+	sends   map[int64]sendTruth
+	written map[*partition]written
+	txnData map[txnKey][]placedWrite
+	// removed is what truncations removed of acknowledged writes, until
+	// it is settled (settleLosses).
+	removed []removal
+	// commits are the COMMIT markers written whose data read_committed
+	// has not decided yet (checkCommitsDelivered).
+	commits []commitCheck
+	// regressions are the offsets of the epoch regressions each partition
+	// accepted (I7), regressionAt the index of its finding.
+	regressions  map[*partition]map[int64]bool
+	regressionAt map[*partition]int
 }
 
 // shadow is the oracle's view of one replica's log: which true producer
@@ -61,7 +77,9 @@ type txnRef struct {
 }
 
 func newOracle(w *world) *oracle {
-	return &oracle{w: w, seen: map[string]bool{}, shadows: map[replica]*shadow{}}
+	return &oracle{w: w, seen: map[string]bool{}, shadows: map[replica]*shadow{}, sends: map[int64]sendTruth{},
+		written: map[*partition]written{}, txnData: map[txnKey][]placedWrite{},
+		regressions: map[*partition]map[int64]bool{}, regressionAt: map[*partition]int{}}
 }
 
 func newShadow() *shadow {
@@ -80,15 +98,20 @@ func (o *oracle) shadowOf(r replica) *shadow {
 
 // report records code for (cluster, partition) unless already reported.
 func (o *oracle) report(code Code, p *partition, detail string) {
-	o.reportKey(code, string(code)+"|"+p.c.name+"|"+p.key, p.c.name, p.key, detail)
+	o.reportAt(code, p, o.w.step, detail)
 }
 
-func (o *oracle) reportKey(code Code, key, cluster, part, detail string) {
+// reportAt is report of a finding that appeared at an earlier step.
+func (o *oracle) reportAt(code Code, p *partition, step int, detail string) {
+	o.reportKey(code, string(code)+"|"+p.c.name+"|"+p.key, step, p.c.name, p.key, detail)
+}
+
+func (o *oracle) reportKey(code Code, key string, step int, cluster, part, detail string) {
 	if o.seen[key] {
 		return
 	}
 	o.seen[key] = true
-	o.violations = append(o.violations, Violation{Code: code, Step: o.w.step, Cluster: cluster, Partition: part,
+	o.violations = append(o.violations, Violation{Code: code, Step: step, Cluster: cluster, Partition: part,
 		Detail: detail})
 }
 
@@ -100,11 +123,12 @@ func (o *oracle) clientError(producer string, cl *cluster, p *partition, name st
 	if p != nil {
 		part = p.key
 	}
-	o.reportKey(CodeERR, "ERR|"+name, cl.name, part, producer+": "+name)
+	o.reportKey(CodeERR, "ERR|"+name, o.w.step, cl.name, part, producer+": "+name)
 }
 
 // afterStep runs the checks that hold after every step.
 func (o *oracle) afterStep() {
+	o.settleLosses(nil, false, false)
 	for _, cl := range o.w.clusters {
 		for _, p := range cl.parts {
 			for _, r := range p.reps {
@@ -116,15 +140,19 @@ func (o *oracle) afterStep() {
 			o.checkReadCommitted(p)
 		}
 	}
+	o.checkCommitsDelivered()
 }
 
 // rescan makes the oracle read every replica of p from offset 0 again
-// (after a truncation, an election or a restart). Findings already reported
+// (after a truncation, an election or a restart), and drops what p no longer
+// holds from its records (prune, pruneMappings). Findings already reported
 // stay reported once.
 func (o *oracle) rescan(p *partition) {
 	for _, r := range p.reps {
 		o.shadows[r] = newShadow()
 	}
+	o.prune(p)
+	o.pruneMappings(p)
 }
 
 // batchAt returns the batch of r's log that holds offset.
@@ -151,4 +179,10 @@ func (o *oracle) checkFailed(p *partition) {
 		p.state = stateFailed
 		o.report(CodeFAIL, p, "mirror partition moved to FAILED")
 	}
+}
+
+// finish settles what the run leaves open: removals no sync settled.
+func (o *oracle) finish() {
+	o.settleLosses(nil, true, true)
+	o.countRegressions()
 }

@@ -28,13 +28,7 @@ func (o *oracle) scan(p *partition, r replica) {
 			if b.LastOffset() < s.scanned {
 				return
 			}
-			o.scanBatch(p, s, b)
-			if p.c.retainSegments > 0 && !b.IsControl() {
-				if p.seenIDs == nil {
-					p.seenIDs = map[int64]batchID{}
-				}
-				p.seenIDs[b.BaseOffset()] = batchID{readTruth(b).producer, b.BaseSequence(), b.ProducerEpoch()}
-			}
+			o.scanBatch(p, r, s, b)
 			next = b.NextOffset()
 		})
 		if next <= s.scanned {
@@ -148,7 +142,7 @@ func inSeq(last, next int32) bool {
 	return int64(next) == int64(last)+1 || (next == 0 && last == math.MaxInt32)
 }
 
-func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
+func (o *oracle) scanBatch(p *partition, r replica, s *shadow, b codec.Batch) {
 	pid, epoch := b.ProducerID(), b.ProducerEpoch()
 	t := readTruth(b)
 	if b.IsControl() {
@@ -187,6 +181,8 @@ func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
 	s.unseen[pid] = b.BaseOffset()
 	if ow, ok := s.owners[pid]; ok && ow.producer != t.producer && ow.producer != "" && t.producer != "" {
 		o.conflation(p, pid, ow, t, b)
+	} else if ok && ow.producer == t.producer && t.producer != "" && epoch < ow.epoch && r == p.lead() {
+		o.epochRegression(p, pid, ow, b)
 	}
 	if t.producer == "" {
 		// A batch the cleaner emptied (or a foreign one) names no producer:
@@ -200,5 +196,39 @@ func (o *oracle) scanBatch(p *partition, s *shadow, b codec.Batch) {
 		if !slices.Contains(s.open[pid], ref) {
 			s.open[pid] = append(s.open[pid], ref)
 		}
+	}
+}
+
+// epochRegression is I7: one true producer's batch at a lower epoch than the
+// batch before it on the same PID, with no barrier between them. A CLIENT
+// append refuses it (INVALID_PRODUCER_EPOCH); REPLICATION rules (a mirror
+// fetch, a follower, recovery) accept it with only a warning
+// (ProducerAppendInfo#checkProducerEpoch), so a destination that should
+// hold one history per PID holds a regressed one. Between two true producers
+// it is conflation (M2). Counted per partition (on its leader's log, by
+// offset) and reported once, with the count at the end of the run.
+func (o *oracle) epochRegression(p *partition, pid int64, ow owner, b codec.Batch) {
+	m := o.regressions[p]
+	if m == nil {
+		m = map[int64]bool{}
+		o.regressions[p] = m
+	}
+	if m[b.BaseOffset()] {
+		return
+	}
+	m[b.BaseOffset()] = true
+	before := len(o.violations)
+	o.report(CodeI7, p, fmt.Sprintf("PID %d: %s epoch %d (offset %d) after its own epoch %d, accepted with a warning",
+		pid, ow.producer, b.ProducerEpoch(), b.BaseOffset(), ow.epoch))
+	if len(o.violations) > before {
+		o.regressionAt[p] = before
+	}
+}
+
+// countRegressions completes each I7 finding with how many regressions its
+// partition accepted in the run.
+func (o *oracle) countRegressions() {
+	for p, i := range o.regressionAt {
+		o.violations[i].Detail += fmt.Sprintf("; %d in the run", len(o.regressions[p]))
 	}
 }

@@ -96,3 +96,33 @@ func (o *oracle) checkMapping(p *partition) {
 			meet[0], m.pid, m.cluster))
 	}
 }
+
+// pruneMappings drops the PID mappings and origins of p that nothing of p
+// holds any more: no batch of any replica's log (from its log start) and no
+// producer-state entry has the PID. A truncation that removed a PID's
+// batches removes the PID from the partition; a later batch mapped to the
+// same PID meets no one (I5, I6).
+func (o *oracle) pruneMappings(p *partition) {
+	if len(p.mirroredPIDs) == 0 && len(p.origins) == 0 {
+		return
+	}
+	held := map[int64]bool{}
+	for _, r := range p.reps {
+		for _, b := range batchesFrom(r, 0) {
+			held[b.ProducerID()] = true
+		}
+		for _, e := range r.Producers() {
+			held[e.PID] = true
+		}
+	}
+	for pid := range p.mirroredPIDs {
+		if !held[pid] {
+			delete(p.mirroredPIDs, pid)
+		}
+	}
+	for pid := range p.origins {
+		if !held[pid] {
+			delete(p.origins, pid)
+		}
+	}
+}

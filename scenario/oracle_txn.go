@@ -170,3 +170,62 @@ func (w *world) localTxnOpen(p *partition) bool {
 	}
 	return false
 }
+
+// committed is told of every COMMIT marker the coordinator wrote for the
+// client instance's transaction serial: the client was told "committed".
+func (o *oracle) committed(p *partition, instance string, serial int) {
+	o.committedAfterLoss(p, instance, serial)
+	o.commits = append(o.commits, commitCheck{p: p, instance: instance, serial: serial, step: o.w.step})
+}
+
+// commitCheck is one COMMIT marker the coordinator wrote on p, for the
+// instance's transaction serial, at step.
+type commitCheck struct {
+	p        *partition
+	instance string
+	serial   int
+	step     int
+}
+
+// checkCommitsDelivered is M7: the data of a transaction whose COMMIT the
+// coordinator wrote (the client was told "committed") must be delivered to
+// a read_committed consumer of that partition. An ABORT already in the log
+// (STOPPING's, mirrored back by a failback) covers the data, and the
+// COMMIT that follows it closes nothing (an equal-epoch COMMIT with no open
+// transaction is accepted under TV0 and TV1): every read_committed consumer
+// skips what the client was told is committed. Checked once each batch of
+// the transaction held in the partition's log is decided (below the LSO);
+// data truncated away is RPO (committedAfterLoss).
+func (o *oracle) checkCommitsDelivered() {
+	kept := o.commits[:0]
+	for _, c := range o.commits {
+		if c.p.c.failed {
+			kept = append(kept, c)
+			continue
+		}
+		lead := c.p.lead()
+		pending, skipped := false, int64(-1)
+		for _, w := range o.txnData[txnKey{c.p, c.instance, c.serial}] {
+			b, ok := batchAt(lead, w.offset)
+			if !ok || b.BaseOffset() != w.offset || o.identify(b) != w.id {
+				continue
+			}
+			visible, decided := readCommitted(lead, b)
+			switch {
+			case !decided:
+				pending = true
+			case !visible && skipped < 0:
+				skipped = w.offset
+			}
+		}
+		if skipped >= 0 {
+			o.reportAt(CodeM7, c.p, c.step, fmt.Sprintf("COMMIT of %s's transaction %d: read_committed skips its data at offset %d, which an ABORT closed before it",
+				c.instance, c.serial, skipped))
+			continue
+		}
+		if pending {
+			kept = append(kept, c)
+		}
+	}
+	o.commits = kept
+}

@@ -124,6 +124,7 @@ func RunStrategy(s *Script, st string, opts Options) (res Result, err error) {
 		}
 		w.or.afterStep()
 	}
+	w.or.finish()
 	res = Result{File: s.File, Strategy: st, Options: opts.For(st), Violations: w.or.violations,
 		ClientErrors: w.or.clientErrors}
 	if res.Violations == nil {

@@ -113,19 +113,6 @@ type partition struct {
 	// paused marks the replicas whose fetcher is held back (pause): they
 	// fetch nothing, stay in the ISR and so hold the high watermark back.
 	paused map[int]bool
-
-	// seenIDs keeps, under retain-segments, the identity of every data
-	// batch the oracle read, by base offset: an ack of a retry whose batch
-	// retention has deleted is checked against it (checkAck).
-	seenIDs map[int64]batchID
-}
-
-// batchID is what tells a genuine retry: the true producer, the base
-// sequence and the epoch.
-type batchID struct {
-	producer string
-	seq      int32
-	epoch    int16
 }
 
 type pidOrigin struct {
@@ -385,7 +372,7 @@ func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 			if err != nil {
 				return fmt.Errorf("open %s %s replica %d: %w", cl.name, p.key, i, err)
 			}
-			p.reps = append(p.reps, r)
+			p.reps = append(p.reps, &recorder{replica: r, p: p, o: w.or})
 		}
 		cl.parts = append(cl.parts, p)
 	}
