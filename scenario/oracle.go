@@ -1,9 +1,11 @@
 package scenario
 
 // The oracle's state and its report: the checks live in one file per family
-// (oracle_entries.go: conflation and tracking; oracle_ack.go: acknowledgements;
-// oracle_loss.go: lost writes; oracle_mapping.go: PID mappings; oracle_txn.go:
-// transactions and the LSO; oracle_replicas.go: replicas agreeing).
+// (oracle_entries.go: conflation, tracking and epoch regressions;
+// oracle_ack.go: acknowledgements and resends; oracle_loss.go: lost writes;
+// oracle_mapping.go: PID mappings; oracle_txn.go: transactions, committed
+// data and the LSO; oracle_replicas.go: replicas agreeing), and what it
+// records of every write in oracle_record.go.
 
 import (
 	"github.com/mirrorpath/mirrorpath/codec"

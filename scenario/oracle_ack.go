@@ -1,4 +1,5 @@
-// M4: every acknowledgement is of a batch written where the ack says (I1).
+// M4: every acknowledgement is of a batch written where the ack says (I1);
+// DUP: no resend is written twice.
 
 package scenario
 

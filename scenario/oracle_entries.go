@@ -1,5 +1,6 @@
-// Conflation (M1, M2, LAT), marker ownership (M3), the barrier (I4) and
-// tracking (M5): what each replica's log and producer entries hold.
+// Conflation (M1, M2, LAT), marker ownership (M3), the barrier (I4),
+// tracking (M5) and epoch regressions (I7): what each replica's log and
+// producer entries hold.
 
 package scenario
 

@@ -1,4 +1,5 @@
-// Transactions: read_committed views (M3, M5) and pinned LSOs (M6, I3).
+// Transactions: read_committed views (M3, M5), committed data delivered
+// (M7) and pinned LSOs (M6, I3).
 
 package scenario
 
