@@ -57,14 +57,12 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 			// inside later batches of either log, or past its end.
 			lost := max(int64(0), div-p.peerFloor.at(div), sp.mirroredEnd-sp.ownFloor.at(sp.mirroredEnd))
 			div, p.srcPos = max(0, div-lost), max(0, p.srcPos-lost)
-			if !p.fanIn {
-				// A log end that came back up hides a cut: an election or
-				// a crash can leave src with other batches below its stop
-				// position (a new leader that lost its unsynced tail and
-				// wrote STOPPING's output again). The shared history ends
-				// where the leader epochs say, too (divergenceFrom).
-				div = min(div, divergenceFrom(p, sp))
-			}
+			// A log end that came back up hides a cut: an election or a
+			// crash can leave src with other batches below its stop
+			// position (a new leader that lost its unsynced tail and wrote
+			// STOPPING's output again). The shared history ends where the
+			// leader epochs say, too (divergenceFrom).
+			div = min(div, divergenceFrom(p, sp))
 		case align == "" && sp.stoppedFrom != nil && w.opts.Get("failback-position") == "any":
 			// The prototype before its fix: a last mirrored position taken
 			// from a source that mirrored a third cluster, whose offsets are
