@@ -221,6 +221,45 @@ func (p *Partition) StartMirroring() error {
 	return fmt.Errorf("%w: StartMirroring in %s", ErrState, p.state)
 }
 
+// BecomeLeader makes the replica its partition's leader at leader epoch
+// epoch, in mirror state st (Stopped, Mirroring or Failed: the state the
+// controller holds for the partition). Like Kafka's Partition#makeLeader it
+// reloads nothing: producer state, with each producer's duplicate window
+// of up to five batches, the log, its indexes and the high watermark stay
+// what the replica holds in memory. What only a leader has starts empty,
+// as on a broker that was a follower: the source cluster of the last
+// mirrored append (a leader learns it from its first mirrored append), a
+// stuck STOPPING, and the PID mapper's origins table (Mapper.Reset; salts
+// are the Registry's). A partition FAILED for good (Fail) stays FAILED.
+func (p *Partition) BecomeLeader(epoch int32, st MirrorState) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return ErrClosed
+	}
+	switch st {
+	case Stopped, Mirroring, Failed:
+	default:
+		return fmt.Errorf("%w: BecomeLeader in %s", ErrState, st)
+	}
+	p.leaderEpoch, p.maxEpoch = epoch, max(p.maxEpoch, epoch)
+	p.source, p.hasSource, p.stuck = [16]byte{}, false, false
+	p.mapper.Reset()
+	if !p.terminal {
+		p.state = st
+	}
+	return nil
+}
+
+// SetMirrorOffsets sets what the next mirrored appends do with the source's
+// offsets (Config.MirrorOffsets): a mirror fetcher that fans several
+// sources into this partition assigns, an offset-preserving one keeps them.
+func (p *Partition) SetMirrorOffsets(m MirrorOffsets) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cfg.MirrorOffsets, p.assign = m, m == AssignOffsets
+}
+
 // Failback truncates the log to the divergence point, rebuilding producer
 // state, and starts mirroring the other side's log from there.
 func (p *Partition) Failback(divergence int64) error {

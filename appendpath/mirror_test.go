@@ -207,3 +207,60 @@ func TestStopPromote(t *testing.T) {
 		t.Fatalf("impossible promotion: %v, state %s", err, q.State())
 	}
 }
+
+// TestBecomeLeaderKeepsDuplicateWindow: Partition#makeLeader reloads
+// nothing, so a follower that becomes leader keeps every batch of each
+// producer's duplicate window it built from replicated batches, and a
+// client's retry of the oldest in-flight batch after the leader change is a
+// duplicate, acknowledged at its first offsets.
+func TestBecomeLeaderKeepsDuplicateWindow(t *testing.T) {
+	leader, follower := mustOpen(t, Config{}), mustOpen(t, Config{})
+	var sent [][]byte
+	for i := range 3 {
+		b := mkBatch(t, bspec{PID: 7, Seq: int32(5 * i), Records: 5})
+		if _, err := leader.AppendClient(b); err != nil {
+			t.Fatal(err)
+		}
+		sent = append(sent, b)
+	}
+	if _, err := follower.AppendReplica(chunk(readAll(t, leader)...)); err != nil {
+		t.Fatal(err)
+	}
+	before := follower.Producers()
+	if err := follower.BecomeLeader(1, Stopped); err != nil {
+		t.Fatal(err)
+	}
+	if after := follower.Producers(); len(after) != 1 || len(after[0].Window()) != 3 ||
+		len(before[0].Window()) != 3 || after[0].LastSeq() != before[0].LastSeq() {
+		t.Fatalf("producer state changed at the leader change: %+v, was %+v", after, before)
+	}
+	r, err := follower.AppendClient(sent[0])
+	if err != nil || !r.Duplicate || r.FirstOffset != 0 || r.LastOffset != 4 {
+		t.Fatalf("retry of the first batch: %+v, %v; want a duplicate at 0..4", r, err)
+	}
+	if follower.LeaderEpoch() != 1 || follower.State() != Stopped {
+		t.Fatalf("leader epoch %d, state %s", follower.LeaderEpoch(), follower.State())
+	}
+}
+
+// TestSetMirrorOffsets: an offset-preserving mirror keeps the source's
+// offsets, gaps included, and refuses a batch below its log end; under
+// AssignOffsets the next mirrored batch takes the log's next offset.
+func TestSetMirrorOffsets(t *testing.T) {
+	p := mustOpen(t, Config{State: Mirroring})
+	src := [16]byte{1}
+	b := mkBatch(t, bspec{PID: 5, Records: 2})
+	codec.Batch(b).SetBaseOffset(4)
+	if r, err := p.AppendMirrored(b, src); err != nil || r.FirstOffset != 4 || p.LogEndOffset() != 6 {
+		t.Fatalf("preserved: %+v, %v, log end %d; want offsets 4..5", r, err, p.LogEndOffset())
+	}
+	below := mkBatch(t, bspec{PID: 5, Seq: 2, Records: 2})
+	codec.Batch(below).SetBaseOffset(5)
+	if _, err := p.AppendMirrored(below, src); !errors.Is(err, ErrOffsetsOutOfOrder) {
+		t.Fatalf("a batch below the log end: %v, want ErrOffsetsOutOfOrder", err)
+	}
+	p.SetMirrorOffsets(AssignOffsets)
+	if r, err := p.AppendMirrored(below, src); err != nil || r.FirstOffset != 6 {
+		t.Fatalf("assigned: %+v, %v; want first offset 6", r, err)
+	}
+}

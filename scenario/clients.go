@@ -25,8 +25,9 @@ func (w *world) newProducer(c *Command) error {
 		}
 	}
 	w.clients[pr.name] = pr
-	if c.Has("old-format") {
-		pr.oldFormat, pr.pid, pr.epoch = true, -1, -1
+	pr.acksOne = argStr(c, "acks") == "1"
+	if c.Has("old-format") || pr.acksOne {
+		pr.oldFormat, pr.pid, pr.epoch = c.Has("old-format"), -1, -1
 		return nil
 	}
 	pid, forcePID := argInt64(c, "pid")
@@ -48,8 +49,8 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	cl := pr.c
 	pr.seq = map[*partition]int32{}
 	pr.inTxn, pr.txnParts, pr.fatal = false, map[*partition]bool{}, false
-	if pr.oldFormat {
-		return // no InitProducerId in the old protocol
+	if pr.oldFormat || pr.acksOne {
+		return // no InitProducerId in the old protocol, nor without idempotence
 	}
 	if cl.failed {
 		// The client has no PID; it retries InitProducerId before its next
@@ -156,18 +157,24 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 			w.or.clientError(who, cl, p, errCoordinatorNA)
 			continue
 		}
-		if _, err := p.lead().AppendCoordinator(b, txnVersion(w.opts)); err != nil {
+		res, err := p.lead().AppendCoordinator(b, txnVersion(w.opts))
+		if err != nil {
 			w.or.clientError(who, cl, p, errorName(err))
 			continue
 		}
+		if !abort {
+			w.or.committed(p, who, t.serial)
+		}
 		p.advanceHW()
+		w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true})
 	}
 	t.open, t.parts = false, nil
 }
 
 func (w *world) newZombie(name string, of *client) {
 	z := &client{name: name, identity: name, c: of.c, txnID: of.txnID, pid: of.pid, epoch: of.epoch, seq: map[*partition]int32{},
-		inTxn: of.inTxn, txnParts: map[*partition]bool{}, txnSerial: of.txnSerial, oldFormat: of.oldFormat}
+		inTxn: of.inTxn, txnParts: map[*partition]bool{}, txnSerial: of.txnSerial, oldFormat: of.oldFormat,
+		acksOne: of.acksOne}
 	for p, s := range of.seq {
 		z.seq[p] = s
 	}
@@ -374,6 +381,7 @@ func (w *world) send(c *Command) error {
 		return fmt.Errorf("build batch: %w", err)
 	}
 	leo := p.lead().LogEndOffset()
+	w.or.sent(d, pr.name)
 	p.localPIDs[d.pid] = true // I6 is about the PIDs that meet, appended or not
 	if d.pid != codec.NoProducerID {
 		p.origins[d.pid] = pidOrigin{p.c.name, d.pid}
@@ -387,7 +395,8 @@ func (w *world) send(c *Command) error {
 	if d.seq >= 0 {
 		pr.seq[p] = codec.IncrementSequence(d.seq, int32(d.records))
 	}
-	w.or.checkAck(pr, p, d, res, leo)
+	w.or.checkWrittenOnce(pr, p, d, res, leo)
+	w.awaitAck(&pendingWrite{pr: pr, p: p, d: d, batch: b, res: res, leo: leo})
 	return nil
 }
 

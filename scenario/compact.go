@@ -23,8 +23,9 @@ import (
 // which the cleaner does not know and so retains, as Kafka's cleaner retains
 // control records it does not know; removing it would let recovery rebuild
 // the producers it cleared. A batch left without records is kept as an empty
-// batch when it is the last data batch of its PID (BatchRetention
-// RETAIN_EMPTY: the producer's sequence survives) and dropped otherwise. The
+// batch when it is the last data batch of a producer that the replica's
+// producer state holds (lastOfProducer: BatchRetention RETAIN_EMPTY, the
+// producer's sequence survives) and dropped otherwise. The
 // replica then holds the cleaned log and producer state rebuilt from it, as
 // a broker restarting after the cleaner ran. Superseded records are no RPO:
 // that is what compaction is for.
@@ -76,13 +77,19 @@ func cleanLog(r replica) ([]byte, error) {
 		}
 		return false
 	}
+	// lastRecordsOfActiveProducers: the last data offset of every producer
+	// that producer state holds.
+	lastOfActive := map[int64]int64{}
+	for _, e := range r.Producers() {
+		if n := len(e.BatchOffsets); n > 0 {
+			lastOfActive[e.PID] = e.BatchOffsets[n-1]
+		}
+	}
 	latest := map[string]int64{}
-	lastOfPID := map[int64]int{}
-	for i, b := range bs {
+	for _, b := range bs {
 		if b.IsControl() {
 			continue
 		}
-		lastOfPID[b.ProducerID()] = i
 		if isAborted(b) {
 			continue
 		}
@@ -94,7 +101,7 @@ func cleanLog(r replica) ([]byte, error) {
 		}
 	}
 	var out []byte
-	for i, b := range bs {
+	for _, b := range bs {
 		if b.IsControl() {
 			out = append(out, b...)
 			continue
@@ -119,7 +126,7 @@ func cleanLog(r replica) ([]byte, error) {
 		case all:
 			out = append(out, b...)
 			continue
-		case len(keep) == 0 && (lastOfPID[b.ProducerID()] != i || b.ProducerID() == codec.NoProducerID):
+		case len(keep) == 0 && !lastOfProducer(b, lastOfActive):
 			continue // nothing left and no producer sequence to keep
 		}
 		h := codec.BatchHeader{BaseOffset: b.BaseOffset(), PartitionLeaderEpoch: b.PartitionLeaderEpoch(),
@@ -132,6 +139,18 @@ func cleanLog(r replica) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// lastOfProducer is Cleaner#isBatchLastRecordOfProducer: b has a producer
+// and is the last data batch of a producer that producer state holds
+// (lastOfActive: PID → last data offset). An emptied batch is kept only
+// then (BatchRetention RETAIN_EMPTY, so that the producer's sequence
+// survives) and deleted otherwise: a producer that state no longer holds
+// (cleared by a barrier, or expired) must not come back from it on a
+// rebuild.
+func lastOfProducer(b codec.Batch, lastOfActive map[int64]int64) bool {
+	last, ok := lastOfActive[b.ProducerID()]
+	return ok && b.ProducerID() != codec.NoProducerID && last == b.LastOffset()
 }
 
 // eachRecord calls fn with every record of data batch b; the records alias b.

@@ -26,7 +26,7 @@
 // PID; KIP-890 verification), the group coordinator (KIP-447
 // TxnOffsetCommit checks), clients and zombies, mirror fetchers (whole
 // batches below the source's high watermark, at most fetch-bytes per chunk,
-// fan-in and failback), replica fetchers and leader elections (followers
+// offset-preserving, failback, re-parenting and fan-in), replica fetchers and leader elections (followers
 // truncate to their divergence point), and the oracle (oracle.go).
 //
 // # Knowing the true producer

@@ -13,13 +13,14 @@ import (
 
 // mirror makes dest's partitions (of topic, or all) start MIRRORING from src
 // (a partition already MIRRORING from another cluster re-parents to src).
-// Failback (src stopped mirroring from dest): dest truncates to the
-// divergence point, the dest offset where src's mirroring left off, and
-// fetches src from the offset src had reached then. Otherwise dest fetches
-// src from its start and appends after what it holds (fan-in). align
-// changes that: "divergence" truncates dest to the divergence point and
-// fetches src from there, offset-aligned (divergence); "scratch" truncates
-// dest to offset 0 and fetches src from its start (failback from scratch).
+// Mirrors preserve offsets: dest's fetcher reads src from dest's log end.
+// Failback (src stopped mirroring from dest): dest first truncates to the
+// divergence point, the offset where src's mirroring left off. Otherwise
+// dest keeps its log. align changes that: "divergence" truncates dest to
+// where its history and src's part (divergenceFrom); "scratch" truncates
+// dest to offset 0 (failback from scratch); "fan-in" keeps dest's log and
+// fetches src from its start, at dest's own next offsets (a fan-in of
+// several sources into one partition, not a KIP-1279 topology).
 func (w *world) mirror(dest, src *cluster, topic, align string) error {
 	for _, p := range dest.parts {
 		if topic != "" && p.topic != topic {
@@ -35,10 +36,13 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 			w.mirrorLoop(p, src)
 			continue
 		}
-		p.srcPos = 0
+		p.srcPos, p.fanIn = 0, align == "fan-in"
 		sp := src.part(p.key)
 		div, why := int64(-1), ""
 		switch {
+		case p.fanIn:
+			// Fan-in (not a KIP-1279 topology): dest keeps its log and
+			// fetches src from its start, at its own next offsets.
 		case align == "scratch":
 			div, why = 0, "failback from scratch"
 		case sp.stoppedFrom == dest:
@@ -53,6 +57,12 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 			// inside later batches of either log, or past its end.
 			lost := max(int64(0), div-p.peerFloor.at(div), sp.mirroredEnd-sp.ownFloor.at(sp.mirroredEnd))
 			div, p.srcPos = max(0, div-lost), max(0, p.srcPos-lost)
+			// A log end that came back up hides a cut: an election or a
+			// crash can leave src with other batches below its stop
+			// position (a new leader that lost its unsynced tail and wrote
+			// STOPPING's output again). The shared history ends where the
+			// leader epochs say, too (divergenceFrom).
+			div = min(div, divergenceFrom(p, sp))
 		case align == "" && sp.stoppedFrom != nil && w.opts.Get("failback-position") == "any":
 			// The prototype before its fix: a last mirrored position taken
 			// from a source that mirrored a third cluster, whose offsets are
@@ -61,6 +71,12 @@ func (w *world) mirror(dest, src *cluster, topic, align string) error {
 		case align == "divergence":
 			div = divergenceFrom(p, sp)
 			p.srcPos, why = div, "truncation to the divergence point"
+		}
+		if b, ok := batchAt(p.lead(), div); ok && div > b.BaseOffset() {
+			// A divergence point inside one of dest's batches: that batch
+			// is not shared (its source holds no such batch there), and an
+			// offset-preserving fetch cannot append below the log end.
+			div = b.BaseOffset()
 		}
 		if div >= 0 && div < p.lead().LogEndOffset() {
 			before := tailOf(p.lead(), div)
@@ -110,27 +126,80 @@ func (w *world) mirrorLoop(p *partition, src *cluster) {
 		r.Fail()
 	}
 	p.state, p.source = stateFailed, nil
-	w.or.report("FAIL", p, fmt.Sprintf("mirror from %s closes a mirror loop: partition FAILED", src.name))
+	w.or.report(CodeFAIL, p, fmt.Sprintf("mirror from %s closes a mirror loop: partition FAILED", src.name))
 }
 
 // divergenceFrom is where p's log and src's stop holding the same history,
-// for a re-parent to src: when both mirrored (or mirror) one cluster X from
-// its start, their offsets are X's offsets (mirrored batches take the next
-// offsets one for one), so they agree up to the shorter of p's log and the
-// part of src's log mirrored from X (all of it while src still mirrors X;
-// up to where its mirroring left off once it stopped). Two partitions with
-// no such common source have nothing in common: 0.
+// for a re-parent to src. It compares the two histories as a follower
+// compares its log with its leader's (AbstractFetcherThread's truncation
+// by OffsetsForLeaderEpoch, KIP-101/KIP-279): mirrors preserve offsets and
+// partition leader epochs, so a run of one leader epoch at the same offsets
+// in both logs is the same history, whichever cluster wrote it.
 func divergenceFrom(p, src *partition) int64 {
-	if p.source == nil {
+	return epochDivergence(epochRuns(p.lead()), p.lead().LogEndOffset(), epochRuns(src.lead()), src.lead().LogEndOffset())
+}
+
+// epochRun is one entry of a log's leader-epoch cache
+// (LeaderEpochFileCache): the first offset of a run of batches of one
+// partition leader epoch.
+type epochRun struct {
+	epoch int32
+	start int64
+}
+
+// epochRuns is r's leader-epoch cache, rebuilt from its batches: a new run
+// wherever the partition leader epoch changes (test-sized logs).
+func epochRuns(r replica) []epochRun {
+	var out []epochRun
+	for _, b := range batchesFrom(r, 0) {
+		if n := len(out); n == 0 || out[n-1].epoch != b.PartitionLeaderEpoch() {
+			out = append(out, epochRun{b.PartitionLeaderEpoch(), b.BaseOffset()})
+		}
+	}
+	return out
+}
+
+// endOffsetFor is LeaderEpochFileCache#endOffsetFor: the largest epoch of
+// runs at or below epoch, and its end offset (the start of the next run, or
+// the log end end); (-1, -1) when every epoch of runs is above epoch.
+func endOffsetFor(runs []epochRun, end int64, epoch int32) (int32, int64) {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].epoch <= epoch {
+			if i+1 < len(runs) {
+				return runs[i].epoch, runs[i+1].start
+			}
+			return runs[i].epoch, end
+		}
+	}
+	return -1, -1
+}
+
+// epochDivergence is the truncation offset of a log (runs, end) that
+// follows another (srcRuns, srcEnd), as Kafka's follower finds it: it asks
+// for the end offset of its latest epoch (OffsetsForLeaderEpoch); when the
+// source knows that epoch, the logs agree up to the lower of the two end
+// offsets of it; when the source answers with an older epoch, the follower
+// asks again from its own largest epoch at or below that one. 0 when they
+// share no epoch.
+func epochDivergence(runs []epochRun, end int64, srcRuns []epochRun, srcEnd int64) int64 {
+	if len(runs) == 0 {
 		return 0
 	}
-	switch {
-	case src.state == stateMirroring && src.source == p.source:
-		return min(p.lead().LogEndOffset(), src.lead().LogEndOffset())
-	case src.stoppedFrom == p.source:
-		return min(p.lead().LogEndOffset(), src.mirroredEnd)
+	ask := runs[len(runs)-1].epoch
+	for {
+		le, lend := endOffsetFor(srcRuns, srcEnd, ask)
+		if le < 0 {
+			return 0
+		}
+		fe, fend := endOffsetFor(runs, end, le)
+		switch {
+		case fe < 0:
+			return 0
+		case fe == le:
+			return min(lend, fend)
+		}
+		ask = fe
 	}
-	return 0
 }
 
 // maxSyncRounds bounds the fetch loop of one sync (each round moves at least
@@ -164,6 +233,7 @@ func (w *world) sync(dest *cluster) error {
 		if !moved {
 			w.or.checkReplicasAgree()
 			w.or.checkMirrorsCaughtUp()
+			w.or.settleLosses(dest, dest == nil, false)
 			return nil
 		}
 	}
@@ -199,9 +269,9 @@ func batchesFrom(r replica, offset int64) []codec.Batch {
 // bytes), or, when follower's batches are a prefix of leader's, the lower of
 // the two log end offsets. A log end can lie beyond the last batch (a
 // truncation inside a batch removes the batch and sets the end to the
-// truncation offset, as LocalLog#truncateTo does), and a reopen puts it back
-// after the last batch, so a follower can hold every batch of a leader that
-// reopened and still end beyond it; Kafka's follower truncates to the
+// truncation offset, as LocalLog#truncateTo does), and a restart puts it
+// back after the last batch, so a follower can hold every batch of a leader
+// that restarted and still end beyond it; Kafka's follower truncates to the
 // leader's end offset for its epoch (OffsetsForLeaderEpoch) in that case,
 // so that it never ends beyond its leader.
 func divergence(leader, follower replica) int64 {
@@ -265,7 +335,7 @@ func (w *world) replicaFetch(p *partition) (bool, error) {
 func (w *world) mirrorFetch(p *partition) (bool, error) {
 	sp := p.source.part(p.key)
 	src := sp.lead()
-	from, hw := p.srcPos, src.HighWatermark()
+	from, hw := p.fetchPos(), src.HighWatermark()
 	if from >= hw {
 		return false, nil
 	}
@@ -291,7 +361,7 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 	if len(data) == 0 {
 		return false, nil
 	}
-	res, err := p.lead().AppendMirrored(data, p.source.id)
+	res, err := p.lead().AppendMirrored(data, p.source.id, p.fanIn)
 	if err != nil && p.lead().FailedForGood() {
 		// FAILED for good (an inconsistent source cluster id): on every
 		// replica, so that no election revives it.
@@ -306,7 +376,7 @@ func (w *world) mirrorFetch(p *partition) (bool, error) {
 		// mirror fetcher gives the partition up: FAILED, as the broker does
 		// itself for a batch it cannot map.
 		p.state = stateFailed
-		w.or.report("FAIL", p, fmt.Sprintf("mirror partition FAILED at source offset %d: %s", from, errorName(err)))
+		w.or.report(CodeFAIL, p, fmt.Sprintf("mirror partition FAILED at source offset %d: %s", from, errorName(err)))
 		return false, nil
 	}
 	eachBatch(data, func(b codec.Batch) { p.srcPos = b.NextOffset() })
@@ -333,7 +403,7 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 			continue
 		}
 		if !p.stopTried { // the first attempt: remember where mirroring left off
-			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.srcPos, p.source
+			p.mirroredEnd, p.stopSrcPos, p.stoppedFrom = p.lead().LogEndOffset(), p.fetchPos(), p.source
 			p.stopTried = true
 			p.ownFloor.reset(p.lead().LogEndOffset())
 			if p.stoppedFrom != nil {
@@ -371,7 +441,7 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 			// A terminal STOPPING refusal (the allocator cannot advance), or
 			// a failed step under stop-errors=failed (retried by the next
 			// stop).
-			w.or.report("FAIL", p, "mirror partition FAILED at STOPPING: "+err.Error())
+			w.or.report(CodeFAIL, p, "mirror partition FAILED at STOPPING: "+err.Error())
 		}
 		if variant == "truncate" && lso < p.mirroredEnd {
 			// The truncate variant cut the mirrored prefix back to the LSO:
@@ -430,9 +500,10 @@ func (w *world) restart(cl *cluster, unclean bool) error {
 			return err
 		}
 		w.or.ackedLost(p, p.lead(), before, "unclean restart")
-		if lost := leo - p.lead().LogEndOffset(); lost > 0 && p.state == stateMirroring {
-			// Mirrored batches take the next offsets of this log, one for
-			// one with the source's: the fetcher goes back as far.
+		if lost := leo - p.lead().LogEndOffset(); lost > 0 && p.state == stateMirroring && p.fanIn {
+			// Under fan-in mirrored batches take the next offsets of this
+			// log, one for one with the source's: the fetcher goes back as
+			// far. An offset-preserving fetcher resumes at its log end.
 			p.srcPos = max(0, p.srcPos-lost)
 		}
 		if p.state == stateStopped && p.lead().LogEndOffset() < p.stopEnd {
@@ -498,8 +569,9 @@ func (w *world) stopRequest(variant string) stopRequest {
 	return req
 }
 
-// restop reopens p's leader as MIRRORING and runs STOPPING on it again: a
-// STOPPED partition whose leader lacks part of the STOPPING output.
+// restop makes p's leader MIRRORING again (BecomeLeader) and runs STOPPING
+// on it again: a STOPPED partition whose leader lacks part of the STOPPING
+// output.
 func (w *world) restop(p *partition) error {
 	lead := p.lead()
 	if err := lead.BecomeLeader(p.leaderEpoch, stateMirroring); err != nil {
@@ -518,13 +590,14 @@ func (w *world) restop(p *partition) error {
 }
 
 // elect moves leadership to replica target (the next one when target < 0)
-// at a new leader epoch; the new leader reopens from its log in the
+// at a new leader epoch; the new leader keeps the producer state it built as
+// a follower (Partition#makeLeader reloads nothing) and takes the
 // partition's mirror state, and followers truncate to their divergence point
 // from it. In a clean election a STOPPED partition whose new leader lacks
 // part of the STOPPING output (closing markers, barrier: not yet replicated)
 // runs STOPPING again, since it must never be writable without its barrier;
 // its log cannot hold local writes yet, as they come after. An unclean
-// election takes the controller's state as it is: the new leader opens
+// election takes the controller's state as it is: the new leader becomes
 // STOPPED, writable, on whatever its log holds, barrier or not.
 func (w *world) elect(p *partition, target int, unclean bool) error {
 	old := p.lead()
@@ -537,11 +610,12 @@ func (w *world) elect(p *partition, target int, unclean bool) error {
 	before := tailOf(old, divergence(p.lead(), old))
 	p.leaderEpoch++
 	lead := p.lead()
-	if lost := old.LogEndOffset() - lead.LogEndOffset(); lost > 0 && p.state == stateMirroring {
+	if lost := old.LogEndOffset() - lead.LogEndOffset(); lost > 0 && p.state == stateMirroring && p.fanIn {
 		// A new leader that lagged (a follower held back in the ISR)
-		// lacks the old leader's tail: mirrored batches take this log's
-		// next offsets one for one with the source's, so the fetcher goes
-		// back as far, as after an unclean restart.
+		// lacks the old leader's tail: under fan-in mirrored batches take
+		// this log's next offsets one for one with the source's, so the
+		// fetcher goes back as far, as after an unclean restart. An
+		// offset-preserving fetcher resumes at the new leader's log end.
 		p.srcPos = max(0, p.srcPos-lost)
 	}
 	if unclean {

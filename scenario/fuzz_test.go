@@ -389,6 +389,12 @@ func FuzzScenario(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", st, err, src)
 		}
+		// Nothing the oracle must see is written without being recorded:
+		// checked step by step on one input in four (by length; the
+		// determinism check below takes another quarter).
+		if len(data)%4 == 1 {
+			recordEveryStep(t, s, st, opts, src)
+		}
 		// The determinism check runs the simulation a second time: on one
 		// input in four (by length, which the mutator changes all the
 		// time), so that it costs a quarter of a run on average.
@@ -412,12 +418,12 @@ func FuzzScenario(f *testing.F) {
 		// so the partition names the chain.
 		lostMarker := map[string]int{}
 		for _, v := range r1.Violations {
-			if _, seen := lostMarker[v.Partition]; v.Code == "RPO" && !seen {
+			if _, seen := lostMarker[v.Partition]; v.Code == CodeRPO && !seen {
 				lostMarker[v.Partition] = v.Step
 			}
 		}
 		for _, v := range r1.Violations {
-			if step, ok := lostMarker[v.Partition]; ok && v.Code == "M6" && step <= v.Step {
+			if step, ok := lostMarker[v.Partition]; ok && v.Code == CodeM6 && step <= v.Step {
 				continue
 			}
 			// Every strategy, every option, but one: the replay that
@@ -425,17 +431,17 @@ func FuzzScenario(f *testing.F) {
 			// replica that recovered, entries from below it that the
 			// other replicas cleared, so I4 and I2 are that switch's own
 			// findings (scenarios/69-crash-after-stopped.scn).
-			bad := (v.Code == "I2" || v.Code == "I4") && fo.prototype["recovery-barrier"] != "ignore"
+			bad := (v.Code == CodeI2 || v.Code == CodeI4) && fo.prototype["recovery-barrier"] != "ignore"
 			// Hazard R2 leaves a transaction open whose producer entry
 			// the barrier then clears: no snapshot can hold it, so a
 			// replica that reopens (an election) forgets it while the
 			// others keep it (scenarios/40-r2-abort-ignored.scn, 55-…).
-			if v.Code == "I2" && fo.prototype["hazard-r2"] == "on" && strings.Contains(v.Detail, "open transactions") {
+			if v.Code == CodeI2 && fo.prototype["hazard-r2"] == "on" && strings.Contains(v.Detail, "open transactions") {
 				bad = false
 			}
-			bad = bad || v.Code == "M6" && !fo.leavesTxnOpen()
+			bad = bad || v.Code == CodeM6 && !fo.leavesTxnOpen()
 			if st == "barrier" && !fo.voidsBarrier() {
-				bad = bad || v.Code == "M1" || v.Code == "M2" || v.Code == "M3" || v.Code == "M4"
+				bad = bad || v.Code == CodeM1 || v.Code == CodeM2 || v.Code == CodeM3 || v.Code == CodeM4
 			}
 			if bad {
 				t.Fatalf("%s: %s at step %d on %s %s: %s\n%s", st, v.Code, v.Step, v.Cluster, v.Partition,

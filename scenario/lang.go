@@ -105,7 +105,7 @@ type Script struct {
 type Expect struct {
 	Line     int
 	Strategy string
-	Codes    []string // sorted, deduplicated
+	Codes    []Code // sorted, deduplicated
 }
 
 // Expects returns the expect lines of s in file order.
@@ -119,7 +119,10 @@ func (s *Script) Expects() []Expect {
 		st, _ := c.Get("strategy")
 		e := Expect{Line: c.Line, Strategy: st}
 		if m, ok := c.Get("modes"); ok {
-			e.Codes = sortedCodes(strings.Split(m, ","))
+			for _, c := range strings.Split(m, ",") {
+				e.Codes = append(e.Codes, Code(c))
+			}
+			e.Codes = sortedCodes(e.Codes)
 		}
 		out = append(out, e)
 	}
@@ -167,7 +170,8 @@ const (
 	vVariant                       // abort|truncate
 	vStrategy                      // a strategy name
 	vCodes                         // CODE,CODE...
-	vAlign                         // divergence|scratch
+	vAlign                         // divergence|scratch|fan-in
+	vAcks                          // 1|all
 )
 
 // stopSteps are the STOPPING steps a fault can hit (appendpath.StopStep), in
@@ -210,7 +214,7 @@ var grammar = [opCount]syntax{
 	OpMirror: {words: []string{wCluster, "from", wCluster},
 		keys: map[string]valueKind{"topic": vTopic, "align": vAlign}},
 	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent", "old-format"},
-		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16}},
+		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16, "acks": vAcks}},
 	OpInit:   {words: []string{wProducer}},
 	OpZombie: {words: []string{wName, "of", wProducer}},
 	OpSend: {words: []string{wProducer, wPartition},
@@ -243,48 +247,6 @@ var grammar = [opCount]syntax{
 		required: []string{"replica"}},
 	OpClean: {words: []string{wCluster, wPartition}},
 	OpAdd:   {words: []string{wProducer, wPartition}},
-}
-
-// Codes are the failure codes the oracle reports and the invariants that have
-// no code of their own (docs/scenarios.md, "The oracle").
-var Codes = []string{"M1", "M2", "M3", "M4", "M5", "M6", "LAT", "ERR", "FAIL", "RPO", "I2", "I4", "I5", "I6"}
-
-func validCode(c string) bool {
-	for _, k := range Codes {
-		if k == c {
-			return true
-		}
-	}
-	return false
-}
-
-// codeRank orders codes as Codes lists them.
-func codeRank(c string) int {
-	for i, k := range Codes {
-		if k == c {
-			return i
-		}
-	}
-	return len(Codes)
-}
-
-func sortedCodes(in []string) []string {
-	out := make([]string, 0, len(in))
-	for _, c := range in {
-		dup := false
-		for _, o := range out {
-			dup = dup || o == c
-		}
-		if !dup && c != "" {
-			out = append(out, c)
-		}
-	}
-	for i := 1; i < len(out); i++ { // insertion sort: a handful of codes
-		for j := i; j > 0 && codeRank(out[j]) < codeRank(out[j-1]); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }
 
 // StrategyNames are the strategies in table order (docs/strategies.md).

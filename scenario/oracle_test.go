@@ -35,7 +35,7 @@ func stubPartition(w *world, reps ...replica) *partition {
 func codesOf(o *oracle) string {
 	var cs []string
 	for _, v := range o.violations {
-		cs = append(cs, v.Code)
+		cs = append(cs, string(v.Code))
 	}
 	return strings.Join(cs, ",")
 }
@@ -48,12 +48,12 @@ func TestOracleM6(t *testing.T) {
 	// A local transaction open on the partition explains the pinned LSO.
 	t1 := &txnState{id: "tx", open: true, parts: []*partition{p}}
 	p.c.txn.order = append(p.c.txn.order, t1)
-	w.or.checkPartition(p)
+	w.or.checkLSO(p)
 	if got := codesOf(w.or); got != "" {
 		t.Fatalf("open local txn: %q, want nothing", got)
 	}
 	t1.open = false
-	w.or.checkPartition(p)
+	w.or.checkLSO(p)
 	if got := codesOf(w.or); got != "M6" || !strings.Contains(w.or.violations[0].Detail, "LSO 3") {
 		t.Fatalf("no txn open: %q %+v, want M6", got, w.or.violations)
 	}
@@ -61,7 +61,7 @@ func TestOracleM6(t *testing.T) {
 	w2 := newWorld("barrier", DefaultOptions())
 	p2 := stubPartition(w2, r)
 	p2.state = stateMirroring
-	w2.or.checkPartition(p2)
+	w2.or.checkLSO(p2)
 	if got := codesOf(w2.or); got != "" {
 		t.Errorf("mirroring: %q", got)
 	}

@@ -251,6 +251,14 @@ func (p *parser) command(line int, words []string) (Command, error) {
 		if _, txn := c.Get("transactional"); txn && c.Has("idempotent") {
 			return c, p.errf(line, ErrSyntax, "producer: idempotent and transactional= exclude each other")
 		}
+		if acks, _ := c.Get("acks"); acks == "1" && !c.Has("old-format") {
+			// ProducerConfig: enabling idempotence requires acks=all.
+			for _, k := range []string{"idempotent", "transactional", "pid", "epoch"} {
+				if _, kv := c.Get(k); kv || c.Has(k) {
+					return c, p.errf(line, ErrSyntax, "producer: acks=1 excludes %s (idempotence requires acks=all)", k)
+				}
+			}
+		}
 		if c.Has("old-format") {
 			for _, k := range []string{"idempotent", "transactional", "pid", "epoch"} {
 				if _, kv := c.Get(k); kv || c.Has(k) {
@@ -343,9 +351,13 @@ func checkValue(kind valueKind, v string) error {
 		if _, err := parseClusterID(v); err != nil {
 			return err
 		}
+	case vAcks:
+		if v != "1" && v != "all" {
+			return errors.New("want 1|all")
+		}
 	case vAlign:
-		if v != "divergence" && v != "scratch" {
-			return errors.New("want divergence|scratch")
+		if v != "divergence" && v != "scratch" && v != "fan-in" {
+			return errors.New("want divergence|scratch|fan-in")
 		}
 	case vAt:
 		if !contains(stopSteps, v) {
@@ -362,7 +374,7 @@ func checkValue(kind valueKind, v string) error {
 	case vCodes:
 		for _, c := range strings.Split(v, ",") {
 			if !validCode(c) {
-				return fmt.Errorf("unknown code %q (want %s)", c, strings.Join(Codes, ","))
+				return fmt.Errorf("unknown code %q (want %s)", c, codeNames(Codes, ","))
 			}
 		}
 	}

@@ -79,7 +79,7 @@ func TestParseAll(t *testing.T) {
 	}
 	ex := s.Expects()
 	if len(ex) != 2 || ex[0].Strategy != "barrier" || len(ex[0].Codes) != 0 ||
-		!reflect.DeepEqual(ex[1].Codes, []string{"M1", "M4", "ERR"}) || ex[1].Line != 39 {
+		!reflect.DeepEqual(ex[1].Codes, []Code{CodeM1, CodeM4, CodeERR}) || ex[1].Line != 39 {
 		t.Errorf("expects = %+v", ex)
 	}
 	if set := s.Settings(); set["has-producer-id"] != "stock" || set["crc-fix"] != "patch" {
@@ -125,6 +125,10 @@ func TestParseErrors(t *testing.T) {
 		{"cluster C retain-segments=1001", ErrSyntax, "retain-segments=1001 above the limit 1000"},
 		{"add p t/0", ErrReference, "not transactional"},
 		{"producer o on A old-format pid=3", ErrSyntax, "old-format excludes pid"},
+		{"producer o on A acks=1 transactional=t2", ErrSyntax, "acks=1 excludes transactional (idempotence requires acks=all)"},
+		{"producer o on A acks=1 idempotent", ErrSyntax, "acks=1 excludes idempotent"},
+		{"producer o on A acks=1 pid=3", ErrSyntax, "acks=1 excludes pid"},
+		{"producer o on A acks=0", ErrSyntax, "want 1|all"},
 		{"producer o on A old-format transactional=t2", ErrSyntax, "old-format excludes transactional"},
 		{"cluster C replicas=1 replicas=2", ErrSyntax, "replicas given twice"},
 		{"cluster C extra", ErrSyntax, `unexpected word "extra"`},

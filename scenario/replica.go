@@ -96,7 +96,9 @@ type replica interface {
 	// AppendCoordinator appends a COMMIT or ABORT marker whose
 	// WriteTxnMarkers request states transaction version tv.
 	AppendCoordinator(batch []byte, tv psm.TxnVersion) (appendResult, error)
-	AppendMirrored(batches []byte, source [16]byte) (appendResult, error)
+	// AppendMirrored appends mirrored batches at their source offsets, or
+	// with fanIn at this log's next offsets (a fan-in of several sources).
+	AppendMirrored(batches []byte, source [16]byte, fanIn bool) (appendResult, error)
 	AppendReplica(batches []byte) (appendResult, error)
 	// Read returns whole batches from offset, at most maxBytes unless the
 	// first batch alone is larger.
@@ -116,8 +118,8 @@ type replica interface {
 	Fail()
 	FailedForGood() bool
 	// BecomeLeader makes the replica the leader at epoch, in the mirror
-	// state the controller holds for the partition; it keeps only what its
-	// log gives it.
+	// state the controller holds for the partition; it keeps the producer
+	// state it holds in memory (Partition#makeLeader reloads nothing).
 	BecomeLeader(epoch int32, state string) error
 	// Restart is a clean restart: close (sync, snapshot at the log end) and
 	// reopen, so recovery loads that snapshot and replays nothing.

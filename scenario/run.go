@@ -40,8 +40,8 @@ type Result struct {
 }
 
 // Codes returns the distinct codes of r's violations in Codes order.
-func (r *Result) Codes() []string {
-	var cs []string
+func (r *Result) Codes() []Code {
+	var cs []Code
 	for _, v := range r.Violations {
 		cs = append(cs, v.Code)
 	}
@@ -59,7 +59,7 @@ func (r *Result) Held() bool {
 }
 
 // FirstStep returns the first step at which code appeared, or 0.
-func (r *Result) FirstStep(code string) int {
+func (r *Result) FirstStep(code Code) int {
 	first := 0
 	for _, v := range r.Violations {
 		if v.Code == code && (first == 0 || v.Step < first) {
@@ -124,6 +124,7 @@ func RunStrategy(s *Script, st string, opts Options) (res Result, err error) {
 		}
 		w.or.afterStep()
 	}
+	w.or.finish()
 	res = Result{File: s.File, Strategy: st, Options: opts.For(st), Violations: w.or.violations,
 		ClientErrors: w.or.clientErrors}
 	if res.Violations == nil {
@@ -132,21 +133,25 @@ func RunStrategy(s *Script, st string, opts Options) (res Result, err error) {
 	if res.ClientErrors == nil {
 		res.ClientErrors = []ClientError{}
 	}
-	got := res.Codes()
-	if got == nil {
-		got = []string{}
+	codes := res.Codes()
+	got := []string{}
+	for _, c := range codes {
+		got = append(got, string(c))
 	}
 	res.Expectations = []ExpectResult{}
 	for _, e := range s.Expects() {
 		if e.Strategy != st {
 			continue
 		}
-		want := e.Codes
-		if len(want) == 0 {
-			want = []string{"ok"}
+		want := []string{"ok"}
+		if len(e.Codes) > 0 {
+			want = want[:0]
+			for _, c := range e.Codes {
+				want = append(want, string(c))
+			}
 		}
 		res.Expectations = append(res.Expectations, ExpectResult{Line: e.Line, Strategy: st, Want: want, Got: got,
-			Held: slices.Equal(e.Codes, got) || (len(e.Codes) == 0 && len(got) == 0)})
+			Held: slices.Equal(e.Codes, codes)})
 	}
 	return res, nil
 }
@@ -170,12 +175,16 @@ func WriteText(w io.Writer, results []Result) error {
 	if len(results) == 0 {
 		return nil
 	}
-	var all []string
+	var all []Code
 	for i := range results {
 		all = append(all, results[i].Codes()...)
 	}
 	cols := sortedCodes(all)
-	rows := [][]string{append(append([]string{"strategy"}, cols...), "expect")}
+	header := []string{"strategy"}
+	for _, c := range cols {
+		header = append(header, string(c))
+	}
+	rows := [][]string{append(header, "expect")}
 	for i := range results {
 		r := &results[i]
 		row := []string{r.Strategy}

@@ -95,7 +95,7 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		CRCFix:              fix,
 		Policy:              pol,
 		Fold:                fold,
-		MirrorOffsets:       appendpath.AssignOffsets,
+		MirrorOffsets:       appendpath.PreserveOffsets,
 		PSMOptions:          po,
 		BarrierUnaware:      cfg.BarrierUnaware,
 		NoBarrier:           cfg.NoBarrier,
@@ -114,8 +114,9 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 
 // apReplica adapts *appendpath.Partition to replica. Each replica keeps its
 // log in files of its own in-memory file system, so that a restart or a
-// leadership change can reopen it: the reopened partition recovers producer
-// state from its snapshot and log, and starts with an empty origins table.
+// crash can reopen it: the reopened partition recovers producer state from
+// its snapshot and log, and starts with an empty origins table. A
+// leadership change reopens nothing (BecomeLeader).
 type apReplica struct {
 	p            *appendpath.Partition
 	cfg          appendpath.Config
@@ -159,7 +160,12 @@ func (a *apReplica) AppendCoordinator(b []byte, tv psm.TxnVersion) (appendResult
 	return result(r), err
 }
 
-func (a *apReplica) AppendMirrored(b []byte, source [16]byte) (appendResult, error) {
+func (a *apReplica) AppendMirrored(b []byte, source [16]byte, fanIn bool) (appendResult, error) {
+	mode := appendpath.PreserveOffsets
+	if fanIn {
+		mode = appendpath.AssignOffsets
+	}
+	a.p.SetMirrorOffsets(mode)
 	r, err := a.p.AppendMirrored(b, source)
 	return result(r), err
 }
@@ -246,8 +252,10 @@ func (a *apReplica) Stop(req stopRequest) error {
 
 var errInjected = errors.New("scenario: fault injected by the scenario")
 
-// BecomeLeader reopens the replica from its log in the mirror state the
-// controller holds for the partition, at the new leader epoch.
+// BecomeLeader makes the replica the leader at the new leader epoch, in the
+// mirror state the controller holds for the partition, without reopening
+// it (appendpath.Partition.BecomeLeader, Kafka's Partition#makeLeader): its
+// producer state is the one it built as a follower.
 func (a *apReplica) BecomeLeader(epoch int32, state string) error {
 	st := appendpath.Stopped
 	switch state {
@@ -256,7 +264,13 @@ func (a *apReplica) BecomeLeader(epoch int32, state string) error {
 	case stateFailed:
 		st = appendpath.Failed
 	}
-	return a.open(st, epoch)
+	if err := a.p.BecomeLeader(epoch, st); err != nil {
+		return err
+	}
+	if a.terminal {
+		a.p.Fail()
+	}
+	return nil
 }
 
 // Restart reopens the replica from its files (the recovery path): producer

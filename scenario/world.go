@@ -23,6 +23,12 @@ type world struct {
 	// txnIdentity maps a transactional.id to the true producer it names:
 	// the first producer declared with it, on any cluster.
 	txnIdentity map[string]string
+	// pending are the acks=all produce requests and the coordinator's
+	// markers that wait for the high watermark (acks.go); delivered holds
+	// the timestamp of every data batch whose producer was acknowledged
+	// and of every marker its partition replicated.
+	pending   []*pendingWrite
+	delivered map[int64]bool
 }
 
 type topicDecl struct {
@@ -70,10 +76,13 @@ type partition struct {
 	leaderEpoch int32
 	state       string   // controller view: stateNone, stateMirroring, …
 	source      *cluster // mirror source while MIRRORING or STOPPING
-	// srcPos is the next source offset the mirror fetcher reads. Mirrored
-	// batches get this log's next offsets, so a partition can take batches
-	// from a second source after a first one (fan-in).
+	// srcPos is the next source offset the mirror fetcher reads under
+	// fan-in (align=fan-in), where mirrored batches get this log's next
+	// offsets, so that a partition can take batches from a second source
+	// after a first one. An offset-preserving mirror fetches from its log
+	// end (fetchPos).
 	srcPos int64
+	fanIn  bool
 	// After a stop: the log end offset and the source offset where
 	// mirroring left off, and the source, persisted for failback.
 	mirroredEnd int64
@@ -104,19 +113,6 @@ type partition struct {
 	// paused marks the replicas whose fetcher is held back (pause): they
 	// fetch nothing, stay in the ISR and so hold the high watermark back.
 	paused map[int]bool
-
-	// seenIDs keeps, under retain-segments, the identity of every data
-	// batch the oracle read, by base offset: an ack of a retry whose batch
-	// retention has deleted is checked against it (checkAck).
-	seenIDs map[int64]batchID
-}
-
-// batchID is what tells a genuine retry: the true producer, the base
-// sequence and the epoch.
-type batchID struct {
-	producer string
-	seq      int32
-	epoch    int16
 }
 
 type pidOrigin struct {
@@ -125,6 +121,16 @@ type pidOrigin struct {
 }
 
 func (p *partition) lead() replica { return p.reps[p.leader] }
+
+// fetchPos is the next source offset p's mirror fetcher reads: its leader's
+// log end, as the source's offsets are its own (mirrors preserve offsets),
+// or under fan-in the position it reached in the source.
+func (p *partition) fetchPos() int64 {
+	if p.fanIn {
+		return p.srcPos
+	}
+	return p.lead().LogEndOffset()
+}
 
 // markerTruth is what the coordinator knew when it wrote a marker.
 type markerTruth struct {
@@ -145,6 +151,11 @@ type client struct {
 	c         *cluster
 	txnID     string // "" idempotent
 	oldFormat bool   // magic 0/1: no producer ID, no InitProducerId
+	// acksOne: acks=1, acknowledged at the leader's append; such a
+	// producer is not idempotent (no producer ID, no InitProducerId).
+	// Otherwise acks=all: acknowledged once the high watermark passes the
+	// batch (pendingAck).
+	acksOne   bool
 	pid       int64
 	epoch     int16
 	seq       map[*partition]int32
@@ -173,7 +184,7 @@ func (w *world) tick() int64 { w.clock++; return w.clock }
 func newWorld(strategy string, opts Options) *world {
 	w := &world{strategy: strategy, opts: opts, byName: map[string]*cluster{}, clients: map[string]*client{},
 		groups: map[string]*group{}, markers: map[int64]markerTruth{}, clock: 1_000_000, regs: registries{},
-		txnIdentity: map[string]string{}}
+		txnIdentity: map[string]string{}, delivered: map[int64]bool{}}
 	w.or = newOracle(w)
 	return w
 }
@@ -208,6 +219,9 @@ func argInt64(c *Command, key string) (int64, bool) {
 // client errors, which the oracle records).
 func (w *world) exec(c *Command) error {
 	err := w.execOp(c)
+	if err == nil {
+		err = w.settleWrites()
+	}
 	w.noteLogFloors()
 	return err
 }
@@ -358,7 +372,7 @@ func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 			if err != nil {
 				return fmt.Errorf("open %s %s replica %d: %w", cl.name, p.key, i, err)
 			}
-			p.reps = append(p.reps, r)
+			p.reps = append(p.reps, &recorder{replica: r, p: p, o: w.or})
 		}
 		cl.parts = append(cl.parts, p)
 	}

@@ -1,0 +1,138 @@
+package scenario
+
+// The acknowledgement model. A produce request of an idempotent or
+// transactional producer runs with acks=all (ProducerConfig: enabling
+// idempotence requires acks=all): the leader answers once the high
+// watermark passes the batch (DelayedProduce), so a batch is an
+// acknowledged write only from then on. A batch the partition loses before
+// that was never acknowledged: the client's request fails with a retriable
+// error and it sends the same batch again, to whichever replica leads then.
+// A producer declared acks=1 is acknowledged at the leader's append. The
+// coordinator's COMMIT and ABORT markers are written the same way
+// (WriteTxnMarkers with acks=all): a marker lost before its partition
+// replicated it is written again by the coordinator, which retries until
+// the write is acknowledged.
+
+import (
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+// pendingWrite is a write that waits for the high watermark: a produce
+// request (pr set) or a coordinator's marker (marker).
+type pendingWrite struct {
+	pr     *client
+	p      *partition
+	d      dataBatch
+	batch  []byte // the request's batch, sent again as it is
+	res    appendResult
+	leo    int64 // the leader's log end before the append
+	ts     int64 // the timestamp of the batch at res.FirstOffset the answer is for
+	marker bool
+}
+
+// awaitAck answers a produce request: at once under acks=1, else when the
+// high watermark passes the batch (settleWrites).
+func (w *world) awaitAck(pw *pendingWrite) {
+	pw.ts = pw.d.ts
+	if b, ok := batchAt(pw.p.lead(), pw.res.FirstOffset); ok && pw.res.Duplicate {
+		pw.ts = timestampOf(b) // the answer is for the batch already there
+	}
+	if pw.pr.acksOne {
+		w.acknowledge(pw)
+		return
+	}
+	w.pending = append(w.pending, pw)
+}
+
+// acknowledge delivers pw's answer: the client's ack (checked by the
+// oracle), or the end of the coordinator's marker write.
+func (w *world) acknowledge(pw *pendingWrite) {
+	w.delivered[pw.ts] = true
+	if !pw.marker {
+		w.or.checkAck(pw.pr, pw.p, pw.d, pw.res, pw.leo)
+	}
+}
+
+// ackDelivered reports whether losing b loses a write somebody was told
+// about: a data batch whose producer was acknowledged, a marker its
+// partition replicated.
+func (w *world) ackDelivered(b codec.Batch) bool { return w.delivered[timestampOf(b)] }
+
+// settleWrites runs after every command: each pending write whose batch the
+// leader still holds is answered once the high watermark passes it; one
+// whose batch is gone is sent again to the current leader, as the client
+// (or the coordinator) retries; a refused retry is the client's error and
+// ends the request. A failed cluster answers nothing.
+func (w *world) settleWrites() error {
+	keep := w.pending[:0]
+	for _, pw := range w.pending {
+		done, err := w.settle(pw)
+		if err != nil {
+			return err
+		}
+		if !done {
+			keep = append(keep, pw)
+		}
+	}
+	clear(w.pending[len(keep):])
+	w.pending = keep
+	return nil
+}
+
+// settle is settleWrites for one write; done when it needs no more.
+func (w *world) settle(pw *pendingWrite) (bool, error) {
+	p := pw.p
+	if p.c.failed {
+		return false, nil
+	}
+	for range 2 { // the write as it is, then at most one retry per command
+		lead := p.lead()
+		if pw.res.FirstOffset < lead.LogStartOffset() || w.holds(lead, pw) {
+			if lead.HighWatermark() > pw.res.LastOffset {
+				w.acknowledge(pw)
+				return true, nil
+			}
+			return false, nil
+		}
+		// Lost before its acknowledgement: sent again.
+		leo := lead.LogEndOffset()
+		var res appendResult
+		var err error
+		if pw.marker {
+			res, err = lead.AppendCoordinator(pw.batch, txnVersion(w.opts))
+		} else {
+			res, err = lead.AppendClient(pw.batch)
+		}
+		if err != nil {
+			if pw.pr != nil {
+				w.or.clientError(pw.pr.name, p.c, p, errorName(err))
+			}
+			return true, nil
+		}
+		p.advanceHW()
+		if !pw.marker {
+			w.or.checkWrittenOnce(pw.pr, p, pw.d, res, leo)
+		}
+		pw.res, pw.leo = res, leo
+		if b, ok := batchAt(lead, res.FirstOffset); ok {
+			pw.ts = timestampOf(b)
+		}
+	}
+	return false, nil
+}
+
+// holds reports whether r holds pw's batch at the offset it was answered
+// with.
+func (w *world) holds(r replica, pw *pendingWrite) bool {
+	b, ok := batchAt(r, pw.res.FirstOffset)
+	return ok && b.BaseOffset() == pw.res.FirstOffset && timestampOf(b) == pw.ts
+}
+
+// timestampOf is what names a write: a data batch's base timestamp (every
+// send has its own), a marker's timestamp.
+func timestampOf(b codec.Batch) int64 {
+	if b.IsControl() {
+		return readTruth(b).ts
+	}
+	return b.BaseTimestamp()
+}
