@@ -82,7 +82,7 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 func init() {
 	register(command{
 		name:    "run",
-		summary: "scenario catalog under every strategy + benchmark ratios with intervals and an A/A canary; writes results/run/",
+		summary: "scenario catalog under every strategy + benchmark ratios with intervals and an A/A canary; writes results/tmp/run/ (--readme: results/run/)",
 		run:     runRun,
 	})
 }
@@ -103,11 +103,11 @@ var (
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	full := fs.Bool("full", false, "publication-grade counts: 10 interleaved rounds of 1 s over every Append, Limit and Update configuration (tens of minutes)")
-	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/run under the module)")
+	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/tmp/run under the module, which git ignores; with --readme results/run)")
 	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench; default: Append at producers=1000, Limit, Update; with --full every Append, Limit, Update)")
 	benchtime := fs.String("benchtime", "", "override -benchtime (`D` or Nx; default 100ms, 1s with --full)")
 	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 10: benchmath's 95% interval of a median needs 6)")
-	readme := fs.Bool("readme", false, "also rewrite the marked sections of README.md and results/scenarios.md under the module from this run")
+	readme := fs.Bool("readme", false, "write the committed run results/run/ (unless --out) and rewrite the generated sections of README.md and results/ from it")
 	failNoisy := fs.Bool("fail-noisy", false, "exit 3 when the report is noisy (docs/measuring.md, \"Noise\"); without it a noisy report exits 0 and says NOISY")
 	pkgs := fs.String("pkg", "./appendpath ./psm", "benchmark `PACKAGES` (space or comma separated; the Append, Limit and Update benchmarks live in these two)")
 	scen := fs.String("scenarios", "scenarios", "scenario catalog `DIR` (every *.scn in it), relative to the module")
@@ -145,11 +145,23 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.root = root
 	cfg.out = *out
-	if cfg.out == "" {
-		cfg.out = filepath.Join(root, "results", "run")
+	switch {
+	case cfg.out == "" && *readme:
+		cfg.out = filepath.Join(root, committedRun)
+	case cfg.out == "":
+		cfg.out = filepath.Join(root, scratchRun)
 	}
 	return cfg.do(stdout, stderr)
 }
+
+// The run directories under the module: scratchRun is where `run` writes by
+// default, inside results/tmp/, which .gitignore lists, so that a run leaves
+// the checkout clean; committedRun is the run the generated sections of the
+// README and results/ are built from, written only with --readme (or --out).
+var (
+	scratchRun   = filepath.Join("results", "tmp", "run")
+	committedRun = filepath.Join("results", "run")
+)
 
 type runConfig struct {
 	root, out, benchtime, scenarios string
@@ -254,6 +266,7 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 		return code
 	}
 	fmt.Fprintf(stdout, "(%s)\n", time.Since(start).Round(time.Second))
+	fmt.Fprintf(stdout, "run: results in %s\n", displayPath(c.root, c.out))
 	return c.exitStatus(c.out, stderr)
 }
 
@@ -523,6 +536,15 @@ func progress(stderr io.Writer, cmd, what string, status func() string) func(res
 		wg.Wait()
 		fmt.Fprintf(stderr, "%s: %s: %s (%s)\n", cmd, what, result, time.Since(start).Round(100*time.Millisecond))
 	}
+}
+
+// displayPath is path relative to the module root when it lies inside it,
+// else path itself.
+func displayPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel + string(filepath.Separator)
+	}
+	return path
 }
 
 func goVersion(dir string) string {

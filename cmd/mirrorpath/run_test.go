@@ -110,7 +110,7 @@ func TestRunMatrixHasEveryStrategy(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "scenarios", "01-local-pid-reuse.scn"), scn, 0o644)
-	out := filepath.Join(dir, "results", "run")
+	out := filepath.Join(dir, "results", "tmp", "run")
 	var stdout, stderr bytes.Buffer
 	if code := mainArgs([]string{"run", "--dir", dir, "--no-bench"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
@@ -125,6 +125,47 @@ func TestRunMatrixHasEveryStrategy(t *testing.T) {
 	jl, _ := os.ReadFile(filepath.Join(out, report.ScenarioFile))
 	if bytes.Contains(jl, []byte(dir)) {
 		t.Errorf("scenarios.jsonl names the machine's path %s", dir)
+	}
+}
+
+// TestRunLeavesCheckoutClean: a plain `run` writes only under results/tmp/
+// (which .gitignore lists) and says where; the committed results/run/ and
+// the README are left alone.
+func TestRunLeavesCheckoutClean(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755)
+	os.WriteFile(filepath.Join(dir, "scenarios", "x.scn"), []byte("#\n"), 0o644)
+	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int {
+		io.WriteString(stdout, `{"file":"x.scn","strategy":"negate","violations":[]}`+"\n")
+		return 0
+	})
+	var stdout, stderr bytes.Buffer
+	if code := mainArgs([]string{"run", "--dir", dir, "--no-bench"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	var written []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			written = append(written, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	for _, f := range written {
+		if f != "go.mod" && f != "scenarios/x.scn" && !strings.HasPrefix(f, "results/tmp/run/") {
+			t.Errorf("run wrote %s outside results/tmp/", f)
+		}
+	}
+	if !slices.Contains(written, "results/tmp/run/report.md") {
+		t.Errorf("no results/tmp/run/report.md among %v", written)
+	}
+	if want := "run: results in " + filepath.Join("results", "tmp", "run") + string(filepath.Separator); !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout does not end with %q:\n%s", want, stdout.String())
+	}
+	ignore, err := os.ReadFile(filepath.Join("..", "..", ".gitignore"))
+	if err != nil || !slices.Contains(strings.Split(string(ignore), "\n"), "/results/tmp/") {
+		t.Errorf(".gitignore does not list /results/tmp/ (err %v)", err)
 	}
 }
 
