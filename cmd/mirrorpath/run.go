@@ -138,12 +138,21 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *count > 0 {
 		cfg.count = *count
 	}
+	if err := checkBenchtime(cfg.benchtime); err != nil {
+		return usageError(fs, stderr, err.Error())
+	}
 	root, err := moduleRoot(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "run: %v\n", err)
 		return 2
 	}
 	cfg.root = root
+	if !cfg.noScenarios {
+		if _, err := cfg.catalog(); err != nil {
+			fmt.Fprintf(stderr, "run: %v\n", err)
+			return 2
+		}
+	}
 	cfg.out = *out
 	switch {
 	case cfg.out == "" && *readme:
@@ -162,6 +171,46 @@ var (
 	scratchRun   = filepath.Join("results", "tmp", "run")
 	committedRun = filepath.Join("results", "run")
 )
+
+// checkBenchtime accepts what go test's -benchtime does: a positive
+// duration (time.ParseDuration) or a positive iteration count Nx.
+func checkBenchtime(s string) error {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v > 0 {
+			return nil
+		}
+		return fmt.Errorf("--benchtime %q: an iteration count is a positive integer followed by x, e.g. 200x", s)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("--benchtime %q: want a positive duration (100ms, 1s) or an iteration count (200x)", s)
+	}
+	return nil
+}
+
+// catalog returns the *.scn files of the scenario directory, an error
+// saying which when the directory is missing or holds none.
+func (c runConfig) catalog() ([]string, error) {
+	dir := c.scenarios
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(c.root, dir)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--scenarios %s: %w", c.scenarios, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("--scenarios %s: not a directory", c.scenarios)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.scn"))
+	if err != nil {
+		return nil, fmt.Errorf("--scenarios %s: %w", c.scenarios, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("--scenarios %s: no *.scn file in it (--no-scenarios skips the catalog)", c.scenarios)
+	}
+	return files, nil
+}
 
 type runConfig struct {
 	root, out, benchtime, scenarios string
@@ -235,18 +284,36 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	}
 	rep.CPU, rep.Kernel, rep.Features = cpuModel(), codec.CRCKernel(), cpuFeatures()
 
-	// 1. Scenario catalog.
+	// 1. Scenario catalog. A catalog the scenario command cannot run (a
+	// file that does not parse, a panic) ends the run before the
+	// benchmarks: the report is written, with the reason, and the exit
+	// status says so.
+	failed := 0
+	var failure string
 	if c.noScenarios {
 		rep.Notes = append(rep.Notes, "scenario catalog skipped (--no-scenarios)")
-	} else if m := c.scenarioMatrix(rep, stderr); m != nil {
-		rep.RawFiles = append(rep.RawFiles, report.ScenarioFile)
+	} else {
+		m, code, why := c.scenarioMatrix(rep, stderr)
+		if m != nil {
+			rep.RawFiles = append(rep.RawFiles, report.ScenarioFile)
+		}
+		if code != 0 {
+			failed, failure = code, "scenario catalog: "+why
+		}
 	}
 
 	// 2. Benchmarks.
-	if c.noBench {
+	switch {
+	case c.noBench:
 		rep.Notes = append(rep.Notes, "benchmarks skipped (--no-bench)")
-	} else {
-		rep.Figures = c.benchmarks(rep, stderr)
+	case failed != 0:
+		rep.Notes = append(rep.Notes, "benchmarks not run: the scenario catalog failed")
+	default:
+		var benchFailure string
+		rep.Figures, benchFailure = c.benchmarks(rep, stderr)
+		if benchFailure != "" {
+			failed, failure = 1, benchFailure
+		}
 		if rep.Figures != nil && rep.Figures.Results > 0 {
 			rep.RawFiles = append(rep.RawFiles, report.BenchFile)
 			if rep.CPU == "" {
@@ -267,6 +334,10 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "(%s)\n", time.Since(start).Round(time.Second))
 	fmt.Fprintf(stdout, "run: results in %s\n", displayPath(c.root, c.out))
+	if failed != 0 {
+		fmt.Fprintf(stderr, "run: %s\n", failure)
+		return failed
+	}
 	return c.exitStatus(c.out, stderr)
 }
 
@@ -332,46 +403,52 @@ func writeReports(root, dir string, readme bool, stdout, stderr io.Writer) int {
 
 // scenarioMatrix runs every *.scn of the catalog through the scenario
 // command compiled into this binary (`scenario run --json`), writes its JSON
-// lines to scenarios.jsonl and parses the verdict matrix. It returns nil,
-// with a note saying why, when the catalog or the command is missing.
-func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) *report.Matrix {
-	dir := c.scenarios
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(c.root, dir)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.scn"))
-	if len(files) == 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("no scenario catalog: %s holds no *.scn file", c.scenarios))
-		return nil
+// lines to scenarios.jsonl and parses the verdict matrix. code is 0 when the
+// catalog ran (its expect lines are judged later), 2 when the scenario
+// command reported a usage or file error (a file that does not parse), 1
+// when it panicked or produced nothing; why says which, in its words.
+func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) (m *report.Matrix, code int, why string) {
+	files, err := c.catalog()
+	if err != nil {
+		rep.Notes = append(rep.Notes, err.Error())
+		return nil, 2, err.Error()
 	}
 	sc, ok := commands["scenario"]
 	if !ok {
-		rep.Notes = append(rep.Notes, "the scenario command is not built into this binary yet (cmd/mirrorpath/scenario.go); verdict matrix skipped")
-		return nil
+		rep.Notes = append(rep.Notes, "the scenario command is not built into this binary (cmd/mirrorpath/scenario.go); verdict matrix skipped")
+		return nil, 0, ""
 	}
 	step := progress(stderr, "run", fmt.Sprintf("scenario catalog: %d files × every strategy", len(files)), nil)
 	var jsonOut, errOut bytes.Buffer
-	code, panicked := callCommand(sc, append([]string{"run", "--json"}, files...), &jsonOut, &errOut)
-	step(fmt.Sprintf("exit %d", code))
+	sccode, panicked := callCommand(sc, append([]string{"run", "--json"}, files...), &jsonOut, &errOut)
+	step(fmt.Sprintf("exit %d", sccode))
 	// Paths relative to the module, so that the committed file names no machine.
 	rel := bytes.ReplaceAll(jsonOut.Bytes(), []byte(`"file":"`+c.root+string(filepath.Separator)), []byte(`"file":"`))
 	os.WriteFile(filepath.Join(c.out, report.ScenarioFile), rel, 0o644)
-	if panicked != "" {
-		rep.Notes = append(rep.Notes, "scenario run panicked: "+panicked)
+	switch {
+	case panicked != "":
+		why = "scenario run panicked: " + panicked
+		rep.Notes = append(rep.Notes, why)
+		code = 1
+	case sccode == 2:
+		why = "scenario run reported a usage or file error: " + firstLines(errOut.String(), 3)
+		rep.Notes = append(rep.Notes, why)
+		code = 2
 	}
-	if code == 2 {
-		rep.Notes = append(rep.Notes, "scenario run reported a usage or file error: "+firstLines(errOut.String(), 3))
-	}
-	m, err := report.ParseScenarios(&jsonOut)
+	m, err = report.ParseScenarios(&jsonOut)
 	if err != nil || len(m.Files) == 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("scenario run produced no JSON result lines (exit %d): %s", code, firstLines(errOut.String(), 3)))
-		return nil
+		msg := fmt.Sprintf("scenario run produced no JSON result lines (exit %d): %s", sccode, firstLines(errOut.String(), 3))
+		rep.Notes = append(rep.Notes, msg)
+		if code == 0 {
+			code, why = 1, msg
+		}
+		return nil, code, why
 	}
 	m.ShortenFiles()
 	if m.Malformed > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d malformed JSON lines in the scenario output were skipped", m.Malformed))
 	}
-	return m
+	return m, code, why
 }
 
 // callCommand runs a registered command in-process, turning a panic into a message.
@@ -390,18 +467,19 @@ func callCommand(c command, args []string, stdout, stderr io.Writer) (code int, 
 // -test.count 1. Spreading the samples of every configuration over the
 // whole run, as the gate does, keeps machine drift out of the ratios, which
 // compare configurations measured at different moments. The output goes to
-// bench.txt and is parsed.
-func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figures {
+// bench.txt and is parsed. failure is go test's reason when a benchmark
+// binary failed to run (a bad -bench pattern, a failing benchmark).
+func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report.Figures, failure string) {
 	raw, err := os.Create(filepath.Join(c.out, report.BenchFile))
 	if err != nil {
 		rep.Notes = append(rep.Notes, "bench.txt: "+err.Error())
-		return nil
+		return nil, ""
 	}
 	defer raw.Close()
 	binDir, err := os.MkdirTemp("", "mirrorpath-run-")
 	if err != nil {
 		rep.Notes = append(rep.Notes, err.Error())
-		return nil
+		return nil, ""
 	}
 	defer os.RemoveAll(binDir)
 
@@ -447,8 +525,12 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 				out, err := b.RunBench(ctx, pat, c.benchtime, 0)
 				if err != nil {
 					failed[b.ImportPath] = true
-					rep.Notes = append(rep.Notes, fmt.Sprintf("%s: benchmark run failed in round %d, later rounds skipped: %s",
-						b.ImportPath, round, firstLines(failLines(err.Error()), 4)))
+					msg := fmt.Sprintf("%s: benchmark run failed in round %d, later rounds skipped: %s",
+						b.ImportPath, round, failLines(err.Error(), 4))
+					rep.Notes = append(rep.Notes, msg)
+					if failure == "" {
+						failure = msg
+					}
 					break
 				}
 				n := strings.Count(string(out), "\nBenchmark")
@@ -465,10 +547,10 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: none of its benchmarks is in the selection (`%s`)", b.ImportPath, strings.Join(c.patterns, "` or `")))
 		}
 	}
-	fig, err := report.ParseBench(&all, report.BenchFile)
+	fig, err = report.ParseBench(&all, report.BenchFile)
 	if err != nil {
 		rep.Notes = append(rep.Notes, "parsing benchmark output: "+err.Error())
-		return nil
+		return nil, failure
 	}
 	names := fig.Names()
 	for _, want := range []struct{ name, why string }{
@@ -480,7 +562,7 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 			rep.Notes = append(rep.Notes, fmt.Sprintf("no Benchmark%s results, so %s cannot be produced", want.name, want.why))
 		}
 	}
-	return fig
+	return fig, failure
 }
 
 // charts writes the SVG charts that have data.
@@ -568,15 +650,20 @@ func benchCPU(path string) string {
 	return ""
 }
 
-// failLines picks the lines of go test output that explain a failure.
-func failLines(s string) string {
+// failLines picks the lines of go test output that explain a failure, at
+// most n of them joined by " / "; when none of them is a test failure line
+// (go test refusing a flag, say) it is the first n lines of the output.
+func failLines(s string, n int) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
 		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") || strings.Contains(l, "panic:") || strings.Contains(l, ".go:") {
 			out = append(out, strings.TrimSpace(l))
 		}
 	}
-	return strings.Join(out, "\n")
+	if len(out) == 0 {
+		return firstLines(s, n)
+	}
+	return firstLines(strings.Join(out, "\n"), n)
 }
 
 // firstLines joins the first n non-empty lines of s with " / ".

@@ -47,15 +47,16 @@ func TestRunDegradesAndFindings(t *testing.T) {
 		t.Errorf("stderr does not name the unmet expectation:\n%s", stderr.String())
 	}
 
-	// A panicking scenario command is reported, not propagated.
+	// A panicking scenario command is reported, not propagated: exit 1,
+	// the reason on stderr and in the report, the benchmarks not run.
 	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int { panic("boom") })
 	stdout.Reset()
 	stderr.Reset()
-	if code := mainArgs([]string{"run", "--dir", dir, "--out", out, "--no-bench"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("panicking scenario command: exit %d", code)
+	if code := mainArgs([]string{"run", "--dir", dir, "--out", out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "scenario run panicked: boom") {
+		t.Fatalf("panicking scenario command: exit %d\n%s", code, stderr.String())
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, want := range []string{"scenario run panicked: boom", "benchmarks skipped (--no-bench)", "No scenario results"} {
+	for _, want := range []string{"scenario run panicked: boom", "benchmarks not run: the scenario catalog failed", "No scenario results"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
@@ -95,6 +96,62 @@ func TestRunArgs(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
 		}
+	}
+}
+
+// TestRunBadInput: run stops with exit 2 and a one-line reason on input it
+// cannot use, before measuring anything (docs/measuring.md, "Exit status").
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "broken"), 0o755)
+	os.WriteFile(filepath.Join(dir, "broken", "x.scn"), []byte("cluster A\nfrobnicate A\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "file.scn"), []byte("cluster A\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "o")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing catalog", []string{"--scenarios", "absent"}, []string{"--scenarios absent", "no such file or directory"}},
+		{"catalog is a file", []string{"--scenarios", "file.scn"}, []string{"--scenarios file.scn: not a directory"}},
+		{"empty catalog", []string{"--scenarios", "empty"}, []string{"--scenarios empty: no *.scn file"}},
+		{"catalog file that does not parse", []string{"--scenarios", "broken"}, []string{"scenario catalog:", "x.scn:2", "frobnicate"}},
+		{"benchtime not a duration", []string{"--benchtime", "soon"}, []string{`--benchtime "soon"`, "positive duration"}},
+		{"benchtime zero", []string{"--benchtime", "0s"}, []string{`--benchtime "0s"`}},
+		{"benchtime bad count", []string{"--benchtime", "-3x"}, []string{`--benchtime "-3x"`, "iteration count"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"run", "--dir", dir, "--out", out, "--no-bench"}, tc.args...)
+			if slices.Contains(tc.args, "--benchtime") {
+				args = append([]string{"run", "--dir", dir, "--out", out}, tc.args...)
+			}
+			code := mainArgs(args, &stdout, &stderr)
+			if code != 2 {
+				t.Errorf("exit %d, want 2\n%s", code, stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// TestFailLines: a go test failure is explained by its failure lines, and
+// an output without any (go test refusing a flag) by its first lines, never
+// by "(no output)".
+func TestFailLines(t *testing.T) {
+	flagErr := "benchgate: run failed: x/psm: exit status 2\ninvalid value \"soon\" for flag -test.benchtime: parse error\nUsage of psm.test:\n"
+	if got := failLines(flagErr, 2); !strings.Contains(got, `invalid value "soon" for flag -test.benchtime`) {
+		t.Errorf("flag error: %q", got)
+	}
+	benchFail := "exit status 1\ngoos: linux\n--- FAIL: BenchmarkX\n    x_test.go:12: boom\nFAIL\n"
+	if got := failLines(benchFail, 4); got != "--- FAIL: BenchmarkX / x_test.go:12: boom / FAIL" {
+		t.Errorf("benchmark failure: %q", got)
 	}
 }
 
