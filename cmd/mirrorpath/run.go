@@ -107,7 +107,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench; default: Append at producers=1000, Limit, Update; with --full every Append, Limit, Update)")
 	benchtime := fs.String("benchtime", "", "override -benchtime (`D` or Nx; default 100ms, 1s with --full)")
 	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 10: benchmath's 95% interval of a median needs 6)")
-	readme := fs.Bool("readme", false, "write the committed run results/run/ (unless --out) and rewrite the generated sections of README.md and results/ from it")
+	readme := fs.Bool("readme", false, "write the committed run results/run/ (unless --out) and rewrite the generated sections of README.md and results/ from it; with --no-bench (--no-scenarios) the benchmarks (scenario results) of the run already there are kept, so only the verdict (benchmark) tables change")
 	failNoisy := fs.Bool("fail-noisy", false, "exit 3 when the report is noisy (docs/measuring.md, \"Noise\"); without it a noisy report exits 0 and says NOISY")
 	pkgs := fs.String("pkg", "./appendpath ./psm", "benchmark `PACKAGES` (space or comma separated; the Append, Limit and Update benchmarks live in these two)")
 	scen := fs.String("scenarios", "scenarios", "scenario catalog `DIR` (every *.scn in it), relative to the module")
@@ -132,8 +132,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *count < 0 {
 		return usageError(fs, stderr, "--count must be positive")
 	}
-	if *readme && (*noBench || *noScen) {
-		return usageError(fs, stderr, "--readme rewrites both generated sections: it needs the benchmarks and the scenario catalog")
+	if *readme && *noBench && *noScen {
+		return usageError(fs, stderr, "--readme with --no-bench and --no-scenarios has nothing to write")
 	}
 	if *count > 0 {
 		cfg.count = *count
@@ -245,11 +245,33 @@ func moduleRoot(dir string) (string, error) {
 	}
 }
 
-// runFiles are the files a run writes into its directory; each run removes
+// The files a run writes into its directory, by half; each run removes
 // them first, so that the directory holds one run and nothing of an earlier
-// one (a chart without data, a skipped half).
-var runFiles = []string{report.MetaFile, report.BenchFile, report.ScenarioFile, report.ReportFile,
-	"append-throughput.svg", "strategy-over-asis.svg", "psm-update.svg"}
+// one (a chart without data, a skipped half). The exception is --readme
+// with a half skipped: that half's files stay, and the report says which
+// run they come from (keptHalves).
+var (
+	runFiles      = []string{report.MetaFile, report.ReportFile}
+	scenarioFiles = []string{report.ScenarioFile}
+	benchFiles    = []string{report.BenchFile, "append-throughput.svg", "strategy-over-asis.svg", "psm-update.svg"}
+)
+
+// keptHalves returns the earlier run of the directory whose skipped half
+// this run keeps, or nil: only --readme keeps a half (the committed run,
+// whose verdict tables must not churn with the benchmarks, nor the other
+// way round), and only one the earlier run has.
+func (c runConfig) keptHalves() (earlier *report.Report, keepScenarios, keepBench bool) {
+	if !c.readme || (!c.noBench && !c.noScenarios) {
+		return nil, false, false
+	}
+	earlier, err := report.LoadMeta(c.out)
+	if err != nil {
+		return nil, false, false
+	}
+	keepScenarios = c.noScenarios && slices.Contains(earlier.RawFiles, report.ScenarioFile)
+	keepBench = c.noBench && slices.Contains(earlier.RawFiles, report.BenchFile)
+	return earlier, keepScenarios, keepBench
+}
 
 func (c runConfig) do(stdout, stderr io.Writer) int {
 	start := time.Now()
@@ -264,7 +286,15 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 		Commit:  gitCommit(c.root), // before the old files go: removing committed ones would read as +dirty
 		Command: strings.TrimSpace("mirrorpath run " + strings.Join(c.args, " ")),
 	}
-	for _, f := range runFiles {
+	earlier, keepScenarios, keepBench := c.keptHalves()
+	remove := slices.Clone(runFiles)
+	if !keepScenarios {
+		remove = append(remove, scenarioFiles...)
+	}
+	if !keepBench {
+		remove = append(remove, benchFiles...)
+	}
+	for _, f := range remove {
 		if err := os.Remove(filepath.Join(c.out, f)); err != nil && !os.IsNotExist(err) {
 			fmt.Fprintf(stderr, "run: %v\n", err)
 			return 1
@@ -290,9 +320,15 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	// status says so.
 	failed := 0
 	var failure string
-	if c.noScenarios {
+	switch {
+	case keepScenarios:
+		st := earlier.ScenarioStamp()
+		rep.ScenarioRun = &st
+		rep.RawFiles = append(rep.RawFiles, report.ScenarioFile)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("scenario catalog not run (--no-scenarios): the scenario results of %s UTC, commit %s are kept", st.Date, st.Commit))
+	case c.noScenarios:
 		rep.Notes = append(rep.Notes, "scenario catalog skipped (--no-scenarios)")
-	} else {
+	default:
 		m, code, why := c.scenarioMatrix(rep, stderr)
 		if m != nil {
 			rep.RawFiles = append(rep.RawFiles, report.ScenarioFile)
@@ -304,6 +340,15 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 
 	// 2. Benchmarks.
 	switch {
+	case keepBench:
+		// The benchmarks' half of the report is the earlier run's: its
+		// settings, machine and charts with its raw samples.
+		st := earlier.BenchStamp()
+		rep.BenchRun = &st
+		rep.Settings, rep.Env, rep.Charts = earlier.Settings, earlier.Env, earlier.Charts
+		rep.CPU, rep.Kernel, rep.Features = earlier.CPU, earlier.Kernel, earlier.Features
+		rep.RawFiles = append(rep.RawFiles, report.BenchFile)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("benchmarks not run (--no-bench): the benchmarks of %s UTC, commit %s are kept", st.Date, st.Commit))
 	case c.noBench:
 		rep.Notes = append(rep.Notes, "benchmarks skipped (--no-bench)")
 	case failed != 0:

@@ -269,8 +269,97 @@ func TestRunReadme(t *testing.T) {
 	if again, _ := os.ReadFile(filepath.Join(dir, "README.md")); !bytes.Equal(first, again) {
 		t.Errorf("report --readme changed the README:\n%s", again)
 	}
-	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-bench"}, &stdout, &stderr); code != 2 {
-		t.Errorf("--readme --no-bench: exit %d, want 2", code)
+	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-bench", "--no-scenarios"}, &stdout, &stderr); code != 2 {
+		t.Errorf("--readme --no-bench --no-scenarios: exit %d, want 2", code)
+	}
+}
+
+// TestRunReadmeHalves: `run --readme --no-bench` rebuilds the verdict
+// tables from a fresh scenario run and leaves the benchmark section, the
+// raw samples and their provenance as they were; `--no-scenarios` does the
+// reverse.
+func TestRunReadmeHalves(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755)
+	os.WriteFile(filepath.Join(dir, "scenarios", "x.scn"), []byte("#\n"), 0o644)
+	run := filepath.Join(dir, "results", "run")
+	os.MkdirAll(run, 0o755)
+	// An earlier committed run: benchmarks and scenarios at commit abc1234.
+	os.WriteFile(filepath.Join(run, report.MetaFile), []byte(`{"title":"t","date":"2026-01-01 00:00","commit":"abc1234","command":"mirrorpath run --readme",`+
+		`"settings":["mode quick"],"env":["load average at start 0.01"],"raw_files":["scenarios.jsonl","bench.txt"]}`), 0o644)
+	var b strings.Builder
+	b.WriteString("pkg: github.com/mirrorpath/mirrorpath/appendpath\n")
+	for i := range 10 {
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=asis/crc=none/batch=16KiB/producers=1000-2 100 %d ns/op\n", 100+i%3)
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=barrier/crc=none/batch=16KiB/producers=1000-2 100 %d ns/op\n", 100+i%3)
+	}
+	benchTxt := []byte(b.String())
+	os.WriteFile(filepath.Join(run, report.BenchFile), benchTxt, 0o644)
+	os.WriteFile(filepath.Join(run, report.ScenarioFile), []byte(`{"file":"x.scn","strategy":"negate","violations":[]}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(run, "append-throughput.svg"), []byte("<svg/>"), 0o644)
+	doc := "# m\n\n<!-- mirrorpath:verdicts:begin -->\n<!-- mirrorpath:verdicts:end -->\n\n<!-- mirrorpath:bench:begin -->\n<!-- mirrorpath:bench:end -->\n"
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte(doc), 0o644)
+	os.WriteFile(filepath.Join(dir, "results", "scenarios.md"), []byte("# s\n<!-- mirrorpath:verdicts:begin -->\n<!-- mirrorpath:verdicts:end -->\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := mainArgs([]string{"report", "--dir", dir, "--readme"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr.String())
+	}
+	section := func(name string) string {
+		text, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+		got, err := report.MarkedSection(text, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(got)
+	}
+	benchBefore, verdictsBefore := section(report.SectionBench), section(report.SectionVerdicts)
+	if !strings.Contains(benchBefore, "commit abc1234") || !strings.Contains(verdictsBefore, "| x | ok |") {
+		t.Fatalf("sections from the earlier run:\n%s\n%s", benchBefore, verdictsBefore)
+	}
+
+	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int {
+		io.WriteString(stdout, `{"file":"x.scn","strategy":"negate","violations":[{"code":"M4"}]}`+"\n")
+		return 0
+	})
+	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-bench"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("run --readme --no-bench: exit %d\n%s", code, stderr.String())
+	}
+	if got := section(report.SectionBench); got != benchBefore {
+		t.Errorf("--no-bench changed the benchmark section:\n%s\nwas\n%s", got, benchBefore)
+	}
+	if got := section(report.SectionVerdicts); !strings.Contains(got, "| x | M4 |") || strings.Contains(got, "commit abc1234") {
+		t.Errorf("verdicts not rebuilt from the new scenario run:\n%s", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(run, report.BenchFile)); !bytes.Equal(got, benchTxt) {
+		t.Error("bench.txt changed")
+	}
+	if _, err := os.Stat(filepath.Join(run, "append-throughput.svg")); err != nil {
+		t.Errorf("the kept run's chart is gone: %v", err)
+	}
+	md, _ := os.ReadFile(filepath.Join(run, report.ReportFile))
+	if !strings.Contains(string(md), "benchmarks from an earlier run: 2026-01-01 00:00 UTC, commit abc1234") {
+		t.Errorf("report.md does not say where the benchmarks come from:\n%s", md)
+	}
+	// report --readme gives the same bytes again.
+	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	if code := mainArgs([]string{"report", "--dir", dir, "--readme"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr.String())
+	}
+	if again, _ := os.ReadFile(filepath.Join(dir, "README.md")); !bytes.Equal(again, readme) {
+		t.Errorf("report --readme changed the README after run --no-bench --readme")
+	}
+
+	// The reverse: benchmarks run (none here), scenario results kept.
+	verdicts := section(report.SectionVerdicts)
+	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-scenarios", "--pkg", "./absent"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("run --readme --no-scenarios: exit %d\n%s", code, stderr.String())
+	}
+	if got := section(report.SectionVerdicts); got != verdicts {
+		t.Errorf("--no-scenarios changed the verdicts:\n%s\nwas\n%s", got, verdicts)
+	}
+	if got := section(report.SectionBench); !strings.Contains(got, "No benchmark results") {
+		t.Errorf("benchmark section not rebuilt:\n%s", got)
 	}
 }
 

@@ -41,9 +41,8 @@ func (r *Report) SaveMeta(dir string) error {
 	return os.WriteFile(filepath.Join(dir, MetaFile), append(b, '\n'), 0o644)
 }
 
-// Load rebuilds the report of a run directory from run.json and the raw
-// files it lists.
-func Load(dir string) (*Report, error) {
+// LoadMeta reads dir/run.json alone: the Report's fields, no figures.
+func LoadMeta(dir string) (*Report, error) {
 	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
@@ -51,6 +50,16 @@ func Load(dir string) (*Report, error) {
 	r := &Report{}
 	if err := json.Unmarshal(b, r); err != nil {
 		return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, MetaFile), err)
+	}
+	return r, nil
+}
+
+// Load rebuilds the report of a run directory from run.json and the raw
+// files it lists.
+func Load(dir string) (*Report, error) {
+	r, err := LoadMeta(dir)
+	if err != nil {
+		return nil, err
 	}
 	if slices.Contains(r.RawFiles, BenchFile) {
 		fh, err := os.Open(filepath.Join(dir, BenchFile))
@@ -178,8 +187,9 @@ func (r *Report) RewriteSections(path, from string) ([]string, error) {
 // readmeBench writes the benchmark section: where the figures come from,
 // the noise verdict, the headline ratio tables and the absolute medians.
 func (r *Report) readmeBench(ew *errWriter, from string) {
-	ew.printf("Generated from `%s` by `%s`; regenerate, never edit (`go test ./internal/report` compares this section with its raw results).\n\n", from, r.Command)
-	ew.printf("- run: %s UTC, commit %s; %s\n", r.Date, r.Commit, strings.Join(r.Settings, "; "))
+	st := r.BenchStamp()
+	ew.printf("Generated from `%s` by `%s`; regenerate, never edit (`go test ./internal/report` compares this section with its raw results).\n\n", from, st.Command)
+	ew.printf("- run: %s UTC, commit %s; %s\n", st.Date, st.Commit, strings.Join(r.Settings, "; "))
 	ew.printf("- cpu: %s\n", r.CPULine())
 	for _, e := range r.Env {
 		ew.printf("- %s\n", e)
@@ -321,8 +331,9 @@ var strategyDesign = map[string]string{
 // design saying where it breaks.
 func (r *Report) readmeVerdicts(ew *errWriter, from string) {
 	m := r.Matrix
+	st := r.ScenarioStamp()
 	ew.printf("Generated from `%s` by `%s`; regenerate, never edit. Run %s UTC, commit %s: every file of the catalog under every strategy (failure codes seen; `ok` = none; ✗ = an `expect` line did not hold; the codes are in `docs/scenarios.md`).\n\n",
-		filepath.ToSlash(filepath.Join(from, ScenarioFile)), r.Command, r.Date, r.Commit)
+		filepath.ToSlash(filepath.Join(from, ScenarioFile)), st.Command, st.Date, st.Commit)
 	if m == nil || len(m.Files) == 0 {
 		ew.printf("No scenario results in this run.\n")
 		return
