@@ -435,8 +435,11 @@ func writeReports(root, dir string, readme bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "report: --readme needs the run directory inside the module (%s is not under %s)\n", dir, root)
 		return 2
 	}
-	for _, doc := range []string{"README.md", filepath.Join("results", "scenarios.md")} {
-		done, err := rep.RewriteSections(filepath.Join(root, doc), filepath.ToSlash(from))
+	for _, doc := range report.GeneratedDocs {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(doc))); os.IsNotExist(err) {
+			continue // a module without that document (another module's run)
+		}
+		done, err := rep.RewriteSections(root, doc, filepath.ToSlash(from))
 		if err != nil {
 			fmt.Fprintf(stderr, "report: %v\n", err)
 			return 1
