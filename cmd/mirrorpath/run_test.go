@@ -183,6 +183,9 @@ func TestRunMatrixHasEveryStrategy(t *testing.T) {
 	if bytes.Contains(jl, []byte(dir)) {
 		t.Errorf("scenarios.jsonl names the machine's path %s", dir)
 	}
+	if bytes.Contains(jl, []byte(`"options"`)) || !bytes.Contains(jl, []byte(`"violations"`)) {
+		t.Errorf("scenarios.jsonl keeps the options blocks, or lost the verdicts:\n%.400s", jl)
+	}
 }
 
 // TestRunLeavesCheckoutClean: a plain `run` writes only under results/tmp/
