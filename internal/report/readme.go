@@ -535,7 +535,8 @@ func (r *Report) readmeSummary(ew *errWriter, link func(string) string) {
 }
 
 // summary is a table in one clause: its only row across the columns, or
-// at the last column the lowest and the highest row.
+// at 16 KiB (the producer's default batch.size; else the last column) the
+// lowest and the highest row.
 func (t *Table) summary() string {
 	cell := func(row, col string) string {
 		v, ok := t.Cells[[2]string{row, col}]
@@ -556,6 +557,9 @@ func (t *Table) summary() string {
 		return strings.Join(rows, "; ")
 	}
 	col := t.Cols[len(t.Cols)-1]
+	if slices.Contains(t.Cols, "16KiB") {
+		col = "16KiB"
+	}
 	lo, hi := "", ""
 	for _, row := range t.Rows {
 		v, ok := t.Cells[[2]string{row, col}]
