@@ -116,7 +116,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	noScen := fs.Bool("no-scenarios", false, "skip the scenario catalog")
 	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
 	if code, ok := parseHarnessFlags(fs, args, stderr,
-		"usage: mirrorpath run [--full] [--out DIR] [--bench RE] [--pkg PACKAGES] [--scenarios DIR] [--readme] [--fail-noisy]"); !ok {
+		"usage: mirrorpath run [--full] [--out DIR] [--bench RE] [--pkg PACKAGES] [--scenarios DIR] [--no-bench | --no-scenarios] [--readme] [--fail-noisy]"); !ok {
 		return code
 	}
 	cfg := runConfig{patterns: runQuickPatterns, benchtime: "100ms", count: 10, pkgs: splitList(*pkgs), scenarios: *scen,
