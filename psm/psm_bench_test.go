@@ -109,11 +109,11 @@ func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
 				// resets the timer at its first call).
 				runtime.GC()
 				b.ReportAllocs()
-				start, startGC := cputime.Process(), gcCPU()
+				start, startGC, startWall := cputime.Process(), gcCPU(), time.Now()
 				for b.Loop() {
 					benchUpdateOp(b, m, loop.next(), one)
 				}
-				reportMutatorCPU(b, start, startGC)
+				reportMutatorCPU(b, start, startGC, time.Since(startWall))
 			})
 		}
 	}
@@ -157,8 +157,10 @@ func benchUpdateOp(b *testing.B, m Manager, bt *Batch, one bool) {
 	a.Commit()
 }
 
-// gcCPU is the runtime's estimate of the CPU time the collector has spent
-// so far (runtime/metrics /cpu/classes/gc/total: assists, workers, pauses).
+// gcCPU is the runtime's estimate of the time the collector has spent so far
+// (runtime/metrics /cpu/classes/gc/total: assists, workers, pauses). The
+// runtime updates it at the end of each collection, and measures it in wall
+// time: a worker descheduled by the operating system keeps counting.
 func gcCPU() time.Duration {
 	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
 	metrics.Read(s)
@@ -173,15 +175,22 @@ func gcCPU() time.Duration {
 // collection marks the whole live heap: at 100,000 producers and more the
 // Model's heap is tens to hundreds of MB, and a sample of 100 ms holds 0, 1
 // or a few collections depending on where the allocation crossed the
-// trigger, so the collector's share moves a sample's figure by ±30 % for no
-// reason of the code's (docs/measuring.md, "Producer state"). What the
-// updates themselves do, allocation included, is the mutator's time, the
-// figure the store/model ratio divides; the collector's is beside it. The
-// Store allocates nothing and its two figures are its process CPU time and 0.
-func reportMutatorCPU(b *testing.B, start, startGC time.Duration) {
+// trigger, so the collector's share would move a sample's figure by tens of
+// per cent for no reason of the code's (docs/measuring.md, "Producer-state
+// updates"). What the updates themselves do, allocation included, is the
+// mutator's time, the figure the store/model ratio divides; the collector's
+// is beside it. The runtime's estimate of the collector's time is wall time
+// (gcCPU), so it is scaled by the sample's process CPU time over its wall
+// time: a process that the machine's load deschedules is not billed for
+// time it did not run. The Store allocates nothing and its two figures are
+// its process CPU time and 0.
+func reportMutatorCPU(b *testing.B, start, startGC, wall time.Duration) {
 	used, gc := cputime.Process()-start, gcCPU()-startGC
-	if b.N == 0 || used < 20*time.Millisecond {
+	if b.N == 0 || used < 20*time.Millisecond || wall <= 0 {
 		return
+	}
+	if used < wall {
+		gc = time.Duration(float64(gc) * float64(used) / float64(wall))
 	}
 	gc = min(max(gc, 0), used)
 	b.ReportMetric(float64((used-gc).Nanoseconds())/float64(b.N), "cpu-ns/op")
