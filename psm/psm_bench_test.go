@@ -129,9 +129,9 @@ const warmUpdatesMax = 100000
 // batch list, where over the first laps it grows one (an update's cost and
 // bytes allocated rise lap by lap, and a sample's mix of laps would set its
 // figure). Above warmUpdatesMax producers the warm-up would cost seconds per
-// sample, and a sample of up to 1 s stays inside the first lap for the
-// Model (about 3 µs an update at a million producers): every timed update
-// is then a producer's first after populate, as steady in its way.
+// sample, and `mirrorpath run` makes at most one lap there (a fixed count of
+// updates, docs/measuring.md): every timed update is then a producer's first
+// after populate, as steady in its way.
 func warmUpdates(b *testing.B, m Manager, loop *updateLoop, n int, one bool) {
 	if n > warmUpdatesMax {
 		return

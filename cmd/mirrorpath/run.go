@@ -94,10 +94,25 @@ func init() {
 // the other counts, a million producers above all, need seconds of warm-up
 // each. -bench patterns are matched per name level, and a pattern deeper than
 // a benchmark's name would turn it into a parent that measures nothing, so
-// the quick selection is three patterns run one after the other.
+// the quick selection is several patterns run one after the other.
+//
+// The producer-state updates at 100,000 and 1,000,000 producers run a fixed
+// number of updates (runFixedBenchtime) instead of a time: how many
+// collections, page faults of the heap's growth and laps over the producers
+// a sample of the reference Model holds depends on how many updates it
+// made, so a sample of fixed time measures a different mix on a faster or
+// slower moment (docs/measuring.md, "Producer-state updates"). A fixed count
+// gives every sample the same mix.
 var (
-	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkLimitRing$", "^BenchmarkLimitFused$", "^BenchmarkLimitRingFused$", "^BenchmarkLimitLocked$", "^BenchmarkCopyRing$", "^BenchmarkUpdate$", "^BenchmarkUpdateOne$"}
-	runFullPatterns  = []string{"^Benchmark(Append|Limit|LimitRing|LimitFused|LimitRingFused|LimitLocked|CopyRing|Update|UpdateOne)$"}
+	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkLimitRing$", "^BenchmarkLimitFused$", "^BenchmarkLimitRingFused$", "^BenchmarkLimitLocked$", "^BenchmarkCopyRing$",
+		"^BenchmarkUpdate(One)?$/.*/^producers=1000$", runLargeUpdates}
+	runFullPatterns = []string{"^Benchmark(Append|Limit|LimitRing|LimitFused|LimitRingFused|LimitLocked|CopyRing)$",
+		"^BenchmarkUpdate(One)?$/.*/^producers=1000$", runLargeUpdates}
+	runLargeUpdates = "^BenchmarkUpdate(One)?$/.*/^producers=(100000|1000000)$"
+	// runFixedBenchtime: 200,000 updates, over 20 ms of CPU time for the
+	// Store at 100,000 producers (cputime's least), one collection of the
+	// Model at a million; --full: 1,000,000, one lap of a million producers.
+	runFixedBenchtime = map[bool]string{false: "200000x", true: "1000000x"}
 )
 
 // runRun is `mirrorpath run`.
@@ -124,11 +139,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *full {
 		cfg.benchtime, cfg.count, cfg.patterns = "1s", 10, runFullPatterns
 	}
+	cfg.fixed = map[string]string{runLargeUpdates: runFixedBenchtime[*full]}
 	if *bench != "" {
-		cfg.patterns = []string{*bench}
+		cfg.patterns, cfg.fixed = []string{*bench}, nil
 	}
 	if *benchtime != "" {
-		cfg.benchtime = *benchtime
+		cfg.benchtime, cfg.fixed = *benchtime, nil
 	}
 	if *count < 0 {
 		return usageError(fs, stderr, "--count must be positive")
@@ -216,6 +232,7 @@ func (c runConfig) catalog() ([]string, error) {
 type runConfig struct {
 	root, out, benchtime, scenarios string
 	patterns                        []string
+	fixed                           map[string]string // pattern → its own -benchtime
 	count                           int
 	pkgs                            []string
 	noBench, noScenarios, full      bool
@@ -307,6 +324,11 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	}
 	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of `-benchtime %s`, `-bench '%s'`",
 		mode, c.count, c.benchtime, strings.Join(c.patterns, "'` then `'")))
+	for _, pat := range c.patterns {
+		if bt, ok := c.fixed[pat]; ok {
+			rep.Settings = append(rep.Settings, fmt.Sprintf("`'%s'` at a fixed `-benchtime %s`", pat, bt))
+		}
+	}
 	rep.Env = append(rep.Env, fmt.Sprintf("%s/%s, %d CPUs, toolchain %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion(c.root)))
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil { // Linux: say how busy the machine was
 		if f := strings.Fields(string(la)); len(f) >= 3 {
@@ -579,7 +601,11 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report
 				continue
 			}
 			for _, pat := range c.patterns {
-				out, err := b.RunBench(ctx, pat, c.benchtime, 0)
+				bt := c.benchtime
+				if f, ok := c.fixed[pat]; ok {
+					bt = f
+				}
+				out, err := b.RunBench(ctx, pat, bt, 0)
 				if err != nil {
 					failed[b.ImportPath] = true
 					msg := fmt.Sprintf("%s: benchmark run failed in round %d, later rounds skipped: %s",

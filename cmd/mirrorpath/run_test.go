@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -95,6 +96,46 @@ func TestRunArgs(t *testing.T) {
 		code := mainArgs(tc.args, &stdout, &stderr)
 		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
+		}
+	}
+}
+
+// TestRunFixedCounts: the producer-state updates at 100,000 and 1,000,000
+// producers run a fixed number of updates in both selections, at most one
+// lap of a million producers, and the report says so; --benchtime applies
+// to every pattern.
+func TestRunFixedCounts(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		pats := runQuickPatterns
+		if full {
+			pats = runFullPatterns
+		}
+		if !slices.Contains(pats, runLargeUpdates) {
+			t.Errorf("full=%v: %q not in the selection", full, runLargeUpdates)
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(runFixedBenchtime[full], "x"))
+		if err != nil || n < 100000 || n > 1000000 {
+			t.Errorf("full=%v: fixed -benchtime %q, want a count of 100,000 to 1,000,000", full, runFixedBenchtime[full])
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{nil, true}, {[]string{"--benchtime", "50ms"}, false}} {
+		out := filepath.Join(t.TempDir(), "o")
+		args := append([]string{"run", "--dir", dir, "--out", out, "--no-scenarios", "--pkg", "./absent"}, tc.args...)
+		if code := mainArgs(args, io.Discard, io.Discard); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		rep, err := report.LoadMeta(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(rep.Settings, "\n"), "at a fixed `-benchtime 200000x`")
+		if got != tc.want {
+			t.Errorf("%v: settings %q, want the fixed count said: %v", args, rep.Settings, tc.want)
 		}
 	}
 }
