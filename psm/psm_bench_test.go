@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -95,42 +96,105 @@ func benchUpdateWith(b *testing.B, one bool, opts Options, impls []string) {
 				loop := newUpdateLoop(n)
 				// The loop is one goroutine, and runs on one P: with a
 				// second, idle P the collector runs idle-priority mark
-				// workers on it, whose CPU time counts in the process's
-				// and depends on whether the machine leaves that P a core
-				// (about 40 % of the Model's CPU time at 1000 producers,
-				// varying with the neighbours' load). On one P the
-				// collector's work is done by assists and its fractional
-				// worker, and is paid per op. The Store allocates nothing;
-				// its loop is the same either way.
+				// workers on it, whose CPU time depends on whether the
+				// machine leaves that P a core. The Store allocates
+				// nothing; its loop is the same either way.
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-				// populate's garbage, and a collection it started that
-				// may still be marking, belong to the setup: collected
-				// here, before either clock starts (b.Loop resets the timer
-				// at its first call), they are not billed to the first
-				// updates. At a million producers the Model's heap is over
-				// 150 MB and a leftover mark phase is worth more CPU time
-				// than a 100 ms loop of updates.
+				if impl != "nop" {
+					warmUpdates(b, m, loop, n, one)
+				}
+				// populate's and the warm-up's garbage, and a collection
+				// they started that may still be marking, belong to the
+				// setup: collected here, before either clock starts (b.Loop
+				// resets the timer at its first call).
 				runtime.GC()
 				b.ReportAllocs()
-				start := cputime.Process()
+				start, startGC, startWall := cputime.Process(), gcCPU(), time.Now()
 				for b.Loop() {
-					bt := loop.next()
-					if one {
-						if _, _, err := m.Update(0, Client, bt); err != nil {
-							b.Fatal(err)
-						}
-					} else {
-						a := m.Begin(0, Client)
-						if _, err := a.Add(bt); err != nil {
-							b.Fatal(err)
-						}
-						a.Commit()
-					}
+					benchUpdateOp(b, m, loop.next(), one)
 				}
-				cputime.Report(b, start)
+				reportMutatorCPU(b, start, startGC, time.Since(startWall))
 			})
 		}
 	}
+}
+
+// warmUpdatesMax is the largest partition warmUpdates brings to its steady
+// state before the clock.
+const warmUpdatesMax = 100000
+
+// warmUpdates runs the update loop over n producers until each holds
+// NumBatchesToRetain batches (populate gives each one), so that every timed
+// update is the steady-state one: the Model's entry copies and trims a full
+// batch list, where over the first laps it grows one (an update's cost and
+// bytes allocated rise lap by lap, and a sample's mix of laps would set its
+// figure). Above warmUpdatesMax producers the warm-up would cost seconds per
+// sample, and `mirrorpath run` makes at most one lap there (a fixed count of
+// updates, docs/measuring.md): every timed update is then a producer's first
+// after populate, as steady in its way.
+func warmUpdates(b *testing.B, m Manager, loop *updateLoop, n int, one bool) {
+	if n > warmUpdatesMax {
+		return
+	}
+	for range (NumBatchesToRetain - 1) * n {
+		benchUpdateOp(b, m, loop.next(), one)
+	}
+}
+
+// benchUpdateOp is one producer-state update of bt: Manager.Update when one, else
+// Begin, Add, Commit.
+func benchUpdateOp(b *testing.B, m Manager, bt *Batch, one bool) {
+	if one {
+		if _, _, err := m.Update(0, Client, bt); err != nil {
+			b.Fatal(err)
+		}
+		return
+	}
+	a := m.Begin(0, Client)
+	if _, err := a.Add(bt); err != nil {
+		b.Fatal(err)
+	}
+	a.Commit()
+}
+
+// gcCPU is the runtime's estimate of the time the collector has spent so far
+// (runtime/metrics /cpu/classes/gc/total: assists, workers, pauses). The
+// runtime updates it at the end of each collection, and measures it in wall
+// time: a worker descheduled by the operating system keeps counting.
+func gcCPU() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * 1e9)
+}
+
+// reportMutatorCPU reports the process CPU time of the timed loop without
+// the collector's as cpu-ns/op, and the collector's as gc-cpu-ns/op. A
+// collection marks the whole live heap: at 100,000 producers and more the
+// Model's heap is tens to hundreds of MB, and a sample of 100 ms holds 0, 1
+// or a few collections depending on where the allocation crossed the
+// trigger, so the collector's share would move a sample's figure by tens of
+// per cent for no reason of the code's (docs/measuring.md, "Producer-state
+// updates"). What the updates themselves do, allocation included, is the
+// mutator's time, the figure the store/model ratio divides; the collector's
+// is beside it. The runtime's estimate of the collector's time is wall time
+// (gcCPU), so it is scaled by the sample's process CPU time over its wall
+// time: a process that the machine's load deschedules is not billed for
+// time it did not run. The Store allocates nothing and its two figures are
+// its process CPU time and 0.
+func reportMutatorCPU(b *testing.B, start, startGC, wall time.Duration) {
+	used, gc := cputime.Process()-start, gcCPU()-startGC
+	if b.N == 0 || used < 20*time.Millisecond || wall <= 0 {
+		return
+	}
+	if used < wall {
+		gc = time.Duration(float64(gc) * float64(used) / float64(wall))
+	}
+	gc = min(max(gc, 0), used)
+	b.ReportMetric(float64((used-gc).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(gc.Nanoseconds())/float64(b.N), "gc-cpu-ns/op")
 }
 
 // updateLoop is the state of an update loop over n populated producers:

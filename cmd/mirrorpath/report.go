@@ -21,7 +21,7 @@ func init() {
 // scenarios.jsonl), without measuring anything.
 func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	from := fs.String("from", "", "run `DIR` (default results/run under the module)")
+	from := fs.String("from", "", "run `DIR` (default results/run under the module, the committed run; a plain `run` writes results/tmp/run)")
 	readme := fs.Bool("readme", false, "also rewrite the marked sections of README.md and results/scenarios.md under the module")
 	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
 	if code, ok := parseHarnessFlags(fs, args, stderr, "usage: mirrorpath report [--from DIR] [--readme]"); !ok {
@@ -34,7 +34,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	d := *from
 	if d == "" {
-		d = filepath.Join(root, "results", "run")
+		d = filepath.Join(root, committedRun)
 	} else if d, err = filepath.Abs(d); err != nil {
 		reportError(stderr, err)
 		return 2

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -42,7 +43,7 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 func init() {
 	register(command{
 		name:    "run",
-		summary: "scenario catalog under every strategy + benchmark ratios with intervals and an A/A canary; writes results/run/",
+		summary: "scenario catalog under every strategy + benchmark ratios with intervals and an A/A canary; writes results/tmp/run/ (--readme: results/run/)",
 		run:     runRun,
 	})
 }
@@ -53,21 +54,36 @@ func init() {
 // the other counts, a million producers above all, need seconds of warm-up
 // each. -bench patterns are matched per name level, and a pattern deeper than
 // a benchmark's name would turn it into a parent that measures nothing, so
-// the quick selection is three patterns run one after the other.
+// the quick selection is several patterns run one after the other.
+//
+// The producer-state updates at 100,000 and 1,000,000 producers run a fixed
+// number of updates (runFixedBenchtime) instead of a time: how many
+// collections, page faults of the heap's growth and laps over the producers
+// a sample of the reference Model holds depends on how many updates it
+// made, so a sample of fixed time measures a different mix on a faster or
+// slower moment (docs/measuring.md, "Producer-state updates"). A fixed count
+// gives every sample the same mix.
 var (
-	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkLimitRing$", "^BenchmarkLimitFused$", "^BenchmarkLimitRingFused$", "^BenchmarkLimitLocked$", "^BenchmarkCopyRing$", "^BenchmarkUpdate$", "^BenchmarkUpdateOne$"}
-	runFullPatterns  = []string{"^Benchmark(Append|Limit|LimitRing|LimitFused|LimitRingFused|LimitLocked|CopyRing|Update|UpdateOne)$"}
+	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkLimitRing$", "^BenchmarkLimitFused$", "^BenchmarkLimitRingFused$", "^BenchmarkLimitLocked$", "^BenchmarkCopyRing$",
+		"^BenchmarkUpdate(One)?$/.*/^producers=1000$", runLargeUpdates}
+	runFullPatterns = []string{"^Benchmark(Append|Limit|LimitRing|LimitFused|LimitRingFused|LimitLocked|CopyRing)$",
+		"^BenchmarkUpdate(One)?$/.*/^producers=1000$", runLargeUpdates}
+	runLargeUpdates = "^BenchmarkUpdate(One)?$/.*/^producers=(100000|1000000)$"
+	// runFixedBenchtime: 200,000 updates, over 20 ms of CPU time for the
+	// Store at 100,000 producers (cputime's least), one collection of the
+	// Model at a million; --full: 1,000,000, one lap of a million producers.
+	runFixedBenchtime = map[bool]string{false: "200000x", true: "1000000x"}
 )
 
 // runRun is `mirrorpath run`.
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	full := fs.Bool("full", false, "publication-grade counts: 10 interleaved rounds of 1 s over every Append, Limit and Update configuration (tens of minutes)")
-	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/run under the module)")
+	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/tmp/run under the module, which git ignores; with --readme results/run)")
 	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench; default: Append at producers=1000, Limit, Update; with --full every Append, Limit, Update)")
 	benchtime := fs.String("benchtime", "", "override -benchtime (`D` or Nx; default 100ms, 1s with --full)")
 	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 10: benchmath's 95% interval of a median needs 6)")
-	readme := fs.Bool("readme", false, "also rewrite the marked sections of README.md and results/scenarios.md under the module from this run")
+	readme := fs.Bool("readme", false, "write the committed run results/run/ (unless --out) and rewrite the generated sections of README.md and results/ from it; with --no-bench (--no-scenarios) the benchmarks (scenario results) of the run already there are kept, so only the verdict (benchmark) tables change")
 	failNoisy := fs.Bool("fail-noisy", false, "exit 3 when the report is noisy (docs/measuring.md, \"Noise\"); without it a noisy report exits 0 and says NOISY")
 	pkgs := fs.String("pkg", "./appendpath ./psm", "benchmark `PACKAGES` (space or comma separated; the Append, Limit and Update benchmarks live in these two)")
 	scen := fs.String("scenarios", "scenarios", "scenario catalog `DIR` (every *.scn in it), relative to the module")
@@ -75,7 +91,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	noScen := fs.Bool("no-scenarios", false, "skip the scenario catalog")
 	dir := fs.String("dir", "", "module `DIR` (default: the module enclosing the current directory)")
 	if code, ok := parseHarnessFlags(fs, args, stderr,
-		"usage: mirrorpath run [--full] [--out DIR] [--bench RE] [--pkg PACKAGES] [--scenarios DIR] [--readme] [--fail-noisy]"); !ok {
+		"usage: mirrorpath run [--full] [--out DIR] [--bench RE] [--pkg PACKAGES] [--scenarios DIR] [--no-bench | --no-scenarios] [--readme] [--fail-noisy]"); !ok {
 		return code
 	}
 	cfg := runConfig{patterns: runQuickPatterns, benchtime: "100ms", count: 10, pkgs: splitList(*pkgs), scenarios: *scen,
@@ -83,20 +99,24 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *full {
 		cfg.benchtime, cfg.count, cfg.patterns = "1s", 10, runFullPatterns
 	}
+	cfg.fixed = map[string]string{runLargeUpdates: runFixedBenchtime[*full]}
 	if *bench != "" {
-		cfg.patterns = []string{*bench}
+		cfg.patterns, cfg.fixed = []string{*bench}, nil
 	}
 	if *benchtime != "" {
-		cfg.benchtime = *benchtime
+		cfg.benchtime, cfg.fixed = *benchtime, nil
 	}
 	if *count < 0 {
 		return usageError(fs, stderr, "--count must be positive")
 	}
-	if *readme && (*noBench || *noScen) {
-		return usageError(fs, stderr, "--readme rewrites both generated sections: it needs the benchmarks and the scenario catalog")
+	if *readme && *noBench && *noScen {
+		return usageError(fs, stderr, "--readme with --no-bench and --no-scenarios has nothing to write")
 	}
 	if *count > 0 {
 		cfg.count = *count
+	}
+	if err := checkBenchtime(cfg.benchtime); err != nil {
+		return usageError(fs, stderr, err.Error())
 	}
 	root, err := moduleRoot(*dir)
 	if err != nil {
@@ -104,16 +124,75 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.root = root
+	if !cfg.noScenarios {
+		if _, err := cfg.catalog(); err != nil {
+			fmt.Fprintf(stderr, "run: %v\n", err)
+			return 2
+		}
+	}
 	cfg.out = *out
-	if cfg.out == "" {
-		cfg.out = filepath.Join(root, "results", "run")
+	switch {
+	case cfg.out == "" && *readme:
+		cfg.out = filepath.Join(root, committedRun)
+	case cfg.out == "":
+		cfg.out = filepath.Join(root, scratchRun)
 	}
 	return cfg.do(stdout, stderr)
+}
+
+// The run directories under the module: scratchRun is where `run` writes by
+// default, inside results/tmp/, which .gitignore lists, so that a run leaves
+// the checkout clean; committedRun is the run the generated sections of the
+// README and results/ are built from, written only with --readme (or --out).
+var (
+	scratchRun   = filepath.Join("results", "tmp", "run")
+	committedRun = filepath.Join("results", "run")
+)
+
+// checkBenchtime accepts what go test's -benchtime does: a positive
+// duration (time.ParseDuration) or a positive iteration count Nx.
+func checkBenchtime(s string) error {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v > 0 {
+			return nil
+		}
+		return fmt.Errorf("--benchtime %q: an iteration count is a positive integer followed by x, e.g. 200x", s)
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("--benchtime %q: want a positive duration (100ms, 1s) or an iteration count (200x)", s)
+	}
+	return nil
+}
+
+// catalog returns the *.scn files of the scenario directory, an error
+// saying which when the directory is missing or holds none.
+func (c runConfig) catalog() ([]string, error) {
+	dir := c.scenarios
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(c.root, dir)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--scenarios %s: %w", c.scenarios, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("--scenarios %s: not a directory", c.scenarios)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.scn"))
+	if err != nil {
+		return nil, fmt.Errorf("--scenarios %s: %w", c.scenarios, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("--scenarios %s: no *.scn file in it (--no-scenarios skips the catalog)", c.scenarios)
+	}
+	return files, nil
 }
 
 type runConfig struct {
 	root, out, benchtime, scenarios string
 	patterns                        []string
+	fixed                           map[string]string // pattern → its own -benchtime
 	count                           int
 	pkgs                            []string
 	noBench, noScenarios, full      bool
@@ -144,11 +223,33 @@ func moduleRoot(dir string) (string, error) {
 	}
 }
 
-// runFiles are the files a run writes into its directory; each run removes
+// The files a run writes into its directory, by half; each run removes
 // them first, so that the directory holds one run and nothing of an earlier
-// one (a chart without data, a skipped half).
-var runFiles = []string{report.MetaFile, report.BenchFile, report.ScenarioFile, report.ReportFile,
-	"append-throughput.svg", "strategy-over-asis.svg", "psm-update.svg"}
+// one (a chart without data, a skipped half). The exception is --readme
+// with a half skipped: that half's files stay, and the report says which
+// run they come from (keptHalves).
+var (
+	runFiles      = []string{report.MetaFile, report.ReportFile}
+	scenarioFiles = []string{report.ScenarioFile}
+	benchFiles    = []string{report.BenchFile, "append-throughput.svg", "strategy-over-asis.svg", "psm-update.svg"}
+)
+
+// keptHalves returns the earlier run of the directory whose skipped half
+// this run keeps, or nil: only --readme keeps a half (the committed run,
+// whose verdict tables must not churn with the benchmarks, nor the other
+// way round), and only one the earlier run has.
+func (c runConfig) keptHalves() (earlier *report.Report, keepScenarios, keepBench bool) {
+	if !c.readme || (!c.noBench && !c.noScenarios) {
+		return nil, false, false
+	}
+	earlier, err := report.LoadMeta(c.out)
+	if err != nil {
+		return nil, false, false
+	}
+	keepScenarios = c.noScenarios && slices.Contains(earlier.RawFiles, report.ScenarioFile)
+	keepBench = c.noBench && slices.Contains(earlier.RawFiles, report.BenchFile)
+	return earlier, keepScenarios, keepBench
+}
 
 func (c runConfig) do(stdout, stderr io.Writer) int {
 	start := time.Now()
@@ -163,7 +264,15 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 		Commit:  gitCommit(c.root), // before the old files go: removing committed ones would read as +dirty
 		Command: strings.TrimSpace("mirrorpath run " + strings.Join(c.args, " ")),
 	}
-	for _, f := range runFiles {
+	earlier, keepScenarios, keepBench := c.keptHalves()
+	remove := slices.Clone(runFiles)
+	if !keepScenarios {
+		remove = append(remove, scenarioFiles...)
+	}
+	if !keepBench {
+		remove = append(remove, benchFiles...)
+	}
+	for _, f := range remove {
 		if err := os.Remove(filepath.Join(c.out, f)); err != nil && !os.IsNotExist(err) {
 			fmt.Fprintf(stderr, "run: %v\n", err)
 			return 1
@@ -175,6 +284,11 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	}
 	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of `-benchtime %s`, `-bench '%s'`",
 		mode, c.count, c.benchtime, strings.Join(c.patterns, "'` then `'")))
+	for _, pat := range c.patterns {
+		if bt, ok := c.fixed[pat]; ok {
+			rep.Settings = append(rep.Settings, fmt.Sprintf("`'%s'` at a fixed `-benchtime %s`", pat, bt))
+		}
+	}
 	rep.Env = append(rep.Env, fmt.Sprintf("%s/%s, %d CPUs, toolchain %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion(c.root)))
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil { // Linux: say how busy the machine was
 		if f := strings.Fields(string(la)); len(f) >= 3 {
@@ -183,18 +297,51 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	}
 	rep.CPU, rep.Kernel, rep.Features = cpuModel(), codec.CRCKernel(), cpuFeatures()
 
-	// 1. Scenario catalog.
-	if c.noScenarios {
-		rep.Notes = append(rep.Notes, "scenario catalog skipped (--no-scenarios)")
-	} else if m := c.scenarioMatrix(rep, stderr); m != nil {
+	// 1. Scenario catalog. A catalog the scenario command cannot run (a
+	// file that does not parse, a panic) ends the run before the
+	// benchmarks: the report is written, with the reason, and the exit
+	// status says so.
+	failed := 0
+	var failure string
+	switch {
+	case keepScenarios:
+		st := earlier.ScenarioStamp()
+		rep.ScenarioRun = &st
 		rep.RawFiles = append(rep.RawFiles, report.ScenarioFile)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("scenario catalog not run (--no-scenarios): the scenario results of %s UTC, commit %s are kept", st.Date, st.Commit))
+	case c.noScenarios:
+		rep.Notes = append(rep.Notes, "scenario catalog skipped (--no-scenarios)")
+	default:
+		m, code, why := c.scenarioMatrix(rep, stderr)
+		if m != nil {
+			rep.RawFiles = append(rep.RawFiles, report.ScenarioFile)
+		}
+		if code != 0 {
+			failed, failure = code, "scenario catalog: "+why
+		}
 	}
 
 	// 2. Benchmarks.
-	if c.noBench {
+	switch {
+	case keepBench:
+		// The benchmarks' half of the report is the earlier run's: its
+		// settings, machine and charts with its raw samples.
+		st := earlier.BenchStamp()
+		rep.BenchRun = &st
+		rep.Settings, rep.Env, rep.Charts = earlier.Settings, earlier.Env, earlier.Charts
+		rep.CPU, rep.Kernel, rep.Features = earlier.CPU, earlier.Kernel, earlier.Features
+		rep.RawFiles = append(rep.RawFiles, report.BenchFile)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("benchmarks not run (--no-bench): the benchmarks of %s UTC, commit %s are kept", st.Date, st.Commit))
+	case c.noBench:
 		rep.Notes = append(rep.Notes, "benchmarks skipped (--no-bench)")
-	} else {
-		rep.Figures = c.benchmarks(rep, stderr)
+	case failed != 0:
+		rep.Notes = append(rep.Notes, "benchmarks not run: the scenario catalog failed")
+	default:
+		var benchFailure string
+		rep.Figures, benchFailure = c.benchmarks(rep, stderr)
+		if benchFailure != "" {
+			failed, failure = 1, benchFailure
+		}
 		if rep.Figures != nil && rep.Figures.Results > 0 {
 			rep.RawFiles = append(rep.RawFiles, report.BenchFile)
 			if rep.CPU == "" {
@@ -214,6 +361,11 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 		return code
 	}
 	fmt.Fprintf(stdout, "(%s)\n", time.Since(start).Round(time.Second))
+	fmt.Fprintf(stdout, "run: results in %s\n", displayPath(c.root, c.out))
+	if failed != 0 {
+		fmt.Fprintf(stderr, "run: %s\n", failure)
+		return failed
+	}
 	return c.exitStatus(c.out, stderr)
 }
 
@@ -266,8 +418,11 @@ func writeReports(root, dir string, readme bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "report: --readme needs the run directory inside the module (%s is not under %s)\n", dir, root)
 		return 2
 	}
-	for _, doc := range []string{"README.md", filepath.Join("results", "scenarios.md")} {
-		done, err := rep.RewriteSections(filepath.Join(root, doc), filepath.ToSlash(from))
+	for _, doc := range report.GeneratedDocs {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(doc))); os.IsNotExist(err) {
+			continue // a module without that document (another module's run)
+		}
+		done, err := rep.RewriteSections(root, doc, filepath.ToSlash(from))
 		if err != nil {
 			reportError(stderr, err)
 			return 1
@@ -279,47 +434,61 @@ func writeReports(root, dir string, readme bool, stdout, stderr io.Writer) int {
 
 // scenarioMatrix runs every *.scn of the catalog through the scenario
 // command compiled into this binary (`scenario run --json`), writes its JSON
-// lines to scenarios.jsonl and parses the verdict matrix. It returns nil,
-// with a note saying why, when the catalog or the command is missing.
-func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) *report.Matrix {
-	dir := c.scenarios
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(c.root, dir)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.scn"))
-	if len(files) == 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("no scenario catalog: %s holds no *.scn file", c.scenarios))
-		return nil
+// lines to scenarios.jsonl and parses the verdict matrix. code is 0 when the
+// catalog ran (its expect lines are judged later), 2 when the scenario
+// command reported a usage or file error (a file that does not parse), 1
+// when it panicked or produced nothing; why says which, in its words.
+func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) (m *report.Matrix, code int, why string) {
+	files, err := c.catalog()
+	if err != nil {
+		rep.Notes = append(rep.Notes, err.Error())
+		return nil, 2, err.Error()
 	}
 	sc, ok := commands["scenario"]
 	if !ok {
-		rep.Notes = append(rep.Notes, "the scenario command is not built into this binary yet (cmd/mirrorpath/scenario.go); verdict matrix skipped")
-		return nil
+		rep.Notes = append(rep.Notes, "the scenario command is not built into this binary (cmd/mirrorpath/scenario.go); verdict matrix skipped")
+		return nil, 0, ""
 	}
 	step := progress(stderr, "run", fmt.Sprintf("scenario catalog: %d files × every strategy", len(files)), nil)
 	var jsonOut, errOut bytes.Buffer
-	code, panicked := callCommand(sc, append([]string{"run", "--json"}, files...), &jsonOut, &errOut)
-	step(fmt.Sprintf("exit %d", code))
+	sccode, panicked := callCommand(sc, append([]string{"run", "--json"}, files...), &jsonOut, &errOut)
+	step(fmt.Sprintf("exit %d", sccode))
 	// Paths relative to the module, so that the committed file names no machine.
 	rel := bytes.ReplaceAll(jsonOut.Bytes(), []byte(`"file":"`+c.root+string(filepath.Separator)), []byte(`"file":"`))
+	// The options each strategy runs under are the same block on every
+	// line of a strategy, over half the file, and the report reads none of
+	// them (`scenario run --json` prints them; docs/scenarios.md lists them).
+	rel = scenarioOptions.ReplaceAll(rel, nil)
 	os.WriteFile(filepath.Join(c.out, report.ScenarioFile), rel, 0o644)
-	if panicked != "" {
-		rep.Notes = append(rep.Notes, "scenario run panicked: "+panicked)
+	switch {
+	case panicked != "":
+		why = "scenario run panicked: " + panicked
+		rep.Notes = append(rep.Notes, why)
+		code = 1
+	case sccode == 2:
+		why = "scenario run reported a usage or file error: " + firstLines(errOut.String(), 3)
+		rep.Notes = append(rep.Notes, why)
+		code = 2
 	}
-	if code == 2 {
-		rep.Notes = append(rep.Notes, "scenario run reported a usage or file error: "+firstLines(errOut.String(), 3))
-	}
-	m, err := report.ParseScenarios(&jsonOut)
+	m, err = report.ParseScenarios(&jsonOut)
 	if err != nil || len(m.Files) == 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("scenario run produced no JSON result lines (exit %d): %s", code, firstLines(errOut.String(), 3)))
-		return nil
+		msg := fmt.Sprintf("scenario run produced no JSON result lines (exit %d): %s", sccode, firstLines(errOut.String(), 3))
+		rep.Notes = append(rep.Notes, msg)
+		if code == 0 {
+			code, why = 1, msg
+		}
+		return nil, code, why
 	}
 	m.ShortenFiles()
 	if m.Malformed > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d malformed JSON lines in the scenario output were skipped", m.Malformed))
 	}
-	return m
+	return m, code, why
 }
+
+// scenarioOptions matches the "options" object of a `scenario run --json`
+// line: a flat object of strings, so no brace inside it.
+var scenarioOptions = regexp.MustCompile(`"options":\{[^{}]*\},?`)
 
 // callCommand runs a registered command in-process, turning a panic into a message.
 func callCommand(c command, args []string, stdout, stderr io.Writer) (code int, panicked string) {
@@ -337,18 +506,19 @@ func callCommand(c command, args []string, stdout, stderr io.Writer) (code int, 
 // -test.count 1. Spreading the samples of every configuration over the
 // whole run, as the gate does, keeps machine drift out of the ratios, which
 // compare configurations measured at different moments. The output goes to
-// bench.txt and is parsed.
-func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figures {
+// bench.txt and is parsed. failure is go test's reason when a benchmark
+// binary failed to run (a bad -bench pattern, a failing benchmark).
+func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report.Figures, failure string) {
 	raw, err := os.Create(filepath.Join(c.out, report.BenchFile))
 	if err != nil {
 		rep.Notes = append(rep.Notes, "bench.txt: "+err.Error())
-		return nil
+		return nil, ""
 	}
 	defer raw.Close()
 	binDir, err := os.MkdirTemp("", "mirrorpath-run-")
 	if err != nil {
 		rep.Notes = append(rep.Notes, err.Error())
-		return nil
+		return nil, ""
 	}
 	defer os.RemoveAll(binDir)
 
@@ -391,11 +561,19 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 				continue
 			}
 			for _, pat := range c.patterns {
-				out, err := b.RunBench(ctx, pat, c.benchtime, 0)
+				bt := c.benchtime
+				if f, ok := c.fixed[pat]; ok {
+					bt = f
+				}
+				out, err := b.RunBench(ctx, pat, bt, 0)
 				if err != nil {
 					failed[b.ImportPath] = true
-					rep.Notes = append(rep.Notes, fmt.Sprintf("%s: benchmark run failed in round %d, later rounds skipped: %s",
-						b.ImportPath, round, firstLines(failLines(err.Error()), 4)))
+					msg := fmt.Sprintf("%s: benchmark run failed in round %d, later rounds skipped: %s",
+						b.ImportPath, round, failLines(err.Error(), 4))
+					rep.Notes = append(rep.Notes, msg)
+					if failure == "" {
+						failure = msg
+					}
 					break
 				}
 				n := strings.Count(string(out), "\nBenchmark")
@@ -412,10 +590,10 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: none of its benchmarks is in the selection (`%s`)", b.ImportPath, strings.Join(c.patterns, "` or `")))
 		}
 	}
-	fig, err := report.ParseBench(&all, report.BenchFile)
+	fig, err = report.ParseBench(&all, report.BenchFile)
 	if err != nil {
 		rep.Notes = append(rep.Notes, "parsing benchmark output: "+err.Error())
-		return nil
+		return nil, failure
 	}
 	names := fig.Names()
 	for _, want := range []struct{ name, why string }{
@@ -427,7 +605,7 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) *report.Figu
 			rep.Notes = append(rep.Notes, fmt.Sprintf("no Benchmark%s results, so %s cannot be produced", want.name, want.why))
 		}
 	}
-	return fig
+	return fig, failure
 }
 
 // charts writes the SVG charts that have data.
@@ -485,6 +663,15 @@ func progress(stderr io.Writer, cmd, what string, status func() string) func(res
 	}
 }
 
+// displayPath is path relative to the module root when it lies inside it,
+// else path itself.
+func displayPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel + string(filepath.Separator)
+	}
+	return path
+}
+
 func goVersion(dir string) string {
 	cmd := exec.Command("go", "env", "GOVERSION")
 	cmd.Dir = dir
@@ -506,15 +693,20 @@ func benchCPU(path string) string {
 	return ""
 }
 
-// failLines picks the lines of go test output that explain a failure.
-func failLines(s string) string {
+// failLines picks the lines of go test output that explain a failure, at
+// most n of them joined by " / "; when none of them is a test failure line
+// (go test refusing a flag, say) it is the first n lines of the output.
+func failLines(s string, n int) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
 		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") || strings.Contains(l, "panic:") || strings.Contains(l, ".go:") {
 			out = append(out, strings.TrimSpace(l))
 		}
 	}
-	return strings.Join(out, "\n")
+	if len(out) == 0 {
+		return firstLines(s, n)
+	}
+	return firstLines(strings.Join(out, "\n"), n)
 }
 
 // firstLines joins the first n non-empty lines of s with " / ".

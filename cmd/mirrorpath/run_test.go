@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,15 +48,16 @@ func TestRunDegradesAndFindings(t *testing.T) {
 		t.Errorf("stderr does not name the unmet expectation:\n%s", stderr.String())
 	}
 
-	// A panicking scenario command is reported, not propagated.
+	// A panicking scenario command is reported, not propagated: exit 1,
+	// the reason on stderr and in the report, the benchmarks not run.
 	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int { panic("boom") })
 	stdout.Reset()
 	stderr.Reset()
-	if code := mainArgs([]string{"run", "--dir", dir, "--out", out, "--no-bench"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("panicking scenario command: exit %d", code)
+	if code := mainArgs([]string{"run", "--dir", dir, "--out", out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "scenario run panicked: boom") {
+		t.Fatalf("panicking scenario command: exit %d\n%s", code, stderr.String())
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, want := range []string{"scenario run panicked: boom", "benchmarks skipped (--no-bench)", "No scenario results"} {
+	for _, want := range []string{"scenario run panicked: boom", "benchmarks not run: the scenario catalog failed", "No scenario results"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
@@ -98,6 +100,102 @@ func TestRunArgs(t *testing.T) {
 	}
 }
 
+// TestRunFixedCounts: the producer-state updates at 100,000 and 1,000,000
+// producers run a fixed number of updates in both selections, at most one
+// lap of a million producers, and the report says so; --benchtime applies
+// to every pattern.
+func TestRunFixedCounts(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		pats := runQuickPatterns
+		if full {
+			pats = runFullPatterns
+		}
+		if !slices.Contains(pats, runLargeUpdates) {
+			t.Errorf("full=%v: %q not in the selection", full, runLargeUpdates)
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(runFixedBenchtime[full], "x"))
+		if err != nil || n < 100000 || n > 1000000 {
+			t.Errorf("full=%v: fixed -benchtime %q, want a count of 100,000 to 1,000,000", full, runFixedBenchtime[full])
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{nil, true}, {[]string{"--benchtime", "50ms"}, false}} {
+		out := filepath.Join(t.TempDir(), "o")
+		args := append([]string{"run", "--dir", dir, "--out", out, "--no-scenarios", "--pkg", "./absent"}, tc.args...)
+		if code := mainArgs(args, io.Discard, io.Discard); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		rep, err := report.LoadMeta(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(rep.Settings, "\n"), "at a fixed `-benchtime 200000x`")
+		if got != tc.want {
+			t.Errorf("%v: settings %q, want the fixed count said: %v", args, rep.Settings, tc.want)
+		}
+	}
+}
+
+// TestRunBadInput: run stops with exit 2 and a one-line reason on input it
+// cannot use, before measuring anything (docs/measuring.md, "Exit status").
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "broken"), 0o755)
+	os.WriteFile(filepath.Join(dir, "broken", "x.scn"), []byte("cluster A\nfrobnicate A\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "file.scn"), []byte("cluster A\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "o")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing catalog", []string{"--scenarios", "absent"}, []string{"--scenarios absent", "no such file or directory"}},
+		{"catalog is a file", []string{"--scenarios", "file.scn"}, []string{"--scenarios file.scn: not a directory"}},
+		{"empty catalog", []string{"--scenarios", "empty"}, []string{"--scenarios empty: no *.scn file"}},
+		{"catalog file that does not parse", []string{"--scenarios", "broken"}, []string{"scenario catalog:", "x.scn:2", "frobnicate"}},
+		{"benchtime not a duration", []string{"--benchtime", "soon"}, []string{`--benchtime "soon"`, "positive duration"}},
+		{"benchtime zero", []string{"--benchtime", "0s"}, []string{`--benchtime "0s"`}},
+		{"benchtime bad count", []string{"--benchtime", "-3x"}, []string{`--benchtime "-3x"`, "iteration count"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"run", "--dir", dir, "--out", out, "--no-bench"}, tc.args...)
+			if slices.Contains(tc.args, "--benchtime") {
+				args = append([]string{"run", "--dir", dir, "--out", out}, tc.args...)
+			}
+			code := mainArgs(args, &stdout, &stderr)
+			if code != 2 {
+				t.Errorf("exit %d, want 2\n%s", code, stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// TestFailLines: a go test failure is explained by its failure lines, and
+// an output without any (go test refusing a flag) by its first lines, never
+// by "(no output)".
+func TestFailLines(t *testing.T) {
+	flagErr := "benchgate: run failed: x/psm: exit status 2\ninvalid value \"soon\" for flag -test.benchtime: parse error\nUsage of psm.test:\n"
+	if got := failLines(flagErr, 2); !strings.Contains(got, `invalid value "soon" for flag -test.benchtime`) {
+		t.Errorf("flag error: %q", got)
+	}
+	benchFail := "exit status 1\ngoos: linux\n--- FAIL: BenchmarkX\n    x_test.go:12: boom\nFAIL\n"
+	if got := failLines(benchFail, 4); got != "--- FAIL: BenchmarkX / x_test.go:12: boom / FAIL" {
+		t.Errorf("benchmark failure: %q", got)
+	}
+}
+
 // TestRunMatrixHasEveryStrategy: run's verdict matrix is computed from the
 // scenario command, so it holds every strategy the simulator knows, in
 // scenario.StrategyNames order, whatever the catalog holds.
@@ -110,7 +208,7 @@ func TestRunMatrixHasEveryStrategy(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "scenarios", "01-local-pid-reuse.scn"), scn, 0o644)
-	out := filepath.Join(dir, "results", "run")
+	out := filepath.Join(dir, "results", "tmp", "run")
 	var stdout, stderr bytes.Buffer
 	if code := mainArgs([]string{"run", "--dir", dir, "--no-bench"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
@@ -125,6 +223,50 @@ func TestRunMatrixHasEveryStrategy(t *testing.T) {
 	jl, _ := os.ReadFile(filepath.Join(out, report.ScenarioFile))
 	if bytes.Contains(jl, []byte(dir)) {
 		t.Errorf("scenarios.jsonl names the machine's path %s", dir)
+	}
+	if bytes.Contains(jl, []byte(`"options"`)) || !bytes.Contains(jl, []byte(`"violations"`)) {
+		t.Errorf("scenarios.jsonl keeps the options blocks, or lost the verdicts:\n%.400s", jl)
+	}
+}
+
+// TestRunLeavesCheckoutClean: a plain `run` writes only under results/tmp/
+// (which .gitignore lists) and says where; the committed results/run/ and
+// the README are left alone.
+func TestRunLeavesCheckoutClean(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755)
+	os.WriteFile(filepath.Join(dir, "scenarios", "x.scn"), []byte("#\n"), 0o644)
+	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int {
+		io.WriteString(stdout, `{"file":"x.scn","strategy":"negate","violations":[]}`+"\n")
+		return 0
+	})
+	var stdout, stderr bytes.Buffer
+	if code := mainArgs([]string{"run", "--dir", dir, "--no-bench"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	var written []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			written = append(written, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	for _, f := range written {
+		if f != "go.mod" && f != "scenarios/x.scn" && !strings.HasPrefix(f, "results/tmp/run/") {
+			t.Errorf("run wrote %s outside results/tmp/", f)
+		}
+	}
+	if !slices.Contains(written, "results/tmp/run/report.md") {
+		t.Errorf("no results/tmp/run/report.md among %v", written)
+	}
+	if want := "run: results in " + filepath.Join("results", "tmp", "run") + string(filepath.Separator); !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout does not end with %q:\n%s", want, stdout.String())
+	}
+	ignore, err := os.ReadFile(filepath.Join("..", "..", ".gitignore"))
+	if err != nil || !slices.Contains(strings.Split(string(ignore), "\n"), "/results/tmp/") {
+		t.Errorf(".gitignore does not list /results/tmp/ (err %v)", err)
 	}
 }
 
@@ -171,8 +313,97 @@ func TestRunReadme(t *testing.T) {
 	if again, _ := os.ReadFile(filepath.Join(dir, "README.md")); !bytes.Equal(first, again) {
 		t.Errorf("report --readme changed the README:\n%s", again)
 	}
-	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-bench"}, &stdout, &stderr); code != 2 {
-		t.Errorf("--readme --no-bench: exit %d, want 2", code)
+	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-bench", "--no-scenarios"}, &stdout, &stderr); code != 2 {
+		t.Errorf("--readme --no-bench --no-scenarios: exit %d, want 2", code)
+	}
+}
+
+// TestRunReadmeHalves: `run --readme --no-bench` rebuilds the verdict
+// tables from a fresh scenario run and leaves the benchmark section, the
+// raw samples and their provenance as they were; `--no-scenarios` does the
+// reverse.
+func TestRunReadmeHalves(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755)
+	os.WriteFile(filepath.Join(dir, "scenarios", "x.scn"), []byte("#\n"), 0o644)
+	run := filepath.Join(dir, "results", "run")
+	os.MkdirAll(run, 0o755)
+	// An earlier committed run: benchmarks and scenarios at commit abc1234.
+	os.WriteFile(filepath.Join(run, report.MetaFile), []byte(`{"title":"t","date":"2026-01-01 00:00","commit":"abc1234","command":"mirrorpath run --readme",`+
+		`"settings":["mode quick"],"env":["load average at start 0.01"],"raw_files":["scenarios.jsonl","bench.txt"]}`), 0o644)
+	var b strings.Builder
+	b.WriteString("pkg: github.com/mirrorpath/mirrorpath/appendpath\n")
+	for i := range 10 {
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=asis/crc=none/batch=16KiB/producers=1000-2 100 %d ns/op\n", 100+i%3)
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=barrier/crc=none/batch=16KiB/producers=1000-2 100 %d ns/op\n", 100+i%3)
+	}
+	benchTxt := []byte(b.String())
+	os.WriteFile(filepath.Join(run, report.BenchFile), benchTxt, 0o644)
+	os.WriteFile(filepath.Join(run, report.ScenarioFile), []byte(`{"file":"x.scn","strategy":"negate","violations":[]}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(run, "append-throughput.svg"), []byte("<svg/>"), 0o644)
+	doc := "# m\n\n<!-- mirrorpath:verdicts:begin -->\n<!-- mirrorpath:verdicts:end -->\n\n<!-- mirrorpath:bench:begin -->\n<!-- mirrorpath:bench:end -->\n"
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte(doc), 0o644)
+	os.WriteFile(filepath.Join(dir, "results", "scenarios.md"), []byte("# s\n<!-- mirrorpath:verdicts:begin -->\n<!-- mirrorpath:verdicts:end -->\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := mainArgs([]string{"report", "--dir", dir, "--readme"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr.String())
+	}
+	section := func(name string) string {
+		text, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+		got, err := report.MarkedSection(text, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(got)
+	}
+	benchBefore, verdictsBefore := section(report.SectionBench), section(report.SectionVerdicts)
+	if !strings.Contains(benchBefore, "commit abc1234") || !strings.Contains(verdictsBefore, "| x | ok |") {
+		t.Fatalf("sections from the earlier run:\n%s\n%s", benchBefore, verdictsBefore)
+	}
+
+	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int {
+		io.WriteString(stdout, `{"file":"x.scn","strategy":"negate","violations":[{"code":"M4"}]}`+"\n")
+		return 0
+	})
+	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-bench"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("run --readme --no-bench: exit %d\n%s", code, stderr.String())
+	}
+	if got := section(report.SectionBench); got != benchBefore {
+		t.Errorf("--no-bench changed the benchmark section:\n%s\nwas\n%s", got, benchBefore)
+	}
+	if got := section(report.SectionVerdicts); !strings.Contains(got, "| x | M4 |") || strings.Contains(got, "commit abc1234") {
+		t.Errorf("verdicts not rebuilt from the new scenario run:\n%s", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(run, report.BenchFile)); !bytes.Equal(got, benchTxt) {
+		t.Error("bench.txt changed")
+	}
+	if _, err := os.Stat(filepath.Join(run, "append-throughput.svg")); err != nil {
+		t.Errorf("the kept run's chart is gone: %v", err)
+	}
+	md, _ := os.ReadFile(filepath.Join(run, report.ReportFile))
+	if !strings.Contains(string(md), "benchmarks from an earlier run: 2026-01-01 00:00 UTC, commit abc1234") {
+		t.Errorf("report.md does not say where the benchmarks come from:\n%s", md)
+	}
+	// report --readme gives the same bytes again.
+	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	if code := mainArgs([]string{"report", "--dir", dir, "--readme"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr.String())
+	}
+	if again, _ := os.ReadFile(filepath.Join(dir, "README.md")); !bytes.Equal(again, readme) {
+		t.Errorf("report --readme changed the README after run --no-bench --readme")
+	}
+
+	// The reverse: benchmarks run (none here), scenario results kept.
+	verdicts := section(report.SectionVerdicts)
+	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-scenarios", "--pkg", "./absent"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("run --readme --no-scenarios: exit %d\n%s", code, stderr.String())
+	}
+	if got := section(report.SectionVerdicts); got != verdicts {
+		t.Errorf("--no-scenarios changed the verdicts:\n%s\nwas\n%s", got, verdicts)
+	}
+	if got := section(report.SectionBench); !strings.Contains(got, "No benchmark results") {
+		t.Errorf("benchmark section not rebuilt:\n%s", got)
 	}
 }
 

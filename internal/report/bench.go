@@ -507,7 +507,11 @@ func (f *Figures) StoreOverModel() *Table {
 		}
 	}
 	t.Cols = sortBatches(t.Cols)
-	return f.titled(t)
+	t = f.titled(t)
+	if f.timeUnit == cpuSecPerOp {
+		t.Caption += "; the updates' CPU time leaves out the collector's, which the benchmark reports apart as gc-cpu-ns/op (docs/measuring.md, \"Producer-state updates\")"
+	}
+	return t
 }
 
 func rowLabel(parts ...string) string {

@@ -30,6 +30,39 @@ type Report struct {
 	Matrix   *Matrix     `json:"-"`     // nil when no scenario ran
 	Charts   []ChartFile `json:"charts"`
 	RawFiles []string    `json:"raw_files"` // raw output files next to report.md
+	// ScenarioRun and BenchRun say which run produced each half of the
+	// directory when they differ from the run above: `run --readme
+	// --no-bench` replaces the scenario results and keeps the benchmarks
+	// of an earlier run (and their Settings, Env, CPU and Charts), and the
+	// other way round. Nil means the run above.
+	ScenarioRun *Stamp `json:"scenario_run,omitempty"`
+	BenchRun    *Stamp `json:"bench_run,omitempty"`
+}
+
+// Stamp names a run: when, at which commit, by which command.
+type Stamp struct {
+	Date    string `json:"date,omitempty"`
+	Commit  string `json:"commit,omitempty"`
+	Command string `json:"command"`
+}
+
+// stamp is the run's own Stamp.
+func (r *Report) stamp() Stamp { return Stamp{Date: r.Date, Commit: r.Commit, Command: r.Command} }
+
+// ScenarioStamp is the run that produced the scenario results.
+func (r *Report) ScenarioStamp() Stamp {
+	if r.ScenarioRun != nil {
+		return *r.ScenarioRun
+	}
+	return r.stamp()
+}
+
+// BenchStamp is the run that produced the benchmark results.
+func (r *Report) BenchStamp() Stamp {
+	if r.BenchRun != nil {
+		return *r.BenchRun
+	}
+	return r.stamp()
 }
 
 // ChartFile is a chart written next to report.md.
@@ -98,6 +131,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	ew.printf("- cpu: %s\n", r.CPULine())
 	if r.Commit != "" {
 		ew.printf("- commit %s\n", r.Commit)
+	}
+	for _, kept := range []struct {
+		what string
+		st   *Stamp
+	}{{"scenario results", r.ScenarioRun}, {"benchmarks", r.BenchRun}} {
+		if kept.st != nil && *kept.st != r.stamp() {
+			ew.printf("- %s from an earlier run: %s UTC, commit %s, `%s`\n", kept.what, kept.st.Date, kept.st.Commit, kept.st.Command)
+		}
 	}
 	ew.printf("\nEvery ratio below divides two medians measured in this run, on this machine, with its %.0f%% interval (docs/measuring.md, \"Noise\").\n", 100*Confidence)
 	if n := r.Noise(); n != nil {

@@ -18,7 +18,7 @@ const (
 
 // Noise is the judgement of one run's figures.
 type Noise struct {
-	View    string   // "CPU time" or "wall time": the view judged, the one the README publishes
+	View    string   // "CPU time" or "wall time": the view judged, the one the generated tables publish
 	Noisy   bool     //
 	Reasons []string // one per failed check, in table order
 	Checked int      // intervals judged
@@ -26,7 +26,7 @@ type Noise struct {
 	Canary  []benchgate.RatioSummary
 }
 
-// Headline returns the view the README publishes: CPU time when the
+// Headline returns the view the generated tables publish: CPU time when the
 // benchmarks reported it (a neighbour's load disturbs it less), else wall time.
 func (f *Figures) Headline() *Figures {
 	if f.HasCPU() {

@@ -26,11 +26,25 @@ const (
 )
 
 // Section names of the marked regions RewriteSections replaces:
-// <!-- mirrorpath:NAME:begin --> … <!-- mirrorpath:NAME:end -->.
+// <!-- mirrorpath:NAME:begin --> … <!-- mirrorpath:NAME:end -->. The
+// tables live in results/: the benchmark section in BenchDoc, the verdicts
+// in VerdictDoc; the README holds the summary, a few lines that link to
+// them.
 const (
 	SectionBench    = "bench"
 	SectionVerdicts = "verdicts"
+	SectionSummary  = "summary"
 )
+
+// The documents `report --readme` rewrites, relative to the module root,
+// and where each generated table lives.
+const (
+	BenchDoc   = "results/benchmarks.md"
+	VerdictDoc = "results/scenarios.md"
+)
+
+// GeneratedDocs are the documents with marked sections, module-relative.
+var GeneratedDocs = []string{"README.md", BenchDoc, VerdictDoc}
 
 // SaveMeta writes r's fields (not its figures) as dir/run.json.
 func (r *Report) SaveMeta(dir string) error {
@@ -41,9 +55,8 @@ func (r *Report) SaveMeta(dir string) error {
 	return os.WriteFile(filepath.Join(dir, MetaFile), append(b, '\n'), 0o644)
 }
 
-// Load rebuilds the report of a run directory from run.json and the raw
-// files it lists.
-func Load(dir string) (*Report, error) {
+// LoadMeta reads dir/run.json alone: the Report's fields, no figures.
+func LoadMeta(dir string) (*Report, error) {
 	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
@@ -51,6 +64,16 @@ func Load(dir string) (*Report, error) {
 	r := &Report{}
 	if err := json.Unmarshal(b, r); err != nil {
 		return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, MetaFile), err)
+	}
+	return r, nil
+}
+
+// Load rebuilds the report of a run directory from run.json and the raw
+// files it lists.
+func Load(dir string) (*Report, error) {
+	r, err := LoadMeta(dir)
+	if err != nil {
+		return nil, err
 	}
 	if slices.Contains(r.RawFiles, BenchFile) {
 		fh, err := os.Open(filepath.Join(dir, BenchFile))
@@ -76,15 +99,26 @@ func Load(dir string) (*Report, error) {
 	return r, nil
 }
 
-// Section returns the content of a marked region of a generated document.
-func (r *Report) Section(name, from string) ([]byte, error) {
+// Section returns the content of a marked region of the document doc
+// (module-relative, e.g. "README.md"); from is the run directory,
+// module-relative. Links in it are relative to doc's directory.
+func (r *Report) Section(name, from, doc string) ([]byte, error) {
 	var buf bytes.Buffer
 	ew := &errWriter{w: &buf}
+	link := func(target string) string {
+		rel, err := filepath.Rel(filepath.Dir(filepath.FromSlash(doc)), filepath.FromSlash(target))
+		if err != nil {
+			return target
+		}
+		return filepath.ToSlash(rel)
+	}
 	switch name {
 	case SectionBench:
-		r.readmeBench(ew, from)
+		r.readmeBench(ew, from, link)
 	case SectionVerdicts:
 		r.readmeVerdicts(ew, from)
+	case SectionSummary:
+		r.readmeSummary(ew, link)
 	default:
 		return nil, fmt.Errorf("report: no section %q", name)
 	}
@@ -145,22 +179,24 @@ func ReplaceSection(doc []byte, name string, content []byte) ([]byte, error) {
 	return append(out, doc[end:]...), nil
 }
 
-// RewriteSections replaces every marked section of the file at path that
-// the report can produce; from names the run directory in the generated
-// text. It returns the sections it replaced; a file with none is an error.
-func (r *Report) RewriteSections(path, from string) ([]string, error) {
+// RewriteSections replaces every marked section of the document docName
+// (module-relative) under root that the report can produce; from names the
+// run directory, module-relative, in the generated text. It returns the
+// sections it replaced; a file with none is an error.
+func (r *Report) RewriteSections(root, docName, from string) ([]string, error) {
+	path := filepath.Join(root, filepath.FromSlash(docName))
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var done []string
-	for _, name := range []string{SectionBench, SectionVerdicts} {
+	for _, name := range []string{SectionSummary, SectionBench, SectionVerdicts} {
 		if _, err := MarkedSection(doc, name); errors.Is(err, ErrNoSection) {
 			continue
 		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		content, err := r.Section(name, from)
+		content, err := r.Section(name, from, docName)
 		if err != nil {
 			return nil, err
 		}
@@ -170,16 +206,17 @@ func (r *Report) RewriteSections(path, from string) ([]string, error) {
 		done = append(done, name)
 	}
 	if len(done) == 0 {
-		return nil, fmt.Errorf("%s: no <!-- mirrorpath:%s:begin --> or <!-- mirrorpath:%s:begin --> marker", path, SectionBench, SectionVerdicts)
+		return nil, fmt.Errorf("%s: no <!-- mirrorpath:%s:begin -->, <!-- mirrorpath:%s:begin --> or <!-- mirrorpath:%s:begin --> marker", path, SectionSummary, SectionBench, SectionVerdicts)
 	}
 	return done, os.WriteFile(path, doc, 0o644)
 }
 
 // readmeBench writes the benchmark section: where the figures come from,
 // the noise verdict, the headline ratio tables and the absolute medians.
-func (r *Report) readmeBench(ew *errWriter, from string) {
-	ew.printf("Generated from `%s` by `%s`; regenerate, never edit (`go test ./internal/report` compares this section with its raw results).\n\n", from, r.Command)
-	ew.printf("- run: %s UTC, commit %s; %s\n", r.Date, r.Commit, strings.Join(r.Settings, "; "))
+func (r *Report) readmeBench(ew *errWriter, from string, link func(string) string) {
+	st := r.BenchStamp()
+	ew.printf("Generated from `%s` by `%s`; regenerate, never edit (`go test ./internal/report` compares this section with its raw results).\n\n", from, st.Command)
+	ew.printf("- run: %s UTC, commit %s; %s\n", st.Date, st.Commit, strings.Join(r.Settings, "; "))
 	ew.printf("- cpu: %s\n", r.CPULine())
 	for _, e := range r.Env {
 		ew.printf("- %s\n", e)
@@ -195,7 +232,7 @@ func (r *Report) readmeBench(ew *errWriter, from string) {
 		unit = "wall time per op (sec/op)"
 	}
 	ew.printf("\nEach ratio divides two medians of %s from the same interleaved rounds, ± its %.0f%% interval (a bootstrap of the ratio of medians, docs/measuring.md); ‼ marks a cell that fails a noise rule. Wall-time tables and every configuration's medians are in [%s](%s).\n",
-		unit, 100*Confidence, filepath.ToSlash(filepath.Join(from, ReportFile)), filepath.ToSlash(filepath.Join(from, ReportFile)))
+		unit, 100*Confidence, filepath.ToSlash(filepath.Join(from, ReportFile)), link(filepath.ToSlash(filepath.Join(from, ReportFile))))
 	for _, t := range r.Figures.HeadlineTables() {
 		ew.printf("\n**%s.** %s.\n\n", t.Title, upperFirst(t.Caption))
 		t.markdown(ew)
@@ -321,8 +358,9 @@ var strategyDesign = map[string]string{
 // design saying where it breaks.
 func (r *Report) readmeVerdicts(ew *errWriter, from string) {
 	m := r.Matrix
+	st := r.ScenarioStamp()
 	ew.printf("Generated from `%s` by `%s`; regenerate, never edit. Run %s UTC, commit %s: every file of the catalog under every strategy (failure codes seen; `ok` = none; ✗ = an `expect` line did not hold; the codes are in `docs/scenarios.md`).\n\n",
-		filepath.ToSlash(filepath.Join(from, ScenarioFile)), r.Command, r.Date, r.Commit)
+		filepath.ToSlash(filepath.Join(from, ScenarioFile)), st.Command, st.Date, st.Commit)
 	if m == nil || len(m.Files) == 0 {
 		ew.printf("No scenario results in this run.\n")
 		return
@@ -447,6 +485,98 @@ func codeList(byCode map[string][]string) string {
 		parts[i] = c + " in " + strings.Join(byCode[c], ", ")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// readmeSummary writes the README's summary: one line per generated table
+// (where each design breaks, what each strategy costs, the as-is append
+// over the physical limit, the producer-state store over the model) and
+// the noise verdict, each linking to the table in results/.
+func (r *Report) readmeSummary(ew *errWriter, link func(string) string) {
+	if m := r.Matrix; m != nil && len(m.Files) > 0 {
+		st := r.ScenarioStamp()
+		m.shortNames = m.shortIDs()
+		common := m.commonCodes()
+		var parts []string
+		for _, s := range m.Strategies {
+			broken := 0
+			for _, f := range m.Files {
+				c := m.Cells[[2]string{f, s}]
+				if c == nil {
+					continue
+				}
+				for _, code := range c.Codes {
+					if !slices.Contains(common[code], m.shortNames[f]) {
+						broken++
+						break
+					}
+				}
+			}
+			parts = append(parts, fmt.Sprintf("%s %d", s, broken))
+		}
+		ew.printf("- **Where each design breaks** ([table](%s), run %s UTC, commit %s): of %d scenarios, beyond the codes every design shows: %s.\n",
+			link(VerdictDoc), st.Date, st.Commit, len(m.Files), strings.Join(parts, ", "))
+	} else {
+		ew.printf("- **Where each design breaks**: no scenario results in this run.\n")
+	}
+	n := r.Noise()
+	if n == nil {
+		ew.printf("- **What it costs**: no benchmark results in this run.\n")
+		return
+	}
+	st := r.BenchStamp()
+	h := r.Figures.Headline()
+	for _, t := range []*Table{h.StrategyOverAsis(), h.AsisOverLimit(), h.StoreOverModel()} {
+		if t.Empty() {
+			continue
+		}
+		ew.printf("- **%s** ([table](%s)): %s.\n", t.Title, link(BenchDoc), t.summary())
+	}
+	ew.printf("- **Noise** (run %s UTC, commit %s, [rules](%s)): %s.\n", st.Date, st.Commit, link("docs/measuring.md"), n.Verdict())
+}
+
+// summary is a table in one clause: its only row across the columns, or
+// at 16 KiB (the producer's default batch.size; else the last column) the
+// lowest and the highest row.
+func (t *Table) summary() string {
+	cell := func(row, col string) string {
+		v, ok := t.Cells[[2]string{row, col}]
+		if !ok {
+			return "-"
+		}
+		return ratioString(v)
+	}
+	if len(t.Rows) <= 2 {
+		var rows []string
+		for _, row := range t.Rows {
+			var cols []string
+			for _, c := range t.Cols {
+				cols = append(cols, c+" "+cell(row, c))
+			}
+			rows = append(rows, row+": "+strings.Join(cols, ", "))
+		}
+		return strings.Join(rows, "; ")
+	}
+	col := t.Cols[len(t.Cols)-1]
+	if slices.Contains(t.Cols, "16KiB") {
+		col = "16KiB"
+	}
+	lo, hi := "", ""
+	for _, row := range t.Rows {
+		v, ok := t.Cells[[2]string{row, col}]
+		if !ok {
+			continue
+		}
+		if lo == "" || v < t.Cells[[2]string{lo, col}] {
+			lo = row
+		}
+		if hi == "" || v > t.Cells[[2]string{hi, col}] {
+			hi = row
+		}
+	}
+	if lo == "" {
+		return "no cell at " + col
+	}
+	return fmt.Sprintf("at %s from %s (%s) to %s (%s), %d rows", col, cell(lo, col), lo, cell(hi, col), hi, len(t.Rows))
 }
 
 // WriteReportFile writes dir/report.md from r.

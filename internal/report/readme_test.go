@@ -5,14 +5,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
-// TestReadmeSectionsFromResults: the generated sections of README.md and
-// results/scenarios.md are what `mirrorpath report --readme` makes of the
-// committed results/run/, so a hand edit of a figure, or a run committed
-// without regenerating them, fails here.
+// TestReadmeSectionsFromResults: the generated sections of README.md,
+// results/benchmarks.md and results/scenarios.md are what `mirrorpath
+// report --readme` makes of the committed results/run/, so a hand edit of a
+// figure, or a run committed without regenerating them, fails here.
 func TestReadmeSectionsFromResults(t *testing.T) {
 	root := filepath.Join("..", "..")
 	r, err := Load(filepath.Join(root, "results", "run"))
@@ -26,10 +27,11 @@ func TestReadmeSectionsFromResults(t *testing.T) {
 		path     string
 		sections []string
 	}{
-		{"README.md", []string{SectionVerdicts, SectionBench}},
-		{filepath.Join("results", "scenarios.md"), []string{SectionVerdicts}},
+		{"README.md", []string{SectionSummary}},
+		{BenchDoc, []string{SectionBench}},
+		{VerdictDoc, []string{SectionVerdicts}},
 	} {
-		text, err := os.ReadFile(filepath.Join(root, doc.path))
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(doc.path)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +40,7 @@ func TestReadmeSectionsFromResults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", doc.path, err)
 			}
-			want, err := r.Section(name, "results/run")
+			want, err := r.Section(name, "results/run", doc.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,6 +55,32 @@ func TestReadmeSectionsFromResults(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratedLinksResolve: every relative link of the generated sections
+// names a file of the module, from the document it is written into.
+func TestGeneratedLinksResolve(t *testing.T) {
+	root := filepath.Join("..", "..")
+	r, err := Load(filepath.Join(root, "results", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range GeneratedDocs {
+		for _, name := range []string{SectionSummary, SectionBench, SectionVerdicts} {
+			out, err := r.Section(name, "results/run", doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(string(out), -1) {
+				target, _, _ := strings.Cut(m[1], "#")
+				if _, err := os.Stat(filepath.Join(root, filepath.Dir(doc), filepath.FromSlash(target))); err != nil {
+					t.Errorf("%s, section %s: link %s: %v", doc, name, m[1], err)
+				}
+			}
+		}
+	}
+}
+
+var mdLink = regexp.MustCompile(`\]\(([^)]+)\)`)
 
 func TestReplaceSection(t *testing.T) {
 	doc := []byte("# t\n\n<!-- mirrorpath:bench:begin -->\nold\nlines\n<!-- mirrorpath:bench:end -->\n\ntail\n")
@@ -92,9 +120,10 @@ func TestRewriteSections(t *testing.T) {
 	r := &Report{Command: "mirrorpath run", Date: "2026-01-02 03:04", Commit: "abc1234", Figures: loadFixture(t), Matrix: m}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "README.md")
+	os.WriteFile(filepath.Join(dir, "go.mod"), nil, 0o644)
 	head := "# x\n\nhand text\n\n"
 	os.WriteFile(path, []byte(head+"<!-- mirrorpath:verdicts:begin -->\n<!-- mirrorpath:verdicts:end -->\n\nmiddle\n\n<!-- mirrorpath:bench:begin -->\nstale\n<!-- mirrorpath:bench:end -->\n"), 0o644)
-	done, err := r.RewriteSections(path, "results/run")
+	done, err := r.RewriteSections(dir, "README.md", "results/run")
 	if err != nil || strings.Join(done, ",") != "bench,verdicts" {
 		t.Fatalf("done %v, err %v", done, err)
 	}
@@ -107,7 +136,7 @@ func TestRewriteSections(t *testing.T) {
 	if strings.Contains(string(first), "stale") {
 		t.Errorf("stale section kept:\n%s", first)
 	}
-	if _, err := r.RewriteSections(path, "results/run"); err != nil {
+	if _, err := r.RewriteSections(dir, "README.md", "results/run"); err != nil {
 		t.Fatal(err)
 	}
 	if second, _ := os.ReadFile(path); !bytes.Equal(first, second) {
@@ -115,7 +144,7 @@ func TestRewriteSections(t *testing.T) {
 	}
 	plain := filepath.Join(dir, "plain.md")
 	os.WriteFile(plain, []byte("# no markers\n"), 0o644)
-	if _, err := r.RewriteSections(plain, "results/run"); err == nil {
+	if _, err := r.RewriteSections(dir, "plain.md", "results/run"); err == nil {
 		t.Error("a file without markers was accepted")
 	}
 }
@@ -134,7 +163,7 @@ func TestDesignParagraphs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := (&Report{Matrix: m}).Section(SectionVerdicts, "results/run")
+	out, err := (&Report{Matrix: m}).Section(SectionVerdicts, "results/run", VerdictDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
