@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -99,21 +98,6 @@ const (
 	maxBenchRounds  = 1000
 	maxBenchTimeout = 24 * time.Hour
 )
-
-// checkBenchtime checks a -benchtime value as go test reads it (testing's
-// benchTimeFlag): a positive duration or a positive count of iterations Nx.
-func checkBenchtime(s string) error {
-	if n, ok := strings.CutSuffix(s, "x"); ok {
-		if c, err := strconv.ParseInt(n, 10, 64); err != nil || c < 1 {
-			return fmt.Errorf("--benchtime %q: want a positive count of iterations (100x) or a positive duration (100ms)", s)
-		}
-		return nil
-	}
-	if d, err := time.ParseDuration(s); err != nil || d <= 0 {
-		return fmt.Errorf("--benchtime %q: want a positive duration (100ms) or a positive count of iterations (100x)", s)
-	}
-	return nil
-}
 
 type gateRun struct {
 	repo, base, head string

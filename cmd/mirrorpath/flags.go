@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -142,6 +143,21 @@ func inRange[T int64 | time.Duration](n, lo, hi T, format func(T, int) string) e
 		return fmt.Errorf("below the least %s", format(lo, 10))
 	case n > hi:
 		return fmt.Errorf("above the limit %s", format(hi, 10))
+	}
+	return nil
+}
+
+// checkBenchtime checks a -benchtime value as go test reads it (testing's
+// benchTimeFlag): a positive duration or a positive count of iterations Nx.
+func checkBenchtime(s string) error {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if c, err := strconv.ParseInt(n, 10, 64); err != nil || c < 1 {
+			return fmt.Errorf("--benchtime %q: want a positive count of iterations (100x) or a positive duration (100ms)", s)
+		}
+		return nil
+	}
+	if d, err := time.ParseDuration(s); err != nil || d <= 0 {
+		return fmt.Errorf("--benchtime %q: want a positive duration (100ms) or a positive count of iterations (100x)", s)
 	}
 	return nil
 }

@@ -149,22 +149,6 @@ var (
 	committedRun = filepath.Join("results", "run")
 )
 
-// checkBenchtime accepts what go test's -benchtime does: a positive
-// duration (time.ParseDuration) or a positive iteration count Nx.
-func checkBenchtime(s string) error {
-	if n, ok := strings.CutSuffix(s, "x"); ok {
-		if v, err := strconv.Atoi(n); err == nil && v > 0 {
-			return nil
-		}
-		return fmt.Errorf("--benchtime %q: an iteration count is a positive integer followed by x, e.g. 200x", s)
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return fmt.Errorf("--benchtime %q: want a positive duration (100ms, 1s) or an iteration count (200x)", s)
-	}
-	return nil
-}
-
 // catalog returns the *.scn files of the scenario directory, an error
 // saying which when the directory is missing or holds none.
 func (c runConfig) catalog() ([]string, error) {

@@ -161,7 +161,7 @@ func TestRunBadInput(t *testing.T) {
 		{"catalog file that does not parse", []string{"--scenarios", "broken"}, []string{"scenario catalog:", "x.scn:2", "frobnicate"}},
 		{"benchtime not a duration", []string{"--benchtime", "soon"}, []string{`--benchtime "soon"`, "positive duration"}},
 		{"benchtime zero", []string{"--benchtime", "0s"}, []string{`--benchtime "0s"`}},
-		{"benchtime bad count", []string{"--benchtime", "-3x"}, []string{`--benchtime "-3x"`, "iteration count"}},
+		{"benchtime bad count", []string{"--benchtime", "-3x"}, []string{`--benchtime "-3x"`, "count of iterations"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
