@@ -195,9 +195,9 @@ func inSequence(lastSeq, nextSeq int32) bool {
 }
 
 func (ai *appendInfo) checkSequence(epoch int16, firstSeq int32) error {
-	// Transaction version 2 (Kafka4, KAFKA-18202): a producer whose
+	// Transaction version 2 (KAFKA-18202, Kafka 4.1): a producer whose
 	// committed entry caches no batch must start at sequence 0.
-	if ai.release == Kafka4 && ai.hasVerif && ai.verif.supportsEpochBump && firstSeq != 0 && len(ai.cur.batches) == 0 {
+	if ai.release.tv2StartsAtZero() && ai.hasVerif && ai.verif.supportsEpochBump && firstSeq != 0 && len(ai.cur.batches) == 0 {
 		return ErrOutOfOrderSequence
 	}
 	if ai.hasVerif && firstSeq > ai.verif.lowestSeq {
@@ -266,7 +266,7 @@ func (ai *appendInfo) appendDataBatch(b *Batch) (started bool, err error) {
 
 func (ai *appendInfo) appendEndTxnMarker(b *Batch) (CompletedTxn, bool, error) {
 	tv := b.TxnVersion
-	if ai.release != Kafka4 {
+	if !ai.release.markerTxnVersion() {
 		tv = TV0 // before KAFKA-19446 the leader is not told the version
 	}
 	if tv == TVUnknown {
@@ -308,7 +308,8 @@ type modelAppend struct {
 	completed      []CompletedTxn
 	clearVerif     map[int64]bool
 	committedEmpty bool // a barrier was met: committed entries read as absent
-	resetAtCommit  bool
+	verifGone      bool // a barrier was met: verification entries read as absent
+	resetAtCommit  bool // a barrier was met: clear the partition at commit
 	barriers       int
 	kept           int
 	aborted        []storage.AbortedTxn
@@ -354,7 +355,7 @@ func (a *modelAppend) prepareUpdate(pid int64) *appendInfo {
 	}
 	ai.upd = ai.cur.clone()
 	ai.upd.batches = nil
-	if v := a.part.verification[pid]; v != nil && !a.committedEmpty {
+	if v := a.part.verification[pid]; v != nil && !a.verifGone {
 		ai.verif, ai.hasVerif = *v, true
 	}
 	return ai
@@ -386,9 +387,9 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 	}
 	if b.isBarrier() {
 		a.barriers++
-		a.resetAtCommit = true
 		a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
-		a.committedEmpty = true // Prototype keeps the pending updates (Store.barrier)
+		a.committedEmpty = true
+		a.resetAtCommit, a.verifGone = true, true // Prototype keeps the pending updates (Store.barrier)
 		if a.m.opts.BarrierApply == Exact {
 			a.infos = map[int64]*appendInfo{}
 			a.clearVerif = map[int64]bool{}
@@ -411,15 +412,9 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 			return &a.out, nil
 		}
 	}
-	if (a.origin == Client || a.origin == Coordinator) && b.Transactional && !b.Control && a.m.opts.VerifyTransactions {
-		e := a.committed(pid)
-		ongoing := e != nil && a.m.opts.ongoing(e.txnFirst, e.epoch, b.ProducerEpoch)
-		var stored Guard
-		if v := a.part.verification[pid]; v != nil && !a.committedEmpty {
-			stored = v.guard
-		}
-		if !ongoing && (stored == 0 || stored != a.guard) {
-			return nil, ErrInvalidTxnState
+	if (a.origin == Client || a.origin == Coordinator) && b.Transactional {
+		if err := a.checkTransactional(pid, b); err != nil {
+			return nil, err
 		}
 	}
 	ai := a.infos[pid]
@@ -443,6 +438,31 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 	}
 	a.out = Outcome{Completed: done, TxnCompleted: hasDone}
 	return &a.out, nil
+}
+
+// checkTransactional is the check UnifiedLog#analyzeAndValidateProducerState
+// makes of a transactional batch or marker from CLIENT or COORDINATOR
+// before ProducerAppendInfo sees it, when its producer has no transaction
+// open at its epoch (#hasOngoingTransaction): with
+// Options.VerifyTransactions, a data batch needs the guard of its
+// producer's verification entry (#batchMissingRequiredVerification),
+// else INVALID_TXN_STATE.
+func (a *modelAppend) checkTransactional(pid int64, b *Batch) error {
+	e := a.committed(pid)
+	if e != nil && a.m.opts.ongoing(e.txnFirst, e.epoch, b.ProducerEpoch) {
+		return nil
+	}
+	if b.Control || !a.m.opts.VerifyTransactions {
+		return nil
+	}
+	var stored Guard
+	if v := a.part.verification[pid]; v != nil && !a.verifGone {
+		stored = v.guard
+	}
+	if stored == 0 || stored != a.guard {
+		return ErrInvalidTxnState
+	}
+	return nil
 }
 
 func (a *modelAppend) Commit() *Committed {
@@ -525,10 +545,15 @@ func (m *Model) HasLateTransaction(p PartitionID, nowMs int64) bool {
 	return m.opts.late(lastTs, nowMs)
 }
 
-func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) Guard {
+func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) (Guard, error) {
 	part := m.part(p)
-	if e := part.producers[pid]; e != nil && m.opts.ongoing(e.txnFirst, e.epoch, epoch) {
-		return 0
+	if e := part.producers[pid]; e != nil {
+		if epoch < e.epoch && m.opts.Release.refusesStaleVerification() {
+			return 0, ErrInvalidProducerEpoch // KAFKA-18042
+		}
+		if m.opts.ongoing(e.txnFirst, e.epoch, epoch) {
+			return 0, nil
+		}
 	}
 	v := part.verification[pid]
 	if v == nil {
@@ -538,7 +563,7 @@ func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 		part.verification[pid] = v
 	}
 	v.maybeUpdateLowestSequenceAndEpoch(seq, epoch)
-	return v.guard
+	return v.guard, nil
 }
 
 func (m *Model) Producer(p PartitionID, pid int64) (ProducerInfo, bool) {

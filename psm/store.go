@@ -240,10 +240,16 @@ func (s *Store) Clear(p PartitionID) {
 	sp.unrepl = sp.unrepl[:0]
 }
 
-func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) Guard {
+func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) (Guard, error) {
 	sp := s.part(p)
-	if sh, i := sp.lookup(pid); sh != nil && s.opts.ongoing(sh.slots[i].txnFirst, sh.slots[i].epoch, epoch) {
-		return 0
+	if sh, i := sp.lookup(pid); sh != nil {
+		cv := &sh.slots[i]
+		if epoch < cv.epoch && s.opts.Release.refusesStaleVerification() {
+			return 0, ErrInvalidProducerEpoch // KAFKA-18042
+		}
+		if s.opts.ongoing(cv.txnFirst, cv.epoch, epoch) {
+			return 0, nil
+		}
 	}
 	e := sp.verifEntry(pid)
 	if e == nil {
@@ -256,7 +262,7 @@ func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 	} else if epoch == e.epoch && seq < e.lowestSeq {
 		e.lowestSeq = seq
 	}
-	return e.guard
+	return e.guard, nil
 }
 
 // HasLateTransaction reads the oldest open transaction's producer entry as
@@ -522,7 +528,8 @@ type StoreAppender struct {
 	guard  Guard
 
 	committedEmpty bool // a barrier was met: committed entries read as absent
-	resetAtCommit  bool
+	verifGone      bool // a barrier was met: verification entries read as absent
+	resetAtCommit  bool // a barrier was met: reset the partition at commit
 	barriers, kept int
 
 	pend      []pendingEntry
@@ -580,7 +587,7 @@ func (a *StoreAppender) Begin(origin Origin) {
 //go:noinline
 func (a *StoreAppender) resetGeneral() {
 	a.general = false
-	a.committedEmpty, a.resetAtCommit = false, false
+	a.committedEmpty, a.verifGone, a.resetAtCommit = false, false, false
 	a.barriers, a.kept = 0, 0
 	a.clearPending()
 	a.started = a.started[:0]
@@ -862,14 +869,9 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 			}
 		}
 	}
-	if a.origin != Replication && b.Transactional && !b.Control && a.s.opts.VerifyTransactions {
-		ongoing := cv != nil && a.s.opts.ongoing(cv.txnFirst, cv.epoch, b.ProducerEpoch)
-		var stored Guard
-		if e := sp.verifEntry(pid); e != nil && !a.committedEmpty {
-			stored = e.guard
-		}
-		if !ongoing && (stored == 0 || stored != a.guard) {
-			return nil, ErrInvalidTxnState
+	if a.origin != Replication && b.Transactional {
+		if err := a.checkTransactional(cv, pid, b); err != nil {
+			return nil, err
 		}
 	}
 
@@ -896,10 +898,10 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 			w.curEpoch, w.curLastSeq = -1, -1
 			u.lastTs, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
 		}
-		if !a.committedEmpty {
+		if !a.verifGone {
 			if e := sp.verifEntry(pid); e != nil {
 				w.hasVerif, w.verifLow = true, e.lowestSeq
-				w.verifSeq0 = e.bump && a.s.opts.Release == Kafka4 && (cv == nil || cv.n == 0)
+				w.verifSeq0 = e.bump && a.s.opts.Release.tv2StartsAtZero() && (cv == nil || cv.n == 0)
 			}
 		}
 	}
@@ -925,6 +927,26 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 		return &a.out, nil
 	}
 	return &a.none, nil
+}
+
+// checkTransactional is Model's (modelAppend.checkTransactional) against
+// committed slot cv (nil: none).
+func (a *StoreAppender) checkTransactional(cv *slot, pid int64, b *Batch) error {
+	o := &a.s.opts
+	if cv != nil && o.ongoing(cv.txnFirst, cv.epoch, b.ProducerEpoch) {
+		return nil
+	}
+	if b.Control || !o.VerifyTransactions {
+		return nil
+	}
+	var stored Guard
+	if e := a.part.verifEntry(pid); e != nil && !a.verifGone {
+		stored = e.guard
+	}
+	if stored == 0 || stored != a.guard {
+		return ErrInvalidTxnState
+	}
+	return nil
 }
 
 // fastAppend is the pending update of one batch on the fast path: a CLIENT
@@ -1177,7 +1199,7 @@ func (a *StoreAppender) promoteOne(f *fastAppend) {
 
 func (a *StoreAppender) barrier() {
 	a.barriers++
-	a.resetAtCommit = true
+	a.resetAtCommit, a.verifGone = true, true
 	a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
 	// Both modes clear the committed table where the barrier stands: a
 	// later batch of the append that starts an entry starts from nothing.
