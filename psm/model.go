@@ -443,14 +443,18 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 // checkTransactional is the check UnifiedLog#analyzeAndValidateProducerState
 // makes of a transactional batch or marker from CLIENT or COORDINATOR
 // before ProducerAppendInfo sees it, when its producer has no transaction
-// open at its epoch (#hasOngoingTransaction): with
-// Options.VerifyTransactions, a data batch needs the guard of its
+// open at its epoch (#hasOngoingTransaction): from Kafka 4.2 an epoch below
+// the committed entry's is INVALID_PRODUCER_EPOCH (KAFKA-19690); then,
+// with Options.VerifyTransactions, a data batch needs the guard of its
 // producer's verification entry (#batchMissingRequiredVerification),
 // else INVALID_TXN_STATE.
 func (a *modelAppend) checkTransactional(pid int64, b *Batch) error {
 	e := a.committed(pid)
 	if e != nil && a.m.opts.ongoing(e.txnFirst, e.epoch, b.ProducerEpoch) {
 		return nil
+	}
+	if e != nil && b.ProducerEpoch < e.epoch && a.m.opts.Release.staleEpochFirst() {
+		return ErrInvalidProducerEpoch
 	}
 	if b.Control || !a.m.opts.VerifyTransactions {
 		return nil

@@ -3,6 +3,8 @@ package psm
 import (
 	"errors"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
 )
 
 // releases are the release lines of Options.Release, newest first.
@@ -25,6 +27,73 @@ func (h *harness) one(way string, origin Origin, b Batch) error {
 		h.next += int64(b.LastOffsetDelta) + 1
 	}
 	return err
+}
+
+// UnifiedLog#analyzeAndValidateProducerState, from Kafka 4.2 (KAFKA-19690):
+// a transactional batch or marker from CLIENT or COORDINATOR whose producer
+// has no transaction open at its epoch, and whose epoch is below the
+// committed entry's, is refused with INVALID_PRODUCER_EPOCH before
+// anything else: before the verification guard (INVALID_TXN_STATE), the
+// marker's transaction version (ErrMarkerWithoutTxnVersion), its control
+// type (UNKNOWN_SERVER_ERROR) and its record count (INVALID_RECORD), and
+// an emptied marker of that epoch, which ProducerAppendInfo ignores, is
+// refused too. Verification on or off; REPLICATION is not checked. Before
+// 4.2 each gives its own answer.
+func TestStaleEpochRefusedFirst(t *testing.T) {
+	stale := func(b Batch) Batch { b.ProducerEpoch = 0; return b }
+	markerOf := func(ct codec.ControlType, records int32, tv TxnVersion) Batch {
+		b := tvMarker(1, 0, false, 0, tv)
+		b.ControlType, b.RecordsCount = ct, records
+		return b
+	}
+	cases := []struct {
+		name   string
+		origin Origin
+		b      Batch
+		before error // the answer before 4.2
+	}{
+		{"txn-data-no-guard", Client, stale(txnData(1, 0, 0, 1)), ErrInvalidTxnState},
+		{"marker-no-txn-version", Coordinator, markerOf(codec.ControlCommit, 1, TVUnknown), ErrInvalidProducerEpoch},
+		{"marker-unknown-control-type", Coordinator, markerOf(codec.ControlType(3), 1, TV0), ErrUnknownServerError},
+		{"marker-record-count-minus-one", Coordinator, markerOf(codec.ControlCommit, -1, TV0), ErrInvalidRecord},
+		{"emptied-marker", Coordinator, markerOf(codec.ControlCommit, 0, TV0), nil},
+	}
+	for _, rel := range releases {
+		for _, verify := range []bool{true, false} {
+			for _, c := range cases {
+				for _, way := range ways {
+					name := rel.String() + "/verify=" + map[bool]string{true: "on", false: "off"}[verify] + "/" + c.name + "/" + way
+					t.Run(name, func(t *testing.T) {
+						forEachImpl(t, Options{Release: rel, VerifyTransactions: verify}, func(t *testing.T, h *harness) {
+							h.ok(Client, data(1, 1, 0, 1))
+							want := c.before
+							if rel == Kafka4 {
+								want = ErrInvalidProducerEpoch
+							}
+							if !verify && errors.Is(want, ErrInvalidTxnState) {
+								// No guard needed: ProducerAppendInfo#checkProducerEpoch refuses it.
+								want = ErrInvalidProducerEpoch
+							}
+							before := dumpState(h.m, h.p)
+							err := h.one(way, c.origin, c.b)
+							if !errors.Is(err, want) || (want == nil) != (err == nil) {
+								t.Fatalf("%+v: %v, want %v", c.b, err, want)
+							}
+							if err != nil && !equalState(before, dumpState(h.m, h.p)) {
+								t.Fatal("the refused batch changed the state")
+							}
+							// REPLICATION trusts the leader.
+							if c.b.RecordsCount >= 0 && c.b.ControlType <= codec.ControlCommit {
+								if err := h.one(way, Replication, c.b); err != nil {
+									t.Fatalf("REPLICATION %+v: %v", c.b, err)
+								}
+							}
+						})
+					})
+				}
+			}
+		}
+	}
 }
 
 // UnifiedLog#maybeStartTransactionVerification, from Kafka 4.1

@@ -936,6 +936,9 @@ func (a *StoreAppender) checkTransactional(cv *slot, pid int64, b *Batch) error 
 	if cv != nil && o.ongoing(cv.txnFirst, cv.epoch, b.ProducerEpoch) {
 		return nil
 	}
+	if cv != nil && b.ProducerEpoch < cv.epoch && o.Release.staleEpochFirst() {
+		return ErrInvalidProducerEpoch // KAFKA-19690
+	}
 	if b.Control || !o.VerifyTransactions {
 		return nil
 	}

@@ -121,7 +121,10 @@ type Release uint8
 
 const (
 	// Kafka4 is Apache Kafka 4.2 and later (the default): every rule below.
-	// A COMMIT or ABORT marker is checked by the transaction
+	// A transactional batch or marker from CLIENT or COORDINATOR whose
+	// epoch is below its producer's is refused with INVALID_PRODUCER_EPOCH
+	// before any other check (UnifiedLog#analyzeAndValidateProducerState,
+	// KAFKA-19690). A COMMIT or ABORT marker is checked by the transaction
 	// version its WriteTxnMarkers request states (Batch.TxnVersion,
 	// KIP-1228, KAFKA-19446): see TxnVersion.
 	Kafka4 Release = iota
@@ -159,6 +162,11 @@ func (r Release) String() string {
 	}
 	return "Release(" + strconv.Itoa(int(r)) + ")"
 }
+
+// staleEpochFirst: a transactional batch or marker from CLIENT or
+// COORDINATOR whose epoch is below its producer's is refused before the
+// other checks (KAFKA-19690, 4.2).
+func (r Release) staleEpochFirst() bool { return r == Kafka4 }
 
 // markerTxnVersion: a marker is checked by the transaction version its
 // request states (KAFKA-19446, 4.2).
