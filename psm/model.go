@@ -430,7 +430,7 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 	if started {
 		a.started = append(a.started, TxnInfo{ProducerID: pid, FirstOffset: b.BaseOffset, LastOffset: -1})
 	}
-	if b.Transactional {
+	if b.Transactional && !a.keepsVerification(pid, b) {
 		a.clearVerif[pid] = true
 	}
 	if hasDone {
@@ -467,6 +467,20 @@ func (a *modelAppend) checkTransactional(pid int64, b *Batch) error {
 		return ErrInvalidTxnState
 	}
 	return nil
+}
+
+// keepsVerification is the exception of UnifiedLog#updateProducers to
+// removing the verification entry of a producer whose transactional batch
+// or marker passed: from Kafka 4.0, a marker at the epoch of an entry that
+// supports the epoch bump (created by a TV2 request) keeps it, for it was
+// made for the producer's next transaction, verified before this marker
+// closed the last one (KAFKA-18654).
+func (a *modelAppend) keepsVerification(pid int64, b *Batch) bool {
+	if !b.Control || !a.m.opts.Release.keepsTV2Verification() {
+		return false
+	}
+	v := a.part.verification[pid]
+	return v != nil && v.supportsEpochBump && b.ProducerEpoch == v.epoch
 }
 
 func (a *modelAppend) Commit() *Committed {

@@ -96,6 +96,74 @@ func TestStaleEpochRefusedFirst(t *testing.T) {
 	}
 }
 
+// UnifiedLog#updateProducers, from Kafka 4.0 (KAFKA-18654): a passing
+// transactional batch or marker removes its producer's verification entry,
+// except a marker at the epoch of an entry that supports the epoch bump
+// (created by a TV2 request). Under TV2 the coordinator verifies the next
+// transaction at the bumped epoch before the last one's marker, written at
+// that same epoch, lands: the entry must survive the marker, or the next
+// transaction's first batch fails with INVALID_TXN_STATE. Kafka 3 removes
+// it.
+func TestTV2MarkerKeepsNextTransactionsVerification(t *testing.T) {
+	for _, rel := range releases {
+		for _, way := range ways {
+			t.Run(rel.String()+"/"+way, func(t *testing.T) {
+				keeps := rel != Kafka3 // 4.0 and later
+				forEachImpl(t, Options{Release: rel, VerifyTransactions: true}, func(t *testing.T, h *harness) {
+					guarded := func(g Guard, b Batch) error {
+						a := h.m.Begin(h.p, Client)
+						a.SetGuard(g)
+						b.BaseOffset = h.next
+						if _, err := a.Add(&b); err != nil {
+							a.Abort()
+							return err
+						}
+						a.Commit()
+						h.next += int64(b.LastOffsetDelta) + 1
+						return nil
+					}
+					if err := guarded(h.verify(1, 0, 0, TV2, 0), txnData(1, 0, 0, 1)); err != nil {
+						t.Fatal(err)
+					}
+					g := h.verify(1, 0, 1, TV2, 0)
+					if err := h.one(way, Coordinator, tvMarker(1, 1, false, 0, TV2)); err != nil {
+						t.Fatal(err)
+					}
+					err := guarded(g, txnData(1, 1, 0, 1))
+					if keeps && err != nil {
+						t.Fatalf("the next transaction's first batch: %v, want accepted", err)
+					}
+					if !keeps && !errors.Is(err, ErrInvalidTxnState) {
+						t.Fatalf("Kafka 3, the next transaction's first batch: %v, want INVALID_TXN_STATE", err)
+					}
+				})
+			})
+		}
+	}
+	// A marker at another epoch, or one whose entry was created by a TV0
+	// or TV1 request, removes the entry under every release.
+	for _, rel := range releases {
+		t.Run(rel.String()+"/other-epoch-or-version", func(t *testing.T) {
+			forEachImpl(t, Options{Release: rel, VerifyTransactions: true}, func(t *testing.T, h *harness) {
+				h.ok(Replication, txnData(1, 0, 0, 1), txnData(2, 0, 0, 1))
+				g1 := h.verify(1, 0, 2, TV2, 0)
+				g2 := h.verify(2, 0, 1, TV1, 0)
+				h.ok(Coordinator, tvMarker(1, 1, false, 0, TV2), tvMarker(2, 1, false, 0, TV0))
+				for pid, g := range map[int64]Guard{1: g1, 2: g2} {
+					a := h.m.Begin(h.p, Client)
+					a.SetGuard(g)
+					b := txnData(pid, 2, 0, 1)
+					b.BaseOffset = h.next
+					if _, err := a.Add(&b); !errors.Is(err, ErrInvalidTxnState) {
+						t.Fatalf("pid %d after its marker: %v, want INVALID_TXN_STATE", pid, err)
+					}
+					a.Abort()
+				}
+			})
+		})
+	}
+}
+
 // UnifiedLog#maybeStartTransactionVerification, from Kafka 4.1
 // (KAFKA-18042): a verification whose epoch is below the producer's is
 // refused with INVALID_PRODUCER_EPOCH (InvalidProducerEpochException)

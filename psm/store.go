@@ -918,7 +918,7 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 	if started {
 		a.started = append(a.started, TxnInfo{ProducerID: pid, FirstOffset: b.BaseOffset, LastOffset: -1})
 	}
-	if b.Transactional {
+	if b.Transactional && !a.keepsVerification(pid, b) {
 		w.clearVerif = true
 	}
 	if done {
@@ -950,6 +950,17 @@ func (a *StoreAppender) checkTransactional(cv *slot, pid int64, b *Batch) error 
 		return ErrInvalidTxnState
 	}
 	return nil
+}
+
+// keepsVerification is Model's (modelAppend.keepsVerification): a marker
+// at the epoch of a verification entry that supports the epoch bump keeps
+// the entry (UnifiedLog#updateProducers, KAFKA-18654).
+func (a *StoreAppender) keepsVerification(pid int64, b *Batch) bool {
+	if !b.Control || !a.s.opts.Release.keepsTV2Verification() {
+		return false
+	}
+	e := a.part.verifEntry(pid)
+	return e != nil && e.bump && b.ProducerEpoch == e.epoch
 }
 
 // fastAppend is the pending update of one batch on the fast path: a CLIENT

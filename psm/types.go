@@ -132,12 +132,15 @@ const (
 	// KAFKA-14563): an open transaction at any epoch counts as ongoing, so
 	// a transactional batch of a higher epoch needs no guard and
 	// StartVerification hands out the sentinel. Markers follow the TV0/TV1
-	// rule whatever Batch.TxnVersion says.
+	// rule whatever Batch.TxnVersion says, and any transactional batch
+	// removes its producer's verification entry.
 	Kafka3
 	// Kafka40 is Apache Kafka 4.0. A transaction counts as ongoing for the
 	// verification guard only at the batch's epoch
 	// (UnifiedLog#hasOngoingTransaction(producerId, producerEpoch),
-	// KAFKA-14563). Markers follow the TV0/TV1 rule whatever
+	// KAFKA-14563), and a TV2 marker at the epoch of a verification entry
+	// created by a TV2 request keeps that entry (UnifiedLog#updateProducers,
+	// KAFKA-18654). Markers follow the TV0/TV1 rule whatever
 	// Batch.TxnVersion says: the partition leader is not told the version.
 	Kafka40
 	// Kafka41 is Apache Kafka 4.1: Kafka40's rules, and StartVerification
@@ -179,6 +182,10 @@ func (r Release) refusesStaleVerification() bool { return r == Kafka4 || r == Ka
 // tv2StartsAtZero: a producer verified by a TV2 request whose committed
 // entry caches no batch starts at sequence 0 (KAFKA-18202, 4.1).
 func (r Release) tv2StartsAtZero() bool { return r == Kafka4 || r == Kafka41 }
+
+// keepsTV2Verification: a marker at the epoch of a verification entry
+// that supports the epoch bump keeps the entry (KAFKA-18654, 4.0).
+func (r Release) keepsTV2Verification() bool { return r != Kafka3 }
 
 // HasOngoingTransaction is UnifiedLog#hasOngoingTransaction under release r
 // for a producer whose entry has open transaction txnFirst (-1: none) at
