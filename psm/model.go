@@ -308,8 +308,8 @@ type modelAppend struct {
 	completed      []CompletedTxn
 	clearVerif     map[int64]bool
 	committedEmpty bool // a barrier was met: committed entries read as absent
-	verifGone      bool // a barrier was met: verification entries read as absent
-	resetAtCommit  bool // a barrier was met: clear the partition at commit
+	verifGone      bool // an Exact barrier was met: verification entries read as absent
+	resetAtCommit  bool // an Exact barrier was met: clear the partition at commit
 	barriers       int
 	kept           int
 	aborted        []storage.AbortedTxn
@@ -389,10 +389,18 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 		a.barriers++
 		a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
 		a.committedEmpty = true
-		a.resetAtCommit, a.verifGone = true, true // Prototype keeps the pending updates (Store.barrier)
 		if a.m.opts.BarrierApply == Exact {
+			// As if the append's batches were applied one by one: what
+			// came before the barrier goes with the committed state.
+			a.resetAtCommit, a.verifGone = true, true
 			a.infos = map[int64]*appendInfo{}
 			a.clearVerif = map[int64]bool{}
+		} else {
+			// The prototype's expireMirroredProducers, run where the
+			// validation loop meets the barrier: the producers go now,
+			// whatever becomes of the append; verification entries and
+			// the pending updates of earlier batches stay.
+			clear(a.part.producers)
 		}
 		a.out = Outcome{Barrier: true}
 		return &a.out, nil
@@ -489,6 +497,7 @@ func (a *modelAppend) Commit() *Committed {
 		clear(part.producers)
 		clear(part.verification)
 	}
+	// Under Prototype the barrier cleared the producers already (Add).
 	for pid, ai := range a.infos {
 		if e := part.producers[pid]; e != nil {
 			e.update(&ai.upd)
@@ -534,7 +543,9 @@ func (a *modelAppend) Abort() { a.infos = nil }
 func (m *Model) Reset(p PartitionID) int {
 	part := m.part(p)
 	clear(part.producers)
-	clear(part.verification)
+	if m.opts.BarrierApply == Exact {
+		clear(part.verification)
+	}
 	return len(part.ongoing)
 }
 

@@ -195,3 +195,56 @@ func TestStartVerificationRefusesStaleEpoch(t *testing.T) {
 		})
 	}
 }
+
+// BarrierApply Prototype is the KIP-1279 prototype's barrier
+// (expireMirroredProducers, run where the validation loop meets the
+// barrier): it removes the producer entries only, so a verification entry
+// survives it and its guard still admits a first transactional batch,
+// which Exact refuses; and it removes them at once, so an append refused at
+// a batch after the barrier has still removed them, where Exact changes
+// nothing. Both through an append, Update and Reset.
+func TestBarrierPrototypeAsCoded(t *testing.T) {
+	for _, mode := range []BarrierApply{Exact, Prototype} {
+		for _, way := range []string{"append", "update", "reset"} {
+			t.Run("verification/"+map[BarrierApply]string{Exact: "exact", Prototype: "prototype"}[mode]+"/"+way, func(t *testing.T) {
+				forEachImpl(t, Options{BarrierApply: mode, VerifyTransactions: true}, func(t *testing.T, h *harness) {
+					g := h.verify(1, 0, 0, TV0, 0)
+					if way == "reset" {
+						h.m.Reset(h.p)
+					} else if err := h.one(way, Replication, barrierBatch()); err != nil {
+						t.Fatal(err)
+					}
+					a := h.m.Begin(h.p, Client)
+					a.SetGuard(g)
+					b := txnData(1, 0, 0, 1)
+					b.BaseOffset = h.next
+					_, err := a.Add(&b)
+					a.Abort()
+					if mode == Prototype && err != nil {
+						t.Fatalf("guard handed out before the barrier: %v, want accepted (the entry stays)", err)
+					}
+					if mode == Exact && !errors.Is(err, ErrInvalidTxnState) {
+						t.Fatalf("guard handed out before the barrier: %v, want INVALID_TXN_STATE", err)
+					}
+				})
+			})
+		}
+		t.Run("refused-append/"+map[BarrierApply]string{Exact: "exact", Prototype: "prototype"}[mode], func(t *testing.T) {
+			forEachImpl(t, Options{BarrierApply: mode}, func(t *testing.T, h *harness) {
+				h.ok(Coordinator, tvMarker(1, 1, false, 0, TV0))
+				bad := tvMarker(1, 1, false, 0, TV0)
+				bad.ControlType = codec.ControlType(3)
+				if r := h.append(Replication, barrierBatch(), bad); !errors.Is(r.err, ErrUnknownServerError) {
+					t.Fatalf("[barrier, control type 3]: %v, want UNKNOWN_SERVER_ERROR", r.err)
+				}
+				_, ok := h.m.Producer(h.p, 1)
+				if mode == Prototype && ok {
+					t.Fatal("pid 1 kept: the prototype's barrier removed it before the append was refused")
+				}
+				if mode == Exact && !ok {
+					t.Fatal("pid 1 gone: a refused append changes nothing")
+				}
+			})
+		})
+	}
+}

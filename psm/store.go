@@ -149,6 +149,12 @@ func (sp *storePart) prefetchSlot(pid int64) {
 
 // resetProducers drops every producer and verification entry in O(1).
 func (sp *storePart) resetProducers() {
+	sp.clearProducers()
+	sp.verif = sp.verif[:0]
+}
+
+// clearProducers drops every producer entry in O(1).
+func (sp *storePart) clearProducers() {
 	sp.gen++
 	if sp.gen == genTomb { // wrapped: old generations would come back to life
 		for i := range sp.shards {
@@ -157,7 +163,6 @@ func (sp *storePart) resetProducers() {
 		sp.gen = 1
 	}
 	sp.count = 0
-	sp.verif = sp.verif[:0]
 }
 
 // upsert writes v as pid's entry, inserting it when absent.
@@ -220,7 +225,11 @@ func (s *Store) isExpired(txnFirst, lastTs, now int64) bool {
 // Reset applies a barrier outside an append in O(1).
 func (s *Store) Reset(p PartitionID) int {
 	sp := s.part(p)
-	sp.resetProducers()
+	if s.opts.BarrierApply == Exact {
+		sp.resetProducers()
+	} else {
+		sp.clearProducers()
+	}
 	checkPart(sp)
 	return len(sp.ongoing)
 }
@@ -528,8 +537,9 @@ type StoreAppender struct {
 	guard  Guard
 
 	committedEmpty bool // a barrier was met: committed entries read as absent
-	verifGone      bool // a barrier was met: verification entries read as absent
-	resetAtCommit  bool // a barrier was met: reset the partition at commit
+	verifGone      bool // an Exact barrier was met: verification entries read as absent
+	resetAtCommit  bool // an Exact barrier was met: reset the partition at commit
+	tableCleared   bool // a Prototype barrier cleared the table: slot indices are stale
 	barriers, kept int
 
 	pend      []pendingEntry
@@ -587,7 +597,7 @@ func (a *StoreAppender) Begin(origin Origin) {
 //go:noinline
 func (a *StoreAppender) resetGeneral() {
 	a.general = false
-	a.committedEmpty, a.verifGone, a.resetAtCommit = false, false, false
+	a.committedEmpty, a.verifGone, a.resetAtCommit, a.tableCleared = false, false, false, false
 	a.barriers, a.kept = 0, 0
 	a.clearPending()
 	a.started = a.started[:0]
@@ -1213,17 +1223,24 @@ func (a *StoreAppender) promoteOne(f *fastAppend) {
 
 func (a *StoreAppender) barrier() {
 	a.barriers++
-	a.resetAtCommit, a.verifGone = true, true
 	a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
 	// Both modes clear the committed table where the barrier stands: a
 	// later batch of the append that starts an entry starts from nothing.
-	// Prototype keeps the updates already pending (one map of updates per
-	// append, flushed after the loop: LogLoader's loadProducersFromRecords),
-	// so entries built before the barrier come back at Commit.
 	a.committedEmpty = true
 	if a.s.opts.BarrierApply == Exact {
+		// Exact clears at Commit, verification entries too, and drops the
+		// updates already pending.
+		a.resetAtCommit, a.verifGone = true, true
 		a.clearPending()
+		return
 	}
+	// Prototype clears the producers now, whatever becomes of the append
+	// (expireMirroredProducers in the validation loop), and keeps the
+	// verification entries and the updates already pending (one map of
+	// updates per append, applied after the loop), so entries built
+	// before the barrier come back at Commit.
+	a.part.clearProducers()
+	a.tableCleared = true
 }
 
 // apply validates b against w and, when every check passes, updates w; a
@@ -1406,7 +1423,7 @@ func (a *StoreAppender) commitGeneral() *Committed {
 		sh := sp.shardOf(w.h)
 		var si int
 		var ok bool
-		if w.slot >= 0 && w.version == sh.version && !a.resetAtCommit {
+		if w.slot >= 0 && w.version == sh.version && !a.resetAtCommit && !a.tableCleared {
 			si, ok = int(w.slot), true
 		} else {
 			si, ok = sh.find(w.pid, sp.gen, w.h)

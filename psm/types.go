@@ -64,9 +64,13 @@ const (
 	// batches after it start from an empty producer table
 	// (docs/producer-state.md).
 	Exact BarrierApply = iota
-	// Prototype reproduces the hazard of the prototype: the partition is
-	// cleared at commit and then every update of the append is applied, which
-	// resurrects entries built by batches before the barrier.
+	// Prototype reproduces the KIP-1279 prototype (expireMirroredProducers,
+	// applied where the validation loop meets the barrier): the producer
+	// entries are removed at once, and only they; verification entries
+	// stay. The updates of the append's batches before the
+	// barrier stay pending and are applied at Commit, which resurrects
+	// their entries, and an append rejected at a later batch has still
+	// removed the producers (docs/producer-state.md, "The barrier").
 	Prototype
 )
 
@@ -486,9 +490,10 @@ type Manager interface {
 	// stay valid until the next call on p. On the Store, a plain batch of a
 	// known producer costs one lookup and one write (results/psm.md).
 	Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Committed, error)
-	// Reset applies a barrier to p outside an append: every producer entry and
-	// verification entry is removed, open transactions are kept. It returns the
-	// number of open transactions kept.
+	// Reset applies a barrier to p outside an append: every producer entry
+	// is removed, and under BarrierApply Exact every verification entry;
+	// open transactions are kept. It returns the number of open
+	// transactions kept.
 	Reset(p PartitionID) (keptOpenTxns int)
 	// Clear forgets p's producers and transactions (the reset of
 	// ProducerStateManager#truncateAndReload, before a rebuild); p's
