@@ -7,6 +7,34 @@ import (
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
+// UnifiedLog#analyzeAndValidateProducerState through a Partition (Kafka
+// 4.2, KAFKA-19690): a COORDINATOR marker below its producer's epoch is
+// INVALID_PRODUCER_EPOCH before its transaction version is looked at, so
+// one that states none is refused for its epoch under every release, and
+// nothing is written. psm's TestStaleEpochRefusedFirst has the rule's
+// other cases.
+func TestStaleMarkerEpochRefusedFirst(t *testing.T) {
+	for _, rel := range []psm.Release{psm.Kafka4, psm.Kafka41, psm.Kafka40, psm.Kafka3} {
+		t.Run(rel.String(), func(t *testing.T) {
+			p := mustOpen(t, Config{PSMOptions: psm.Options{Release: rel}})
+			kpClient(t, p, bspec{PID: 1, Epoch: 1}, nil)
+			end := p.LogEndOffset()
+			_, err := p.AppendTxnMarker(mkMarker(1, 0, 0, false), psm.TVUnknown)
+			kpWant(t, "AppendTxnMarker", err, psm.ErrInvalidProducerEpoch)
+			if p.LogEndOffset() != end {
+				t.Fatalf("log end %d after a refused marker, want %d", p.LogEndOffset(), end)
+			}
+			// At the producer's epoch the version decides (KAFKA-19446).
+			_, err = p.AppendTxnMarker(mkMarker(1, 1, 0, false), psm.TVUnknown)
+			if rel == psm.Kafka4 {
+				kpWant(t, "AppendTxnMarker", err, psm.ErrMarkerWithoutTxnVersion)
+			} else {
+				kpWant(t, "AppendTxnMarker", err, nil)
+			}
+		})
+	}
+}
+
 // controlOfType is a transactional control batch of pid at epoch whose
 // control key has type ct: an end-transaction marker with its type
 // rewritten (offset 69: header 61, record length, attributes, timestamp
