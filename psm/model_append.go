@@ -257,7 +257,7 @@ func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
 			a.clearVerif = map[int64]bool{}
 		} else {
 			// The prototype's expireMirroredProducers, run where the
-			// validation loop meets the barrier: the producers go now,
+			// validation loop meets the barrier: the producers go at once,
 			// whatever becomes of the append; verification entries and
 			// the pending updates of earlier batches stay.
 			clear(a.part.producers)

@@ -406,7 +406,7 @@ func (a *StoreAppender) barrier() {
 		a.clearPending()
 		return
 	}
-	// Prototype clears the producers now, whatever becomes of the append
+	// Prototype clears the producers at once, whatever becomes of the append
 	// (expireMirroredProducers in the validation loop), and keeps the
 	// verification entries and the updates already pending (one map of
 	// updates per append, applied after the loop), so entries built
