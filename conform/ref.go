@@ -89,7 +89,12 @@ func (r *ref) produce(h codec.BatchHeader, txnID *string, values []string, nowMs
 			}
 			// Dial caps Produce at Kafka 3.6's version, below 12, so no
 			// request is TV2 (supportsEpochBump).
-			guard = r.m.StartVerification(refPartition, b.ProducerID, b.BaseSequence, b.ProducerEpoch, psm.TV0, nowMs)
+			var err error
+			guard, err = r.m.StartVerification(refPartition, b.ProducerID, b.BaseSequence, b.ProducerEpoch, psm.TV0, nowMs)
+			var ke *kafkaerr.Error
+			if errors.As(err, &ke) {
+				return produceWant{code: ke.Code, base: -1}
+			}
 		}
 	}
 	a := r.m.Begin(refPartition, psm.Client)

@@ -38,11 +38,11 @@ func TestRejectedBatchLeavesStateUnchanged(t *testing.T) {
 func TestVerificationGuard(t *testing.T) {
 	forEachImpl(t, Options{VerifyTransactions: true}, func(t *testing.T, h *harness) {
 		h.fails(ErrInvalidTxnState, Client, txnData(1, 0, 0, 1)) // no guard at all
-		g := h.m.StartVerification(h.p, 1, 5, 0, TV0, 0)
+		g := h.verify(1, 5, 0, TV0, 0)
 		if g == 0 {
 			t.Fatal("sentinel guard for a producer with no open txn")
 		}
-		if g2 := h.m.StartVerification(h.p, 1, 3, 0, TV0, 0); g2 != g {
+		if g2 := h.verify(1, 3, 0, TV0, 0); g2 != g {
 			t.Fatalf("existing entry got a new guard %d != %d", g2, g)
 		}
 		// Wrong guard.
@@ -66,7 +66,7 @@ func TestVerificationGuard(t *testing.T) {
 		a.Commit()
 		h.next++
 		// Open txn at this epoch: the sentinel, and no guard needed.
-		if g := h.m.StartVerification(h.p, 1, 4, 0, TV0, 0); g != 0 {
+		if g := h.verify(1, 4, 0, TV0, 0); g != 0 {
 			t.Fatalf("open txn got guard %d", g)
 		}
 		h.ok(Client, txnData(1, 0, 4, 1))
@@ -74,8 +74,8 @@ func TestVerificationGuard(t *testing.T) {
 		h.ok(Client, data(2, 0, 0, 1))
 		h.ok(Replication, txnData(3, 0, 0, 1))
 		// Verification entries expire like producers: pid 4's (age = expiration) goes, pid 5's stays.
-		g4 := h.m.StartVerification(h.p, 4, 0, 0, TV0, 0)
-		g5 := h.m.StartVerification(h.p, 5, 0, 0, TV0, 1)
+		g4 := h.verify(4, 0, 0, TV0, 0)
+		g5 := h.verify(5, 0, 0, TV0, 1)
 		h.m.ExpireProducers(h.p, DefaultExpirationMs)
 		a = h.m.Begin(h.p, Client)
 		a.SetGuard(g4)

@@ -57,7 +57,7 @@ func at(b Batch, offset int64) Batch { b.BaseOffset = offset; return b }
 func TestCornerOpenTxnNoDataAcrossRestart(t *testing.T) {
 	opts := Options{VerifyTransactions: true}
 	forEachImpl(t, opts, func(t *testing.T, h *harness) {
-		g := h.m.StartVerification(h.p, 1, 0, 0, TV0, 0)
+		g := h.verify(1, 0, 0, TV0, 0)
 		a := h.m.Begin(h.p, Client)
 		a.SetGuard(g)
 		b := at(txnData(1, 0, 0, 2), 0)
@@ -69,7 +69,7 @@ func TestCornerOpenTxnNoDataAcrossRestart(t *testing.T) {
 		h.ok(Coordinator, marker(1, 0, false, 0)) // offset 2: the first transaction committed
 		h.m.OnHighWatermark(h.p, h.next)
 		// The second transaction: added to the partition, no data yet.
-		stale := h.m.StartVerification(h.p, 1, 2, 0, TV0, 0)
+		stale := h.verify(1, 2, 0, TV0, 0)
 		if stale == 0 {
 			t.Fatal("no guard for a producer with no open transaction")
 		}
@@ -95,7 +95,7 @@ func TestCornerOpenTxnNoDataAcrossRestart(t *testing.T) {
 			t.Fatalf("pre-restart guard: %v, want %v", err, ErrInvalidTxnState)
 		}
 		a.Abort()
-		g = h.m.StartVerification(h.p, 1, 2, 0, TV0, 0)
+		g = h.verify(1, 2, 0, TV0, 0)
 		a = h.m.Begin(h.p, Client)
 		a.SetGuard(g)
 		if _, err := a.Add(&b); err != nil {

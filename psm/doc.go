@@ -6,16 +6,22 @@
 //
 // The rules are Apache Kafka 4.2's and later's. Where a rule changed
 // between releases still in use, Options.Release picks the line: Kafka4
-// (the default, 4.2 and later), Kafka40 (4.0 and 4.1) or Kafka3 (3.6 to
-// 3.9). Two rules differ: UnifiedLog#hasOngoingTransaction for the KIP-890
-// verification guard, which since KAFKA-14563 (4.0) counts an open
-// transaction only at the batch's epoch; and the epoch check of a COMMIT
-// or ABORT marker, which since KAFKA-19446 (4.2) follows the transaction
-// version the marker's WriteTxnMarkers request states (Batch.TxnVersion:
-// above the producer's epoch under TV2, not below it under TV0 and TV1,
-// refused when none is stated). docs/producer-state.md ("Which Kafka")
-// lists the differences and the Kafka commit the rules were checked
-// against.
+// (the default, 4.2 and later), Kafka41 (4.1), Kafka40 (4.0) or Kafka3
+// (3.6 to 3.9). The rules that differ, each with the release that brought
+// it: UnifiedLog#hasOngoingTransaction counts an open transaction only at
+// the batch's epoch (KAFKA-14563, 4.0); a TV2 marker at the epoch of a
+// verification entry created by a TV2 request keeps it
+// (UnifiedLog#updateProducers, KAFKA-18654, 4.0); StartVerification
+// refuses an epoch below the producer's
+// (UnifiedLog#maybeStartTransactionVerification, KAFKA-18042, 4.1); a
+// producer verified by a TV2 request with no cached batch starts at
+// sequence 0 (ProducerAppendInfo#checkSequence, KAFKA-18202, 4.1); a
+// transactional batch or marker below its producer's epoch is refused
+// before any other check (UnifiedLog#analyzeAndValidateProducerState,
+// KAFKA-19690, 4.2); a COMMIT or ABORT marker's epoch is checked by the
+// transaction version its WriteTxnMarkers request states (Batch.TxnVersion,
+// KAFKA-19446, 4.2). docs/producer-state.md ("Which Kafka") lists them with
+// the Kafka commit each was read at.
 //
 // # Two implementations, one behaviour
 //
@@ -60,12 +66,15 @@
 // # The barrier
 //
 // A control batch of type MIRROR_PID_RESET (any origin, any PID) removes every
-// producer and verification entry of the partition; open transactions stay,
+// producer and (under Exact) verification entry of the partition; open transactions stay,
 // so the LSO stays pinned and Committed.KeptOpenTxns reports how many (M6).
 // With BarrierApply Exact the order inside a multi-batch append is exact:
 // batches before the barrier are dropped with the committed state, batches
-// after it start from nothing. BarrierApply Prototype clears at commit and
-// then applies every update of the append, resurrecting pre-barrier entries.
+// after it start from nothing, and all of it happens at Commit. BarrierApply
+// Prototype is the KIP-1279 prototype's: the producer entries (only they)
+// go as soon as Add meets the barrier, even if the append is then refused;
+// the updates pending from earlier batches are applied at Commit,
+// resurrecting pre-barrier entries.
 // The Store's barrier is O(1): each slot key carries the partition generation
 // it was written under; a barrier increments the generation and older slots
 // read as free. Two barriers leave the same state as one.
@@ -122,7 +131,8 @@
 // # Deviations from Kafka, on purpose
 //
 //   - Verification entries are cleared at Commit, not during validation, so a
-//     rejected append changes nothing.
+//     rejected append changes nothing (under BarrierApply Prototype, but for
+//     the barrier's removal of the producers).
 //   - A control batch of a type other than COMMIT, ABORT and MIRROR_PID_RESET
 //     from a tracked PID is ErrUnknownServerError (Kafka throws
 //     IllegalArgumentException, which reaches the wire as UNKNOWN_SERVER_ERROR).

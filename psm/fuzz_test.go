@@ -67,8 +67,8 @@ func optionsFrom(b byte) Options {
 		BarrierApply:       BarrierApply(b >> 1 & 1),
 		VerifyTransactions: b>>2&1 == 1,
 		ExpirationMs:       int64(b>>3)*7 + 1,
-		Release:            Release(b >> 6 % 3), // Kafka4, Kafka3, Kafka40, Kafka4
-		DedupCRC:           b>>3&1 == 1,         // shares its bit with ExpirationMs
+		Release:            Release(b >> 6), // Kafka4, Kafka3, Kafka40, Kafka41
+		DedupCRC:           b>>3&1 == 1,     // shares its bit with ExpirationMs
 	}
 }
 
@@ -243,10 +243,10 @@ func (d *diff) run() {
 				b := d.batch()
 				tv := TxnVersion(d.byte()%4) - 1 // the produce request's: TVUnknown, TV0, TV1, TV2
 				d.trace(p, "verify "+tv.String(), b, d.now)
-				a := d.model.StartVerification(p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, tv, d.now)
-				s := d.store.StartVerification(d.base+p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, tv, d.now)
-				if a != s && !d.sharedGuards {
-					d.fail("StartVerification model %d store %d", a, s)
+				a, aerr := d.model.StartVerification(p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, tv, d.now)
+				s, serr := d.store.StartVerification(d.base+p, b.ProducerID, b.BaseSequence, b.ProducerEpoch, tv, d.now)
+				if a != s && !d.sharedGuards || !sameErr(aerr, serr) {
+					d.fail("StartVerification model (%d, %v) store (%d, %v)", a, aerr, s, serr)
 				}
 			case 2:
 				d.trace(p, "clear", Batch{}, 0)

@@ -171,3 +171,13 @@ func equalState(a, b state) bool {
 func abortedTxn(pid, first, last, lso int64) storage.AbortedTxn {
 	return storage.AbortedTxn{ProducerID: pid, FirstOffset: first, LastOffset: last, LastStableOffset: lso}
 }
+
+// verify is StartVerification, failing the test on an error.
+func (h *harness) verify(pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) Guard {
+	h.t.Helper()
+	g, err := h.m.StartVerification(h.p, pid, seq, epoch, tv, nowMs)
+	if err != nil {
+		h.t.Fatalf("StartVerification(%d, seq %d, epoch %d): %v", pid, seq, epoch, err)
+	}
+	return g
+}

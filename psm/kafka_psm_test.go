@@ -880,11 +880,11 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// A second verification of a producer reuses its entry and guard; a
 	// transactional append clears the entry.
 	{name: "testEntryForVerification", opts: Options{VerifyTransactions: true}, fn: func(t *testing.T, k *kpsm) {
-		g := k.m.StartVerification(k.p, 1, 0, 0, TV0, 0)
+		g := k.verify(1, 0, 0, TV0, 0)
 		if g == 0 {
 			t.Fatal("sentinel guard")
 		}
-		if g2 := k.m.StartVerification(k.p, 1, 0, 0, TV0, 0); g2 != g {
+		if g2 := k.verify(1, 0, 0, TV0, 0); g2 != g {
 			t.Fatalf("second verification guard %d, want %d", g2, g)
 		}
 		a := k.m.Begin(k.p, Client)
@@ -898,7 +898,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		// Cleared: once the transaction is closed, a verification makes a
 		// new entry with a new guard, and the old guard verifies nothing.
 		k.ok(Coordinator, marker(1, 0, false, 0))
-		g3 := k.m.StartVerification(k.p, 1, 1, 0, TV0, 0)
+		g3 := k.verify(1, 1, 0, TV0, 0)
 		if g3 == 0 || g3 == g {
 			t.Fatalf("guard %d after the entry was cleared (old %d)", g3, g)
 		}
@@ -915,13 +915,13 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// a higher epoch replaces the sequence, a lower one is ignored; the
 	// guard never changes.
 	{name: "testSequenceAndEpochInVerificationEntry", opts: Options{VerifyTransactions: true}, fn: func(t *testing.T, k *kpsm) {
-		g := k.m.StartVerification(k.p, 1, 1, 0, TV0, 0)
+		g := k.verify(1, 1, 0, TV0, 0)
 		k.probeLowest(g, 1, 0, 1)
 		for _, step := range []struct {
 			seq, wantSeq     int32
 			epoch, wantEpoch int16
 		}{{0, 0, 0, 0}, {2, 2, 1, 1}, {0, 2, 0, 1}} {
-			if g2 := k.m.StartVerification(k.p, 1, step.seq, step.epoch, TV0, 0); g2 != g {
+			if g2 := k.verify(1, step.seq, step.epoch, TV0, 0); g2 != g {
 				t.Fatalf("guard changed to %d from %d", g2, g)
 			}
 			k.probeLowest(g, 1, step.wantEpoch, step.wantSeq)
@@ -934,7 +934,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		"dynamicallyDisable=false": {VerifyTransactions: true},
 		"dynamicallyDisable=true":  {VerifyTransactions: false},
 	}, fn: func(t *testing.T, k *kpsm) {
-		g := k.m.StartVerification(k.p, 1, 0, 0, TV0, 0)
+		g := k.verify(1, 0, 0, TV0, 0)
 		a := k.m.Begin(k.p, Client)
 		a.SetGuard(g)
 		b := txnData(1, 0, 4, 1)
@@ -942,7 +942,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 			t.Fatalf("seq 4 above the verified 0: %v", err)
 		}
 		a.Abort()
-		if g2 := k.m.StartVerification(k.p, 1, 0, 0, TV0, 0); g2 != g {
+		if g2 := k.verify(1, 0, 0, TV0, 0); g2 != g {
 			t.Fatalf("entry replaced: guard %d, was %d", g2, g)
 		}
 		k.probeLowest(g, 1, 0, 0)
@@ -951,7 +951,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// their creation.
 	{name: "testVerificationStateEntryExpiration", opts: Options{VerifyTransactions: true}, fn: func(t *testing.T, k *kpsm) {
 		const t0 = 1_700_000_000_000
-		g := k.m.StartVerification(k.p, 1, 0, 0, TV0, t0)
+		g := k.verify(1, 0, 0, TV0, t0)
 		k.m.ExpireProducers(k.p, t0+DefaultExpirationMs/2)
 		k.probeLowest(g, 1, 0, 0)
 		k.m.ExpireProducers(k.p, t0+DefaultExpirationMs+1)

@@ -13,7 +13,7 @@ func TestTruncationKeepsVerificationEntries(t *testing.T) {
 			forEachImpl(t, Options{VerifyTransactions: true}, func(t *testing.T, h *harness) {
 				h.ok(Client, data(2, 0, 0, 1))
 				snap := h.m.AppendSnapshot(nil, h.p)
-				g := h.m.StartVerification(h.p, 1, 0, 0, TV0, 0)
+				g := h.verify(1, 0, 0, TV0, 0)
 				if reload == "Clear" {
 					h.m.Clear(h.p)
 				} else if err := h.m.LoadSnapshot(h.p, snap, 0); err != nil {
@@ -44,11 +44,11 @@ func TestTruncationKeepsVerificationEntries(t *testing.T) {
 // needs a verification guard. Kafka 4.0 (KAFKA-14563) counts an open
 // transaction only at the batch's epoch; Kafka 3.x at any epoch.
 func TestReleaseOngoingTransactionEpoch(t *testing.T) {
-	for _, rel := range []Release{Kafka4, Kafka40, Kafka3} {
+	for _, rel := range releases {
 		t.Run(rel.String(), func(t *testing.T) {
 			forEachImpl(t, Options{VerifyTransactions: true, Release: rel}, func(t *testing.T, h *harness) {
 				a := h.m.Begin(h.p, Client)
-				a.SetGuard(h.m.StartVerification(h.p, 1, 0, 0, TV0, 0))
+				a.SetGuard(h.verify(1, 0, 0, TV0, 0))
 				b := txnData(1, 0, 0, 1)
 				b.BaseOffset = h.next
 				if _, err := a.Add(&b); err != nil {
@@ -57,7 +57,7 @@ func TestReleaseOngoingTransactionEpoch(t *testing.T) {
 				a.Commit()
 				h.next++
 				// Open transaction at epoch 0; a verification at epoch 1.
-				g := h.m.StartVerification(h.p, 1, 0, 1, TV0, 0)
+				g := h.verify(1, 0, 1, TV0, 0)
 				if rel == Kafka3 && g != 0 {
 					t.Fatalf("Kafka 3: guard %d for a producer with an open transaction, want the sentinel", g)
 				}

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/mirrorpath/mirrorpath/codec"
-	"github.com/mirrorpath/mirrorpath/storage"
 )
 
 // Model is the reference producer-state manager: Go maps, pointers and the
@@ -149,354 +148,12 @@ func sortedTxns(txns map[int64]TxnInfo) []TxnInfo {
 	return out
 }
 
-// appendInfo is ProducerAppendInfo.
-type appendInfo struct {
-	pid      int64
-	origin   Origin
-	release  Release
-	cur      modelEntry // the committed entry, or an empty one
-	upd      modelEntry // cur's scalars with an empty batch deque
-	verif    modelVerification
-	hasVerif bool
-}
-
-func (ai *appendInfo) clone() *appendInfo {
-	c := *ai
-	c.cur = ai.cur.clone()
-	c.upd = ai.upd.clone()
-	return &c
-}
-
-// checkProducerEpoch is ProducerAppendInfo#checkProducerEpoch for a batch
-// of epoch stating transaction version tv (TVUnknown for data batches,
-// which is checked as TV0).
-func (ai *appendInfo) checkProducerEpoch(epoch int16, tv TxnVersion) error {
-	current := ai.upd.epoch
-	invalid := epoch < current
-	if tv >= TV2 {
-		invalid = epoch <= current
-	}
-	if !invalid {
-		return nil
-	}
-	// KAFKA-19999: a TV2 marker at the current epoch with no transaction
-	// open is a retry of a marker already written.
-	if tv >= TV2 && epoch == current && ai.upd.txnFirst < 0 {
-		return nil
-	}
-	if ai.origin != Replication {
-		return ErrInvalidProducerEpoch
-	}
-	return nil
-}
-
-func inSequence(lastSeq, nextSeq int32) bool {
-	return int64(nextSeq) == int64(lastSeq)+1 || (nextSeq == 0 && lastSeq == 1<<31-1)
-}
-
-func (ai *appendInfo) checkSequence(epoch int16, firstSeq int32) error {
-	// Transaction version 2 (Kafka4, KAFKA-18202): a producer whose
-	// committed entry caches no batch must start at sequence 0.
-	if ai.release == Kafka4 && ai.hasVerif && ai.verif.supportsEpochBump && firstSeq != 0 && len(ai.cur.batches) == 0 {
-		return ErrOutOfOrderSequence
-	}
-	if ai.hasVerif && firstSeq > ai.verif.lowestSeq {
-		return ErrOutOfOrderSequence
-	}
-	if epoch != ai.upd.epoch {
-		if firstSeq != 0 && ai.upd.epoch != codec.NoProducerEpoch {
-			return ErrOutOfOrderSequence
-		}
-		return nil
-	}
-	var last int32
-	switch {
-	case len(ai.upd.batches) > 0:
-		last = ai.upd.lastSeq()
-	case epoch == ai.cur.epoch:
-		last = ai.cur.lastSeq()
-	default:
-		last = codec.NoSequence
-	}
-	if ai.cur.epoch != codec.NoProducerEpoch && !inSequence(last, firstSeq) {
-		return ErrOutOfOrderSequence
-	}
-	return nil
-}
-
-// append is ProducerAppendInfo.append. started is set when the batch opened a
-// transaction.
-func (ai *appendInfo) append(b *Batch) (done CompletedTxn, hasDone, started bool, err error) {
-	if b.Control {
-		if b.RecordsCount == 0 {
-			return done, false, false, nil // a marker cleaned away
-		}
-		if b.RecordsCount < 0 {
-			return done, false, false, ErrInvalidRecord
-		}
-		if b.ControlType != codec.ControlCommit && b.ControlType != codec.ControlAbort {
-			return done, false, false, ErrUnknownServerError
-		}
-		done, hasDone, err = ai.appendEndTxnMarker(b)
-		return done, hasDone, false, err
-	}
-	started, err = ai.appendDataBatch(b)
-	return done, false, started, err
-}
-
-func (ai *appendInfo) appendDataBatch(b *Batch) (started bool, err error) {
-	if err := ai.checkProducerEpoch(b.ProducerEpoch, TVUnknown); err != nil {
-		return false, err
-	}
-	if ai.origin == Client {
-		if err := ai.checkSequence(b.ProducerEpoch, b.BaseSequence); err != nil {
-			return false, err
-		}
-	}
-	ai.upd.addBatch(b.ProducerEpoch, b.LastSequence(), b.LastOffset(), b.LastOffsetDelta, b.MaxTimestamp, b.CRC, b.HasCRC)
-	switch {
-	case ai.upd.txnFirst >= 0 && !b.Transactional:
-		return false, ErrInvalidTxnState
-	case ai.upd.txnFirst < 0 && b.Transactional:
-		ai.upd.txnFirst = b.BaseOffset
-		return true, nil
-	}
-	return false, nil
-}
-
-func (ai *appendInfo) appendEndTxnMarker(b *Batch) (CompletedTxn, bool, error) {
-	tv := b.TxnVersion
-	if ai.release != Kafka4 {
-		tv = TV0 // before KAFKA-19446 the leader is not told the version
-	}
-	if tv == TVUnknown {
-		// Only a replicated marker may state none: the leader checked it.
-		if ai.origin != Replication {
-			return CompletedTxn{}, false, ErrMarkerWithoutTxnVersion
-		}
-		tv = TV0
-	}
-	if err := ai.checkProducerEpoch(b.ProducerEpoch, tv); err != nil {
-		return CompletedTxn{}, false, err
-	}
-	if ai.upd.coordEpoch > b.CoordinatorEpoch && ai.origin != Replication {
-		return CompletedTxn{}, false, ErrTransactionCoordinatorFenced
-	}
-	var done CompletedTxn
-	hasDone := ai.upd.txnFirst >= 0
-	if hasDone {
-		done = CompletedTxn{ProducerID: ai.pid, FirstOffset: ai.upd.txnFirst, LastOffset: b.BaseOffset,
-			Aborted: b.ControlType == codec.ControlAbort}
-	}
-	ai.upd.maybeUpdateProducerEpoch(b.ProducerEpoch)
-	ai.upd.coordEpoch = b.CoordinatorEpoch
-	ai.upd.lastTimestamp = b.ControlTimestamp
-	ai.upd.txnFirst = -1
-	return done, hasDone, nil
-}
-
-// modelAppend is the append of one partition: UnifiedLog.append's map of
-// ProducerAppendInfo plus the transactions it started and completed.
-type modelAppend struct {
-	m      *Model
-	part   *modelPartition
-	origin Origin
-	guard  Guard
-
-	infos          map[int64]*appendInfo
-	started        []TxnInfo // in batch order
-	completed      []CompletedTxn
-	clearVerif     map[int64]bool
-	committedEmpty bool // a barrier was met: committed entries read as absent
-	resetAtCommit  bool
-	barriers       int
-	kept           int
-	aborted        []storage.AbortedTxn
-	out            Outcome
-	com            Committed
-}
-
-// Begin starts an append to p.
-// Update is Begin, Add, then Commit or Abort (Manager.Update).
-func (m *Model) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Committed, error) {
-	return update(m.Begin(p, origin), b)
-}
-
-func (m *Model) Begin(p PartitionID, origin Origin) Appender {
-	a := &m.part(p).app
-	*a = modelAppend{m: m, part: m.part(p), origin: origin,
-		infos: map[int64]*appendInfo{}, clearVerif: map[int64]bool{}}
-	return a
-}
-
-func (a *modelAppend) SetGuard(g Guard) { a.guard = g }
-
-// Pending is ProducerAppendInfo#toEntry: the updated entry.
-func (a *modelAppend) Pending(pid int64) (ProducerInfo, bool) {
-	ai := a.infos[pid]
-	if ai == nil {
-		return ProducerInfo{}, false
-	}
-	return ai.upd.info(), true
-}
-
-func (a *modelAppend) committed(pid int64) *modelEntry {
-	if a.committedEmpty {
-		return nil
-	}
-	return a.part.producers[pid]
-}
-
-func (a *modelAppend) prepareUpdate(pid int64) *appendInfo {
-	ai := &appendInfo{pid: pid, origin: a.origin, release: a.m.opts.Release, cur: emptyModelEntry(pid)}
-	if e := a.committed(pid); e != nil {
-		ai.cur = e.clone()
-	}
-	ai.upd = ai.cur.clone()
-	ai.upd.batches = nil
-	if v := a.part.verification[pid]; v != nil && !a.committedEmpty {
-		ai.verif, ai.hasVerif = *v, true
-	}
-	return ai
-}
-
-// findDuplicate is ProducerStateEntry.findDuplicateBatch; under
-// Options.DedupCRC a match whose CRC differs is ErrDuplicateCRCMismatch.
-func findDuplicate(e *modelEntry, b *Batch) (Duplicate, error) {
-	if e == nil || e.epoch != b.ProducerEpoch {
-		return Duplicate{}, nil
-	}
-	last := b.LastSequence()
-	for _, m := range e.batches {
-		if m.FirstSeq() == b.BaseSequence && m.LastSeq == last {
-			if m.crcMismatch(b) {
-				return Duplicate{}, ErrDuplicateCRCMismatch
-			}
-			return Duplicate{Found: true, FirstOffset: m.FirstOffset(), LastOffset: m.LastOffset, Timestamp: m.Timestamp}, nil
-		}
-	}
-	return Duplicate{}, nil
-}
-
-func (a *modelAppend) Add(b *Batch) (*Outcome, error) {
-	if crc, has := a.m.opts.windowCRC(b); crc != b.CRC || has != b.HasCRC {
-		nb := *b // the window keeps a known CRC only under DedupCRC
-		nb.CRC, nb.HasCRC = crc, has
-		b = &nb
-	}
-	if b.isBarrier() {
-		a.barriers++
-		a.resetAtCommit = true
-		a.kept = len(a.part.ongoing) + len(a.started) - len(a.completed)
-		a.committedEmpty = true // Prototype keeps the pending updates (Store.barrier)
-		if a.m.opts.BarrierApply == Exact {
-			a.infos = map[int64]*appendInfo{}
-			a.clearVerif = map[int64]bool{}
-		}
-		a.out = Outcome{Barrier: true}
-		return &a.out, nil
-	}
-	pid := b.ProducerID
-	if !a.m.opts.tracks(pid) {
-		a.out = Outcome{}
-		return &a.out, nil
-	}
-	if a.origin == Client {
-		dup, err := findDuplicate(a.committed(pid), b)
-		if err != nil {
-			return nil, err
-		}
-		if dup.Found {
-			a.out = Outcome{Duplicate: dup}
-			return &a.out, nil
-		}
-	}
-	if (a.origin == Client || a.origin == Coordinator) && b.Transactional && !b.Control && a.m.opts.VerifyTransactions {
-		e := a.committed(pid)
-		ongoing := e != nil && a.m.opts.ongoing(e.txnFirst, e.epoch, b.ProducerEpoch)
-		var stored Guard
-		if v := a.part.verification[pid]; v != nil && !a.committedEmpty {
-			stored = v.guard
-		}
-		if !ongoing && (stored == 0 || stored != a.guard) {
-			return nil, ErrInvalidTxnState
-		}
-	}
-	ai := a.infos[pid]
-	if ai == nil {
-		ai = a.prepareUpdate(pid)
-	}
-	work := ai.clone() // validation works on a copy
-	done, hasDone, started, err := work.append(b)
-	if err != nil {
-		return nil, err
-	}
-	a.infos[pid] = work
-	if started {
-		a.started = append(a.started, TxnInfo{ProducerID: pid, FirstOffset: b.BaseOffset, LastOffset: -1})
-	}
-	if b.Transactional {
-		a.clearVerif[pid] = true
-	}
-	if hasDone {
-		a.completed = append(a.completed, done)
-	}
-	a.out = Outcome{Completed: done, TxnCompleted: hasDone}
-	return &a.out, nil
-}
-
-func (a *modelAppend) Commit() *Committed {
-	part := a.part
-	if a.resetAtCommit {
-		clear(part.producers)
-		clear(part.verification)
-	}
-	for pid, ai := range a.infos {
-		if e := part.producers[pid]; e != nil {
-			e.update(&ai.upd)
-		} else {
-			e := ai.upd.clone()
-			part.producers[pid] = &e
-		}
-	}
-	for _, t := range a.started {
-		part.ongoing[t.FirstOffset] = t
-	}
-	for pid := range a.clearVerif {
-		delete(part.verification, pid)
-	}
-	a.aborted = a.aborted[:0]
-	for _, ct := range a.completed {
-		lso := ct.LastOffset + 1 // PSM.lastStableOffset(completedTxn)
-		for _, t := range sortedTxns(part.ongoing) {
-			if t.ProducerID != ct.ProducerID {
-				lso = t.FirstOffset
-				break
-			}
-		}
-		if ct.Aborted {
-			a.aborted = append(a.aborted, storage.AbortedTxn{ProducerID: ct.ProducerID, FirstOffset: ct.FirstOffset, LastOffset: ct.LastOffset, LastStableOffset: lso})
-		}
-		if t, ok := part.ongoing[ct.FirstOffset]; ok { // completeTxn
-			delete(part.ongoing, ct.FirstOffset)
-			t.LastOffset = ct.LastOffset
-			part.unreplicated[ct.FirstOffset] = t
-		}
-	}
-	a.com = Committed{Completed: a.completed, Aborted: a.aborted, Barriers: a.barriers}
-	if a.barriers > 0 {
-		a.com.KeptOpenTxns = a.kept
-	}
-	a.infos = nil
-	return &a.com
-}
-
-func (a *modelAppend) Abort() { a.infos = nil }
-
 func (m *Model) Reset(p PartitionID) int {
 	part := m.part(p)
 	clear(part.producers)
-	clear(part.verification)
+	if m.opts.BarrierApply == Exact {
+		clear(part.verification)
+	}
 	return len(part.ongoing)
 }
 
@@ -525,10 +182,15 @@ func (m *Model) HasLateTransaction(p PartitionID, nowMs int64) bool {
 	return m.opts.late(lastTs, nowMs)
 }
 
-func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) Guard {
+func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) (Guard, error) {
 	part := m.part(p)
-	if e := part.producers[pid]; e != nil && m.opts.ongoing(e.txnFirst, e.epoch, epoch) {
-		return 0
+	if e := part.producers[pid]; e != nil {
+		if epoch < e.epoch && m.opts.Release.refusesStaleVerification() {
+			return 0, ErrInvalidProducerEpoch // KAFKA-18042
+		}
+		if m.opts.ongoing(e.txnFirst, e.epoch, epoch) {
+			return 0, nil
+		}
 	}
 	v := part.verification[pid]
 	if v == nil {
@@ -538,7 +200,7 @@ func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 		part.verification[pid] = v
 	}
 	v.maybeUpdateLowestSequenceAndEpoch(seq, epoch)
-	return v.guard
+	return v.guard, nil
 }
 
 func (m *Model) Producer(p PartitionID, pid int64) (ProducerInfo, bool) {

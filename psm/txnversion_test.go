@@ -104,7 +104,7 @@ func TestMarkerWithoutTxnVersion(t *testing.T) {
 // marker's version (WriteTxnMarkers v2, KIP-1228), so every marker follows
 // the TV0/TV1 rule, and one stating none is accepted.
 func TestReleaseMarkerTxnVersion(t *testing.T) {
-	for _, rel := range []Release{Kafka4, Kafka40, Kafka3} {
+	for _, rel := range releases {
 		t.Run(rel.String(), func(t *testing.T) {
 			forEachImpl(t, Options{Release: rel}, func(t *testing.T, h *harness) {
 				h.ok(Client, txnData(1, 0, 0, 1), txnData(2, 0, 0, 1))
@@ -121,7 +121,7 @@ func TestReleaseMarkerTxnVersion(t *testing.T) {
 	}
 }
 
-// ProducerAppendInfo#checkSequence, transaction version 2 (Kafka 4.2 and
+// ProducerAppendInfo#checkSequence, transaction version 2 (Kafka 4.1 and
 // later, KAFKA-18202): when the producer's verification entry supports the
 // epoch bump (VerificationStateEntry#supportsEpochBump, set by the TV2
 // produce request that created it) and the producer's committed entry
@@ -129,11 +129,11 @@ func TestReleaseMarkerTxnVersion(t *testing.T) {
 // OUT_OF_ORDER_SEQUENCE_NUMBER otherwise. Kafka 3.x and 4.0 accept any
 // sequence from a producer the partition does not know.
 func TestTV2VerifiedProducerWithoutStateStartsAtZero(t *testing.T) {
-	for _, rel := range []Release{Kafka4, Kafka40, Kafka3} {
+	for _, rel := range releases {
 		t.Run(rel.String(), func(t *testing.T) {
 			forEachImpl(t, Options{Release: rel}, func(t *testing.T, h *harness) {
-				h.m.StartVerification(h.p, 1, 3, 0, TV2, 0)
-				if rel == Kafka4 {
+				h.verify(1, 3, 0, TV2, 0)
+				if rel == Kafka4 || rel == Kafka41 { // 4.1 and later
 					h.fails(ErrOutOfOrderSequence, Client, txnData(1, 0, 3, 1))
 					h.ok(Client, txnData(1, 0, 0, 1))
 				} else {
@@ -154,24 +154,24 @@ func TestTV2VerifiedProducerWithoutStateStartsAtZero(t *testing.T) {
 // a TV0 or TV1 request never requires sequence 0, even after a TV2 request;
 // one created by a TV2 request always does. Only CLIENT batches are checked.
 func TestTV2SupportsEpochBumpSetAtCreation(t *testing.T) {
-	for _, rel := range []Release{Kafka4, Kafka40, Kafka3} {
+	for _, rel := range releases {
 		t.Run(rel.String(), func(t *testing.T) {
 			forEachImpl(t, Options{Release: rel}, func(t *testing.T, h *harness) {
 				for _, tv := range []TxnVersion{TVUnknown, TV0, TV1} {
-					h.m.StartVerification(h.p, 1, 3, 0, tv, 0)
+					h.verify(1, 3, 0, tv, 0)
 				}
-				h.m.StartVerification(h.p, 1, 3, 0, TV2, 0)
+				h.verify(1, 3, 0, TV2, 0)
 				h.ok(Client, txnData(1, 0, 3, 1))
 
-				h.m.StartVerification(h.p, 2, 3, 0, TV2, 0)
-				h.m.StartVerification(h.p, 2, 3, 0, TV0, 0)
-				if rel == Kafka4 {
+				h.verify(2, 3, 0, TV2, 0)
+				h.verify(2, 3, 0, TV0, 0)
+				if rel == Kafka4 || rel == Kafka41 { // 4.1 and later
 					h.fails(ErrOutOfOrderSequence, Client, txnData(2, 0, 3, 1))
 				} else {
 					h.ok(Client, txnData(2, 0, 3, 1))
 				}
 
-				h.m.StartVerification(h.p, 4, 3, 0, TV2, 0)
+				h.verify(4, 3, 0, TV2, 0)
 				h.ok(Replication, txnData(4, 0, 3, 1))
 			})
 		})

@@ -64,9 +64,13 @@ const (
 	// batches after it start from an empty producer table
 	// (docs/producer-state.md).
 	Exact BarrierApply = iota
-	// Prototype reproduces the hazard of the prototype: the partition is
-	// cleared at commit and then every update of the append is applied, which
-	// resurrects entries built by batches before the barrier.
+	// Prototype reproduces the KIP-1279 prototype (expireMirroredProducers,
+	// applied where the validation loop meets the barrier): the producer
+	// entries are removed at once, and only they; verification entries
+	// stay. The updates of the append's batches before the
+	// barrier stay pending and are applied at Commit, which resurrects
+	// their entries, and an append rejected at a later batch has still
+	// removed the producers (docs/producer-state.md, "The barrier").
 	Prototype
 )
 
@@ -114,31 +118,42 @@ type Options struct {
 }
 
 // Release names the Apache Kafka release line whose producer-state rules
-// apply where a rule changed between 3.x and 4.x (docs/producer-state.md,
-// "Which Kafka"). Every other rule is the same in both.
+// apply where a rule changed between releases still in use
+// (docs/producer-state.md, "Which Kafka", which lists each rule with the
+// release that brought it). Every other rule is the same in all of them.
 type Release uint8
 
 const (
-	// Kafka4 is Apache Kafka 4.2 and later (the default). A transaction
-	// counts as ongoing for the verification guard only at the batch's
-	// epoch: UnifiedLog#hasOngoingTransaction(producerId, producerEpoch),
-	// KAFKA-14563. A COMMIT or ABORT marker is checked by the transaction
+	// Kafka4 is Apache Kafka 4.2 and later (the default): every rule below.
+	// A transactional batch or marker from CLIENT or COORDINATOR whose
+	// epoch is below its producer's is refused with INVALID_PRODUCER_EPOCH
+	// before any other check (UnifiedLog#analyzeAndValidateProducerState,
+	// KAFKA-19690). A COMMIT or ABORT marker is checked by the transaction
 	// version its WriteTxnMarkers request states (Batch.TxnVersion,
-	// KIP-1228, KAFKA-19446): see TxnVersion. A CLIENT batch of a producer
-	// whose verification entry was created by a TV2 request and whose
-	// committed entry caches no batch must start at sequence 0
-	// (ProducerAppendInfo#checkSequence, KAFKA-18202).
+	// KIP-1228, KAFKA-19446): see TxnVersion.
 	Kafka4 Release = iota
 	// Kafka3 is Apache Kafka 3.6 to 3.9 (KIP-890 verification without
 	// KAFKA-14563): an open transaction at any epoch counts as ongoing, so
 	// a transactional batch of a higher epoch needs no guard and
 	// StartVerification hands out the sentinel. Markers follow the TV0/TV1
-	// rule whatever Batch.TxnVersion says.
+	// rule whatever Batch.TxnVersion says, and any transactional batch
+	// removes its producer's verification entry.
 	Kafka3
-	// Kafka40 is Apache Kafka 4.0 and 4.1: KAFKA-14563 as Kafka4, but the
-	// partition leader is not told a marker's transaction version, so
-	// markers follow the TV0/TV1 rule whatever Batch.TxnVersion says.
+	// Kafka40 is Apache Kafka 4.0. A transaction counts as ongoing for the
+	// verification guard only at the batch's epoch
+	// (UnifiedLog#hasOngoingTransaction(producerId, producerEpoch),
+	// KAFKA-14563), and a TV2 marker at the epoch of a verification entry
+	// created by a TV2 request keeps that entry (UnifiedLog#updateProducers,
+	// KAFKA-18654). Markers follow the TV0/TV1 rule whatever
+	// Batch.TxnVersion says: the partition leader is not told the version.
 	Kafka40
+	// Kafka41 is Apache Kafka 4.1: Kafka40's rules, and StartVerification
+	// refuses an epoch below the producer's with ErrInvalidProducerEpoch
+	// (UnifiedLog#maybeStartTransactionVerification, KAFKA-18042); a CLIENT
+	// batch of a producer whose verification entry was created by a TV2
+	// request and whose committed entry caches no batch must start at
+	// sequence 0 (ProducerAppendInfo#checkSequence, KAFKA-18202).
+	Kafka41
 )
 
 func (r Release) String() string {
@@ -149,9 +164,32 @@ func (r Release) String() string {
 		return "kafka3"
 	case Kafka40:
 		return "kafka4.0"
+	case Kafka41:
+		return "kafka4.1"
 	}
 	return "Release(" + strconv.Itoa(int(r)) + ")"
 }
+
+// staleEpochFirst: a transactional batch or marker from CLIENT or
+// COORDINATOR whose epoch is below its producer's is refused before the
+// other checks (KAFKA-19690, 4.2).
+func (r Release) staleEpochFirst() bool { return r == Kafka4 }
+
+// markerTxnVersion: a marker is checked by the transaction version its
+// request states (KAFKA-19446, 4.2).
+func (r Release) markerTxnVersion() bool { return r == Kafka4 }
+
+// refusesStaleVerification: StartVerification refuses an epoch below the
+// producer's (KAFKA-18042, 4.1).
+func (r Release) refusesStaleVerification() bool { return r == Kafka4 || r == Kafka41 }
+
+// tv2StartsAtZero: a producer verified by a TV2 request whose committed
+// entry caches no batch starts at sequence 0 (KAFKA-18202, 4.1).
+func (r Release) tv2StartsAtZero() bool { return r == Kafka4 || r == Kafka41 }
+
+// keepsTV2Verification: a marker at the epoch of a verification entry
+// that supports the epoch bump keeps the entry (KAFKA-18654, 4.0).
+func (r Release) keepsTV2Verification() bool { return r != Kafka3 }
 
 // HasOngoingTransaction is UnifiedLog#hasOngoingTransaction under release r
 // for a producer whose entry has open transaction txnFirst (-1: none) at
@@ -208,8 +246,8 @@ func (o *Options) markerEpoch(origin Origin, tv TxnVersion, epoch, cur int16, tx
 	if origin == Replication {
 		return nil
 	}
-	if o.Release != Kafka4 || tv < TV2 {
-		if tv == TVUnknown && o.Release == Kafka4 {
+	if !o.Release.markerTxnVersion() || tv < TV2 {
+		if tv == TVUnknown && o.Release.markerTxnVersion() {
 			return ErrMarkerWithoutTxnVersion
 		}
 		if epoch < cur {
@@ -452,23 +490,26 @@ type Manager interface {
 	// stay valid until the next call on p. On the Store, a plain batch of a
 	// known producer costs one lookup and one write (results/psm.md).
 	Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Committed, error)
-	// Reset applies a barrier to p outside an append: every producer entry and
-	// verification entry is removed, open transactions are kept. It returns the
-	// number of open transactions kept.
+	// Reset applies a barrier to p outside an append: every producer entry
+	// is removed, and under BarrierApply Exact every verification entry;
+	// open transactions are kept. It returns the number of open
+	// transactions kept.
 	Reset(p PartitionID) (keptOpenTxns int)
 	// Clear forgets p's producers and transactions (the reset of
 	// ProducerStateManager#truncateAndReload, before a rebuild); p's
 	// verification entries stay, as Kafka keeps them across a truncation.
 	Clear(p PartitionID)
-	// StartVerification is maybeStartTransactionVerification: the
-	// sentinel when the producer has an open transaction at this epoch, else
-	// the guard of its (new or updated) verification entry. tv is the
+	// StartVerification is UnifiedLog#maybeStartTransactionVerification:
+	// under Kafka 4.1 and later ErrInvalidProducerEpoch (and nothing
+	// changed) when epoch is below the producer's (KAFKA-18042); else the
+	// sentinel when the producer has an open transaction at this epoch,
+	// else the guard of its (new or updated) verification entry. tv is the
 	// produce request's transaction version: a new entry created by a TV2
 	// request supports the epoch bump (VerificationStateEntry
-	// #supportsEpochBump), and under Kafka4 the producer's CLIENT batches
+	// #supportsEpochBump), and from Kafka 4.1 the producer's CLIENT batches
 	// must then start at sequence 0 while its committed entry caches no
 	// batch (ProducerAppendInfo#checkSequence).
-	StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) Guard
+	StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) (Guard, error)
 	// Producer returns a copy of pid's entry.
 	Producer(p PartitionID, pid int64) (ProducerInfo, bool)
 	// Producers iterates p's entries in no particular order.

@@ -42,7 +42,7 @@ func TestOpenOnFollowsRelease(t *testing.T) {
 	if release(o) != psm.Kafka4 {
 		t.Errorf("default kafka-release is %s, want kafka4", release(o))
 	}
-	for v, want := range map[string]psm.Release{"4.0": psm.Kafka40, "3.6": psm.Kafka3} {
+	for v, want := range map[string]psm.Release{"4.1": psm.Kafka41, "4.0": psm.Kafka40, "3.6": psm.Kafka3} {
 		if err := o.Set("kafka-release", v); err != nil || release(o) != want {
 			t.Errorf("kafka-release=%s: %v, %s", v, err, release(o))
 		}

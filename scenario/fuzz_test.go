@@ -33,7 +33,7 @@ type fuzzOptions struct {
 func genOptions(opt uint16) fuzzOptions {
 	o := fuzzOptions{
 		txnVersion:    []string{"1", "2"}[opt&1],
-		release:       []string{"4.2", "4.0", "3.6", "4.2"}[opt>>1&3],
+		release:       []string{"4.2", "4.0", "3.6", "4.1"}[opt>>1&3],
 		barrierSource: []string{"off", "on"}[opt>>3&1],
 		prototype:     map[string]string{},
 	}
