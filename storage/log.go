@@ -217,6 +217,9 @@ type Log struct {
 	idxBuf   []byte     // file log: index entries being written
 	free     []*segment // memory log: recycled segments
 	pending  *segment   // memory log: the next Roll's segment, once StageRolled staged into it
+	// dirDirty: files were created or removed in Config.Dir since the last
+	// directory sync (file log).
+	dirDirty bool
 }
 
 // Memory reports whether the log is kept in memory (Config.Dir == "").
@@ -297,6 +300,7 @@ func (l *Log) newSegment(base int64, recovering bool) (*segment, error) {
 	if l.Memory() {
 		return s, nil
 	}
+	l.dirDirty = true // the segment's files may be new
 	f, fsize, err := l.cfg.FS.OpenAppend(FileName(l.cfg.Dir, base, LogSuffix))
 	if err != nil {
 		return nil, err
@@ -392,6 +396,7 @@ func (l *Log) deleteSegment(s *segment) error {
 		return nil
 	}
 	s.closeFiles()
+	l.dirDirty = true
 	for _, suffix := range segmentSuffixes {
 		if err := l.cfg.FS.Remove(FileName(l.cfg.Dir, s.base, suffix)); err != nil {
 			return err
@@ -545,8 +550,11 @@ func (l *Log) MaybeSync() error {
 }
 
 // Sync flushes every segment with unsynced bytes, writing its pending index
-// entries first; afterwards every offset below the log end offset is
-// durable, and so are the indexes of every batch below it.
+// entries first, then the directory when segments were created or removed
+// since its last sync (LocalLog#flush flushes the directory after a roll:
+// a synced file whose directory entry is not is lost in a crash);
+// afterwards every offset below the log end offset is durable, and so are
+// the indexes of every batch below it.
 func (l *Log) Sync() error {
 	if l.Memory() {
 		return nil
@@ -573,6 +581,12 @@ func (l *Log) Sync() error {
 			}
 			s.idxDirty = false
 		}
+	}
+	if l.dirDirty {
+		if err := l.cfg.FS.SyncDir(l.cfg.Dir); err != nil {
+			return err
+		}
+		l.dirDirty = false
 	}
 	l.synced = l.end
 	if l.cfg.Now != nil {
@@ -678,7 +692,9 @@ func (l *Log) ForEach(from int64, fn func(b codec.Batch) error) error {
 
 // Truncate removes every batch whose last offset is at least offset (so a
 // batch that holds offset goes as a whole) and sets the log end offset to
-// offset. Transaction-index entries of removed markers go too.
+// offset. Transaction-index entries of removed markers go too. A file log
+// syncs before Truncate returns: a crash never brings back batches that
+// producer state, snapshots and the mirror checkpoint already dropped.
 func (l *Log) Truncate(offset int64) error {
 	if offset >= l.end {
 		return nil
@@ -696,7 +712,7 @@ func (l *Log) Truncate(offset int64) error {
 		}
 		l.segs = append(l.segs[:0], s)
 		l.start, l.end, l.synced = offset, offset, min(l.synced, offset)
-		return nil
+		return l.Sync()
 	}
 	i := l.SegmentFor(offset)
 	for _, s := range l.segs[i+1:] {
@@ -737,7 +753,8 @@ func (l *Log) Truncate(offset int64) error {
 	}
 	l.end = offset
 	l.synced = min(l.synced, offset)
-	return nil
+	s.dirty, s.idxDirty = s.file != nil, s.file != nil
+	return l.Sync()
 }
 
 // LastEpoch is the partition leader epoch of the last batch of the log, or
@@ -862,6 +879,7 @@ func openFileLog(cfg Config) (*Log, Recovery, error) {
 				return nil, rec, err
 			}
 			rec.TruncatedBytes += size
+			l.dirDirty = true
 			for _, suffix := range segmentSuffixes {
 				if err := cfg.FS.Remove(FileName(cfg.Dir, base, suffix)); err != nil {
 					return nil, rec, err
@@ -881,6 +899,7 @@ func openFileLog(cfg Config) (*Log, Recovery, error) {
 		l.end = s.next
 	}
 	for base := range txnFiles { // indexes without their segment
+		l.dirDirty = true
 		for _, suffix := range segmentSuffixes[1:] {
 			if err := cfg.FS.Remove(FileName(cfg.Dir, base, suffix)); err != nil {
 				return nil, rec, err
