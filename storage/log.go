@@ -582,16 +582,26 @@ func (l *Log) Sync() error {
 			s.idxDirty = false
 		}
 	}
-	if l.dirDirty {
-		if err := l.cfg.FS.SyncDir(l.cfg.Dir); err != nil {
-			return err
-		}
-		l.dirDirty = false
+	if err := l.syncDir(); err != nil {
+		return err
 	}
 	l.synced = l.end
 	if l.cfg.Now != nil {
 		l.lastSync = l.cfg.Now()
 	}
+	return nil
+}
+
+// syncDir syncs the log directory when files were created or removed in
+// it since its last sync.
+func (l *Log) syncDir() error {
+	if !l.dirDirty {
+		return nil
+	}
+	if err := l.cfg.FS.SyncDir(l.cfg.Dir); err != nil {
+		return err
+	}
+	l.dirDirty = false
 	return nil
 }
 
@@ -700,9 +710,14 @@ func (l *Log) Truncate(offset int64) error {
 		return nil
 	}
 	if offset <= l.start {
-		// Nothing below offset survives: start over at offset.
-		for _, s := range l.segs {
-			if err := l.deleteSegment(s); err != nil {
+		// Nothing below offset survives: start over at offset. The newest
+		// segment goes first, each durably, so that a crash leaves a
+		// prefix of the log, never a tail without its head.
+		for i := len(l.segs) - 1; i >= 0; i-- {
+			if err := l.deleteSegment(l.segs[i]); err != nil {
+				return err
+			}
+			if err := l.syncDir(); err != nil {
 				return err
 			}
 		}
