@@ -135,7 +135,10 @@ func TestFuzzArgs(t *testing.T) {
 		{[]string{"fuzz", "--time", "x"}, 2, "invalid value"},
 		{[]string{"fuzz", "--time", "0s"}, 2, "--time must be positive"},
 		{[]string{"fuzz", "--target", "("}, 2, "--target: error parsing regexp"},
-		{[]string{"fuzz", "--min-rate", "-1"}, 2, "--parallel, --min-rate and --max-stall not negative"},
+		{[]string{"fuzz", "--min-rate", "-1"}, 2, "--parallel, --min-rate, --max-stall and --long-time not negative"},
+		{[]string{"fuzz", "--long-time", "-1s"}, 2, "--long-time not negative"},
+		{[]string{"fuzz", "--long", "("}, 2, "--long: error parsing regexp"},
+		{[]string{"fuzz", "-h"}, 0, "FuzzStoreMatchesModel"},
 		{[]string{"fuzz", "-h"}, 0, "-fail-slow"},
 		{[]string{"fuzz", "--dir", t.TempDir()}, 2, "holds no go.mod"},
 	} {
