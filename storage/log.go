@@ -389,7 +389,10 @@ func (l *Log) maybeSyncOnRoll() error {
 	return l.Sync()
 }
 
-// deleteSegment removes s's files, or recycles its memory.
+// deleteSegment removes s's files and syncs the directory, or recycles its
+// memory. Each deletion is durable before the next: a crash in a run of them
+// (retention from the oldest, truncation from the newest) leaves the log
+// contiguous, never a segment kept beyond one deleted.
 func (l *Log) deleteSegment(s *segment) error {
 	if l.Memory() {
 		l.free = append(l.free, s)
@@ -402,7 +405,7 @@ func (l *Log) deleteSegment(s *segment) error {
 			return err
 		}
 	}
-	return nil
+	return l.syncDir()
 }
 
 // segmentSuffixes are the files of one segment.
@@ -711,13 +714,11 @@ func (l *Log) Truncate(offset int64) error {
 	}
 	if offset <= l.start {
 		// Nothing below offset survives: start over at offset. The newest
-		// segment goes first, each durably, so that a crash leaves a
-		// prefix of the log, never a tail without its head.
+		// segment goes first (deleteSegment makes each deletion durable),
+		// so that a crash leaves a prefix of the log, never a tail
+		// without its head.
 		for i := len(l.segs) - 1; i >= 0; i-- {
 			if err := l.deleteSegment(l.segs[i]); err != nil {
-				return err
-			}
-			if err := l.syncDir(); err != nil {
 				return err
 			}
 		}
@@ -730,8 +731,8 @@ func (l *Log) Truncate(offset int64) error {
 		return l.Sync()
 	}
 	i := l.SegmentFor(offset)
-	for _, s := range l.segs[i+1:] {
-		if err := l.deleteSegment(s); err != nil {
+	for j := len(l.segs) - 1; j > i; j-- {
+		if err := l.deleteSegment(l.segs[j]); err != nil {
 			return err
 		}
 	}
@@ -842,8 +843,8 @@ type Recovery struct {
 }
 
 // ErrOffsetRegression is the Recovery.Reason of a batch whose offsets go
-// backwards in a segment, or of a segment that does not start where the one
-// before it ends.
+// backwards in a segment, or of a segment that starts below the end of the
+// one before it.
 var ErrOffsetRegression = errors.New("storage: batch offsets go backwards")
 
 // ErrNotStaged is Commit's error, on a memory log, for bytes that are not
@@ -884,7 +885,9 @@ func openFileLog(cfg Config) (*Log, Recovery, error) {
 	for _, base := range bases {
 		name := FileName(cfg.Dir, base, LogSuffix)
 		delete(txnFiles, base)
-		if cut || (len(l.segs) > 0 && base != l.end) {
+		// A segment may start past the end of the one before (a roll after
+		// a truncation inside a batch), never below it.
+		if cut || (len(l.segs) > 0 && base < l.end) {
 			if !cut {
 				cut, rec.Reason = true, ErrOffsetRegression
 				rec.TruncatedSegment, rec.TruncatedAt = base, 0
