@@ -4,7 +4,7 @@ package appendpath
 
 // The crash-point test's size under -tags e2e.
 const (
-	crashPointHistories = 20
-	crashPointSteps     = 100
-	crashPointImages    = 3
+	crashPointHistories = 6
+	crashPointSteps     = 60
+	crashPointImages    = 2
 )
