@@ -119,7 +119,8 @@ func TestReopenKeepsSegmentAfterTruncationGap(t *testing.T) {
 	}
 	appendBatch(t, l, mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 2})) // 0-1
 	appendBatch(t, l, mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 3})) // 2-4
-	if err := l.Truncate(3); err != nil { // the batch 2-4 goes; the end is 3
+	// The batch 2-4 goes; the end is 3.
+	if err := l.Truncate(3); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Roll(); err != nil {
