@@ -7,9 +7,13 @@
 #
 # Usage: scripts/mutation.sh [PKG ...]      (default: pid psm codec appendpath)
 #   WORKERS=1            mutants run at once (the runs are CPU heavy)
-#   TIMEOUT_COEFFICIENT=10  a mutant's test run may take this many times the
-#                        clean run before it counts as TIMED OUT (raise it on
-#                        a loaded machine)
+#   TIMEOUT_COEFFICIENT=60  a mutant's build and test run may take this many
+#                        times gremlins' coverage run before it counts as
+#                        TIMED OUT; that run takes about 1 s with a warm build
+#                        cache, while a mutant's build takes 15-25 s on a
+#                        loaded machine, hence the large default
+#   TAGS=invariants      build tags (mapChecked and the other invariant
+#                        checks are covered only under invariants)
 #   OUT=results/mutation per package: PKG.json (gremlins' report) and PKG.txt
 #
 # One package at a time. results/mutation.md holds the scores and the
@@ -23,6 +27,6 @@ mkdir -p "$out"
 for pkg in "$@"; do
   echo "=== $pkg (load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
   go run "$gremlins" unleash --workers "${WORKERS:-1}" \
-    --timeout-coefficient "${TIMEOUT_COEFFICIENT:-10}" \
+    --timeout-coefficient "${TIMEOUT_COEFFICIENT:-60}" ${TAGS:+--tags "$TAGS"} \
     --output "$out/$pkg.json" "./$pkg" | tee "$out/$pkg.txt"
 done
