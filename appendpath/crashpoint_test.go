@@ -12,15 +12,17 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
 	"github.com/mirrorpath/mirrorpath/pid"
+	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // TestCrashAtEveryPoint runs bounded random histories of a file-backed mirror
 // partition on vfs.MemFS (mirrored appends, STOPPING with a step failing and
-// retried, client appends and transaction markers, truncations and
-// failbacks, segment rolls with their snapshots, clean restarts, syncs under
-// every sync policy, the mirror checkpoint) and cuts the power before every
+// retried, client appends, transaction markers from the coordinator and from
+// WriteTxnMarkers, truncations and failbacks, segment rolls with their
+// snapshots, clean restarts, syncs under every sync policy, the mirror
+// checkpoint) and cuts the power before every
 // write, truncation, sync, directory sync, creation, removal and rename, and
 // after the last. Each point gives crashPointImages images (the crash model
 // of vfs: no kinder than POSIX); each must reopen, and then:
@@ -61,6 +63,7 @@ type crashRun struct {
 	pending []*vfs.MemFS
 	points  int
 	images  int
+	refused int // appends refused (a marker for no open transaction, …)
 	clock   time.Time
 	op      string
 }
@@ -123,7 +126,13 @@ func crashHistory(t *testing.T, policy storage.SyncPolicy, seed uint64) (int, in
 				pd := pidBase + int64(r.rng.IntN(4))
 				if open[pd] && r.rng.IntN(3) == 0 {
 					r.op = fmt.Sprintf("marker pid %d", pd)
-					if _, err = r.p.AppendCoordinator(mkMarker(pd, 0, 0, r.rng.IntN(2) == 0)); err == nil {
+					m := mkMarker(pd, 0, 0, r.rng.IntN(2) == 0)
+					if r.rng.IntN(2) == 0 {
+						_, err = r.p.AppendCoordinator(m)
+					} else {
+						_, err = r.p.AppendTxnMarker(m, psm.TV1) // WriteTxnMarkers stating its version
+					}
+					if err == nil {
 						open[pd] = false
 					}
 					break
@@ -156,6 +165,9 @@ func crashHistory(t *testing.T, policy storage.SyncPolicy, seed uint64) (int, in
 		if err != nil && !refusable {
 			t.Fatalf("policy %s seed %d step %d %s: %v", policy, seed, step, r.op, err)
 		}
+		if err != nil {
+			r.refused++
+		}
 		r.check()
 		switch k := r.rng.IntN(12); {
 		case k == 0:
@@ -182,6 +194,9 @@ func crashHistory(t *testing.T, policy storage.SyncPolicy, seed uint64) (int, in
 	r.before, r.synced, r.op = readAll(t, r.p), r.p.SyncedOffset(), "end"
 	r.point()
 	r.check()
+	if r.refused > crashPointSteps/4 {
+		t.Errorf("policy %s seed %d: %d of %d operations refused: the history tests little", policy, seed, r.refused, crashPointSteps)
+	}
 	return r.points, r.images
 }
 
