@@ -356,3 +356,45 @@ func TestCrashStoppingReopens(t *testing.T) {
 	}
 	t.Logf("%d crash points, %d images", points, images)
 }
+
+// A producer snapshot torn at any length (a write in place cut short, as
+// Kafka's can be) is deleted on open and producer state rebuilt from the
+// log: the same state as with the snapshot whole
+// (ProducerStateManager#loadFromSnapshot on a CorruptSnapshotException).
+func TestOpenRebuildsFromTornSnapshot(t *testing.T) {
+	fs := vfs.NewMemFS()
+	cfg := Config{Dir: "/l", FS: fs, Now: testNow}
+	p := mustOpen(t, cfg)
+	for i := range 3 {
+		if _, err := p.AppendClient(mkBatch(t, bspec{PID: int64(1 + i%2), Seq: int32(i / 2), Txn: i == 2})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := p.Snapshot()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := storage.FileName("/l", 3, storage.SnapshotSuffix)
+	whole, err := fs.ReadFile(name)
+	if err != nil || !bytes.Equal(whole, want) {
+		t.Fatalf("snapshot at the log end: %v", err)
+	}
+	for n := range len(whole) {
+		img := fs.Crash(rand.New(rand.NewPCG(0, 0)), nil) // a copy: everything is synced
+		if err := img.WriteFile(name, whole[:n], true); err != nil {
+			t.Fatal(err)
+		}
+		c := cfg
+		c.FS = img
+		q, err := Open(c)
+		if err != nil {
+			t.Fatalf("snapshot torn at %d bytes: %v", n, err)
+		}
+		if r := q.Recovery(); r.Snapshot != -1 || r.Replayed != 3 || !bytes.Equal(q.Snapshot(), want) {
+			t.Fatalf("snapshot torn at %d bytes: recovery %+v, state equal %v", n, r, bytes.Equal(q.Snapshot(), want))
+		}
+		if got, err := img.ReadFile(name); err == nil && !bytes.Equal(got, whole) {
+			t.Fatalf("snapshot torn at %d bytes: a torn file left in place (%d bytes)", n, len(got))
+		}
+	}
+}
