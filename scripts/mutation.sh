@@ -25,6 +25,7 @@ out=${OUT:-results/mutation}
 mkdir -p "$out"
 [ $# -gt 0 ] || set -- pid psm codec appendpath
 for pkg in "$@"; do
+  mkdir -p "$(dirname "$out/$pkg")"
   echo "=== $pkg (load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
   go run "$gremlins" unleash --workers "${WORKERS:-1}" \
     --timeout-coefficient "${TIMEOUT_COEFFICIENT:-60}" ${TAGS:+--tags "$TAGS"} \

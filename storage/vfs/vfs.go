@@ -382,7 +382,8 @@ func (m *MemFS) Size(name string) int64 {
 // and each unsynced entry operation with probability 1/2. When garble is
 // not nil it is called with each file's name and the bytes past what the
 // file held at its last sync (and past its shortest length since) that the
-// crash kept, and may change them in place (a torn sector, a stale page).
+// crash kept, when it kept any, and may change them in place (a torn
+// sector, a stale page).
 // Files are drawn in name order, so a seeded rng gives one result. Every
 // file of the result counts as synced. m is unchanged; files open on m do
 // not see the result.

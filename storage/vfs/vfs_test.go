@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -158,6 +159,10 @@ func TestCrashWriteFileTearsWriteAtomicDoesNot(t *testing.T) {
 			t.Fatalf("crash %d after WriteAtomic returned: %q", i, got)
 		}
 	}
+	// The rename is durable too: the temporary name is gone.
+	if names, _ := m.Crash(rand.New(rand.NewPCG(3, 3)), nil).ReadDir("/d"); len(names) != 1 || names[0] != "cp" {
+		t.Fatalf("after WriteAtomic, a crash leaves %v", names)
+	}
 }
 
 // A truncation not synced may be undone, with the writes after it; a synced
@@ -200,7 +205,7 @@ func TestCrashGarbleSeesUnsynced(t *testing.T) {
 	mustWrite(t, f, []byte("rest"))
 	for seed := range uint64(50) {
 		c := m.Crash(rand.New(rand.NewPCG(seed, 2)), func(name string, b []byte) {
-			if name != "/d/a" || !bytes.HasPrefix([]byte("rest"), b) {
+			if name != "/d/a" || len(b) == 0 || !bytes.HasPrefix([]byte("rest"), b) {
 				t.Fatalf("garble(%q, %q)", name, b)
 			}
 			for i := range b {
@@ -254,8 +259,11 @@ func TestFSAgree(t *testing.T) {
 		}
 		f.Write([]byte("Z"))
 		buf := make([]byte, 4)
-		if n, err := f.ReadAt(buf, 0); n != 4 || string(buf) != "abcZ" {
+		if n, err := f.ReadAt(buf, 0); n != 4 || string(buf) != "abcZ" || err != nil {
 			t.Fatalf("%s: ReadAt = %q, %v", c.name, buf[:n], err)
+		}
+		if n, err := f.ReadAt(buf, 2); n != 2 || string(buf[:n]) != "cZ" || err != io.EOF {
+			t.Fatalf("%s: ReadAt past the end = %q, %v", c.name, buf[:n], err)
 		}
 		f.Close()
 		if err := c.fs.WriteFile(filepath.Join(c.dir, "y.snapshot"), []byte("s"), true); err != nil {
