@@ -739,7 +739,7 @@ type kpCountingFS struct {
 }
 
 func (f *kpCountingFS) WriteFile(name string, data []byte, sync bool) error {
-	if strings.HasSuffix(name, storage.SnapshotSuffix) {
+	if strings.HasSuffix(name, storage.SnapshotSuffix+vfs.TempSuffix) {
 		f.snapshots++
 	}
 	return f.MemFS.WriteFile(name, data, sync)

@@ -9,6 +9,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // MirrorState is the mirror state of a partition (docs/strategies.md).
@@ -450,13 +451,15 @@ func (p *Partition) persistCheckpoint() error {
 	return nil
 }
 
-// writeCheckpoint writes cp to the synced checkpoint file of a file log.
+// writeCheckpoint replaces the checkpoint file of a file log with cp, whole
+// and durable (vfs.WriteAtomic, as Kafka's CheckpointFile#write): a crash
+// leaves the old checkpoint or the new one, never a torn one.
 func (p *Partition) writeCheckpoint(cp MirrorCheckpoint) error {
 	if p.log.Memory() {
 		return nil
 	}
 	line := fmt.Sprintf("%d %d %s\n", cp.Offset, cp.Epoch, pid.FormatClusterID(cp.Source))
-	return p.cfg.FS.WriteFile(filepath.Join(p.cfg.Dir, checkpointFile), []byte(line), true)
+	return vfs.WriteAtomic(p.cfg.FS, filepath.Join(p.cfg.Dir, checkpointFile), []byte(line))
 }
 
 // clampCheckpoint keeps the mirror checkpoint inside the log after a

@@ -412,8 +412,8 @@ func TestMapperNegativePassThrough(t *testing.T) {
 	if got := mustMap(t, m2, clC, b5); got != b5 {
 		t.Error("pass-through moved")
 	}
-	if st := m2.Stats(); st.Unresolved != 1 {
-		t.Errorf("stats %+v", st)
+	if st := m2.Stats(); st.Unresolved != 1 || st.Collisions != 1 {
+		t.Errorf("stats %+v: want 1 collision, unresolved", st)
 	}
 }
 
@@ -583,5 +583,33 @@ func TestMapperFold(t *testing.T) {
 	m := NewMapper(Config{Strategy: Bitfield})
 	if x, y := mustMap(t, m, text, 9), mustMap(t, m, b64, 9); x != y || m.Stats().Clusters != 1 {
 		t.Errorf("the two spellings map apart: %d, %d", x, y)
+	}
+}
+
+// A cluster with several salts (from the registry) marks each salted region
+// it maps into as used, not only the first: a collision's salt draw that
+// lands on the second one is skipped, so no origin is overwritten.
+func TestMapperSaltDrawSkipsEverySaltedRegion(t *testing.T) {
+	reg := NewRegistry(nil, nil)
+	for _, s := range []Salt{{TopicID: topicT, Partition: 3, Cluster: clA, PID: 1, Salt: 0x10},
+		{TopicID: topicT, Partition: 3, Cluster: clA, PID: 2, Salt: 0x20}} {
+		if err := reg.add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Draws: the one landing C on A's second salted region, then 7.
+	src := &seqSource{vals: []uint64{99 ^ 42 ^ 0x20, 7}}
+	m := NewMapper(Config{Strategy: Bitfield, Rand: src, Registry: reg, TopicID: topicT, Partition: 3})
+	a1, a2 := mustMap(t, m, clA, 1), mustMap(t, m, clA, 2)
+	if r, _, _ := Unbitfield(a2); r != 42^0x20 || a1 == a2 {
+		t.Fatalf("A's salted PIDs: %#x, %#x", a1, a2)
+	}
+	mustMap(t, m, clash(clC, 0xff), 2) // holds C's slot for PID 2
+	c2 := mustMap(t, m, clC, 2)        // collides: the first draw is skipped
+	if r, _, _ := Unbitfield(c2); r != 99^7 {
+		t.Errorf("C's salted region %#x, want 99^7", r)
+	}
+	if cl, p, ok := m.Origin(a2); !ok || cl != clA || p != 2 {
+		t.Errorf("A's origin of %#x became %x/%d", a2, cl[:2], p)
 	}
 }

@@ -102,6 +102,12 @@ func TestRegistryLoadErrors(t *testing.T) {
 		t.Errorf("after the CRC error: %d salts, next offset %d", r.Len(), r.NextOffset())
 	}
 
+	// A trailing header cut short: no batch, so no offset (-1).
+	r = NewRegistry(nil, nil)
+	if err := r.Load(append(bytes.Clone(log[:ends[0]]), 0, 0, 0)); !errors.As(err, &le) || le.Offset != -1 || le.Pos != int64(ends[0]) {
+		t.Errorf("cut header: %v (%+v)", err, le)
+	}
+
 	// A cut trailing batch.
 	r = NewRegistry(nil, nil)
 	if err := r.Load(log[:len(log)-5]); !errors.Is(err, codec.ErrPartial) || !errors.Is(err, ErrBadLog) {
@@ -114,7 +120,8 @@ func TestRegistryLoadErrors(t *testing.T) {
 	// Other record types and control batches are skipped; a tombstone
 	// removes; a key whose cluster ID is unreadable stops the load.
 	hdr := codec.BatchHeader{BaseOffset: 3, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}
-	other, _ := codec.AppendBatch(nil, hdr, []codec.Record{{Key: []byte{0, 9, 1, 2}, Value: []byte("x")}}, codec.CompressionNone)
+	// (A key of two bytes is enough to tell the type.)
+	other, _ := codec.AppendBatch(nil, hdr, []codec.Record{{Key: []byte{0, 9, 1, 2}, Value: []byte("x")}, {Key: []byte{0, 9}}}, codec.CompressionNone)
 	hdr.BaseOffset = 4
 	hdr.Attributes = codec.AttrControl
 	ctl, _ := codec.AppendBatch(nil, hdr, []codec.Record{{Key: []byte{0, 0, 0, 7}, Value: []byte{0}}}, codec.CompressionNone)

@@ -28,7 +28,10 @@
 //
 // Durability: the fsync policy is SyncNever (the OS flushes), SyncAlways
 // (MaybeSync syncs every append) or SyncInterval. A rolled segment is always
-// synced. Synced reports the durable prefix (Kafka's recovery point).
+// synced. Sync also syncs the directory when segments were created or
+// deleted since its last sync (LocalLog#flush): a synced segment whose
+// directory entry is not may vanish in a crash. Truncate syncs before it
+// returns. Synced reports the durable prefix (Kafka's recovery point).
 //
 // # Recovery
 //
@@ -39,12 +42,13 @@
 // rewritten when they disagree; the .txnindex entries past the cut are
 // dropped. A garbled baseOffset or partitionLeaderEpoch lies outside the CRC
 // and cannot be detected, in Kafka either. The file layer is vfs.FS;
-// vfs.MemFS can simulate a power cut that loses or garbles unsynced bytes.
+// vfs.MemFS simulates a power cut as POSIX allows one (its package doc says
+// what survives), and the crash tests recover every image it gives.
 //
 // # Snapshots
 //
 // SnapshotDir keeps the <offset>.snapshot files of producer state (their
-// encoding is psm's): written and synced on roll and close, deleted with
+// encoding is psm's): written whole (vfs.WriteAtomic) on roll and close, deleted with
 // their segments and past a truncation, the stray ones (at no segment base,
 // RemoveStray) dropped when a log is loaded, and LoadNewest walks them from
 // the newest, deleting the corrupt ones, as ProducerStateManager does.

@@ -217,6 +217,9 @@ type Log struct {
 	idxBuf   []byte     // file log: index entries being written
 	free     []*segment // memory log: recycled segments
 	pending  *segment   // memory log: the next Roll's segment, once StageRolled staged into it
+	// dirDirty: files were created or removed in Config.Dir since the last
+	// directory sync (file log).
+	dirDirty bool
 }
 
 // Memory reports whether the log is kept in memory (Config.Dir == "").
@@ -297,6 +300,7 @@ func (l *Log) newSegment(base int64, recovering bool) (*segment, error) {
 	if l.Memory() {
 		return s, nil
 	}
+	l.dirDirty = true // the segment's files may be new
 	f, fsize, err := l.cfg.FS.OpenAppend(FileName(l.cfg.Dir, base, LogSuffix))
 	if err != nil {
 		return nil, err
@@ -385,19 +389,23 @@ func (l *Log) maybeSyncOnRoll() error {
 	return l.Sync()
 }
 
-// deleteSegment removes s's files, or recycles its memory.
+// deleteSegment removes s's files and syncs the directory, or recycles its
+// memory. Each deletion is durable before the next: a crash in a run of them
+// (retention from the oldest, truncation from the newest) leaves the log
+// contiguous, never a segment kept beyond one deleted.
 func (l *Log) deleteSegment(s *segment) error {
 	if l.Memory() {
 		l.free = append(l.free, s)
 		return nil
 	}
 	s.closeFiles()
+	l.dirDirty = true
 	for _, suffix := range segmentSuffixes {
 		if err := l.cfg.FS.Remove(FileName(l.cfg.Dir, s.base, suffix)); err != nil {
 			return err
 		}
 	}
-	return nil
+	return l.syncDir()
 }
 
 // segmentSuffixes are the files of one segment.
@@ -545,8 +553,11 @@ func (l *Log) MaybeSync() error {
 }
 
 // Sync flushes every segment with unsynced bytes, writing its pending index
-// entries first; afterwards every offset below the log end offset is
-// durable, and so are the indexes of every batch below it.
+// entries first, then the directory when segments were created or removed
+// since its last sync (LocalLog#flush flushes the directory after a roll:
+// a synced file whose directory entry is not is lost in a crash);
+// afterwards every offset below the log end offset is durable, and so are
+// the indexes of every batch below it.
 func (l *Log) Sync() error {
 	if l.Memory() {
 		return nil
@@ -574,10 +585,26 @@ func (l *Log) Sync() error {
 			s.idxDirty = false
 		}
 	}
+	if err := l.syncDir(); err != nil {
+		return err
+	}
 	l.synced = l.end
 	if l.cfg.Now != nil {
 		l.lastSync = l.cfg.Now()
 	}
+	return nil
+}
+
+// syncDir syncs the log directory when files were created or removed in
+// it since its last sync.
+func (l *Log) syncDir() error {
+	if !l.dirDirty {
+		return nil
+	}
+	if err := l.cfg.FS.SyncDir(l.cfg.Dir); err != nil {
+		return err
+	}
+	l.dirDirty = false
 	return nil
 }
 
@@ -678,15 +705,20 @@ func (l *Log) ForEach(from int64, fn func(b codec.Batch) error) error {
 
 // Truncate removes every batch whose last offset is at least offset (so a
 // batch that holds offset goes as a whole) and sets the log end offset to
-// offset. Transaction-index entries of removed markers go too.
+// offset. Transaction-index entries of removed markers go too. A file log
+// syncs before Truncate returns: a crash never brings back batches that
+// producer state, snapshots and the mirror checkpoint already dropped.
 func (l *Log) Truncate(offset int64) error {
 	if offset >= l.end {
 		return nil
 	}
 	if offset <= l.start {
-		// Nothing below offset survives: start over at offset.
-		for _, s := range l.segs {
-			if err := l.deleteSegment(s); err != nil {
+		// Nothing below offset survives: start over at offset. The newest
+		// segment goes first (deleteSegment makes each deletion durable),
+		// so that a crash leaves a prefix of the log, never a tail
+		// without its head.
+		for i := len(l.segs) - 1; i >= 0; i-- {
+			if err := l.deleteSegment(l.segs[i]); err != nil {
 				return err
 			}
 		}
@@ -696,11 +728,11 @@ func (l *Log) Truncate(offset int64) error {
 		}
 		l.segs = append(l.segs[:0], s)
 		l.start, l.end, l.synced = offset, offset, min(l.synced, offset)
-		return nil
+		return l.Sync()
 	}
 	i := l.SegmentFor(offset)
-	for _, s := range l.segs[i+1:] {
-		if err := l.deleteSegment(s); err != nil {
+	for j := len(l.segs) - 1; j > i; j-- {
+		if err := l.deleteSegment(l.segs[j]); err != nil {
 			return err
 		}
 	}
@@ -737,7 +769,8 @@ func (l *Log) Truncate(offset int64) error {
 	}
 	l.end = offset
 	l.synced = min(l.synced, offset)
-	return nil
+	s.dirty, s.idxDirty = s.file != nil, s.file != nil
+	return l.Sync()
 }
 
 // LastEpoch is the partition leader epoch of the last batch of the log, or
@@ -810,8 +843,8 @@ type Recovery struct {
 }
 
 // ErrOffsetRegression is the Recovery.Reason of a batch whose offsets go
-// backwards in a segment, or of a segment that does not start where the one
-// before it ends.
+// backwards in a segment, or of a segment that starts below the end of the
+// one before it.
 var ErrOffsetRegression = errors.New("storage: batch offsets go backwards")
 
 // ErrNotStaged is Commit's error, on a memory log, for bytes that are not
@@ -852,7 +885,9 @@ func openFileLog(cfg Config) (*Log, Recovery, error) {
 	for _, base := range bases {
 		name := FileName(cfg.Dir, base, LogSuffix)
 		delete(txnFiles, base)
-		if cut || (len(l.segs) > 0 && base != l.end) {
+		// A segment may start past the end of the one before (a roll after
+		// a truncation inside a batch), never below it.
+		if cut || (len(l.segs) > 0 && base < l.end) {
 			if !cut {
 				cut, rec.Reason = true, ErrOffsetRegression
 				rec.TruncatedSegment, rec.TruncatedAt = base, 0
@@ -862,6 +897,7 @@ func openFileLog(cfg Config) (*Log, Recovery, error) {
 				return nil, rec, err
 			}
 			rec.TruncatedBytes += size
+			l.dirDirty = true
 			for _, suffix := range segmentSuffixes {
 				if err := cfg.FS.Remove(FileName(cfg.Dir, base, suffix)); err != nil {
 					return nil, rec, err
@@ -881,6 +917,7 @@ func openFileLog(cfg Config) (*Log, Recovery, error) {
 		l.end = s.next
 	}
 	for base := range txnFiles { // indexes without their segment
+		l.dirDirty = true
 		for _, suffix := range segmentSuffixes[1:] {
 			if err := cfg.FS.Remove(FileName(cfg.Dir, base, suffix)); err != nil {
 				return nil, rec, err

@@ -105,3 +105,36 @@ func TestLogMemoryAndFileAgree(t *testing.T) {
 	}
 	re.Close()
 }
+
+// A truncation inside a batch leaves the log end offset past the last batch
+// (Kafka's LocalLog#truncateTo does too); a segment rolled there starts past
+// the end of the one before, and a reopen keeps it: only offsets that go
+// backwards are a defect, not a gap.
+func TestReopenKeepsSegmentAfterTruncationGap(t *testing.T) {
+	fs := vfs.NewMemFS()
+	cfg := Config{FS: fs, Dir: "/l"}
+	l, _, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendBatch(t, l, mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 2})) // 0-1
+	appendBatch(t, l, mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 3})) // 2-4
+	// The batch 2-4 goes; the end is 3.
+	if err := l.Truncate(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Roll(); err != nil {
+		t.Fatal(err)
+	}
+	appendBatch(t, l, mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1})) // 3
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, rec, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.End() != 4 || r.Segments() != 2 || rec.TruncatedAt != -1 {
+		t.Fatalf("reopened: end %d, %d segments, recovery %+v", r.End(), r.Segments(), rec)
+	}
+}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"path/filepath"
 	"slices"
 
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
@@ -11,14 +12,20 @@ import (
 // for a memory log. The offset of a snapshot is the map end offset
 // (exclusive) of the producer state it holds. SnapshotDir stores and lists
 // bytes; their encoding is producer state's (psm's ProducerSnapshot v1
-// codec). A file is written in place and synced, as
-// ProducerStateManager#writeSnapshot does: a torn one fails its CRC on load
-// and LoadNewest deletes it. Not safe for concurrent use.
+// codec). A file is written whole or not at all (vfs.WriteAtomic:
+// temporary file, sync, rename, directory sync), and removals are followed
+// by a directory sync, so a crash neither tears a snapshot nor brings back
+// one a truncation removed. A snapshot torn anyway (by another writer, or
+// a disk) fails its CRC on load and LoadNewest deletes it, as
+// ProducerStateManager#loadFromSnapshot does, and producer state is rebuilt
+// from the log. Not safe for concurrent use.
 type SnapshotDir struct {
 	fs      vfs.FS
 	dir     string
 	offsets []int64 // ascending
 	mem     map[int64][]byte
+	// unsynced: files were removed since the last directory sync.
+	unsynced bool
 }
 
 // OpenSnapshotDir lists the snapshot files of dir on fs (nil: vfs.OSFS), or
@@ -38,6 +45,11 @@ func OpenSnapshotDir(fs vfs.FS, dir string) (*SnapshotDir, error) {
 	for _, n := range names {
 		if o, ok := ParseFileName(n, SnapshotSuffix); ok {
 			d.offsets = append(d.offsets, o)
+		} else if _, ok := ParseFileName(n, SnapshotSuffix+vfs.TempSuffix); ok {
+			// A write cut short: the rename never happened.
+			if err := fs.Remove(filepath.Join(dir, n)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	slices.Sort(d.offsets)
@@ -57,14 +69,14 @@ func (d *SnapshotDir) Newest() int64 {
 }
 
 // Write stores a snapshot taken at offset, replacing one there; a file is
-// synced before Write returns (recovery relies on it).
+// durable, whole, before Write returns (recovery relies on it).
 func (d *SnapshotDir) Write(offset int64, data []byte) error {
 	if d.dir == "" {
 		if d.mem == nil {
 			d.mem = map[int64][]byte{}
 		}
 		d.mem[offset] = append(d.mem[offset][:0], data...)
-	} else if err := d.fs.WriteFile(FileName(d.dir, offset, SnapshotSuffix), data, true); err != nil {
+	} else if err := vfs.WriteAtomic(d.fs, FileName(d.dir, offset, SnapshotSuffix), data); err != nil {
 		return err
 	}
 	i, found := slices.BinarySearch(d.offsets, offset)
@@ -83,8 +95,17 @@ func (d *SnapshotDir) Read(offset int64) ([]byte, error) {
 	return d.fs.ReadFile(FileName(d.dir, offset, SnapshotSuffix))
 }
 
-// Remove deletes the snapshot at offset, if any.
+// Remove deletes the snapshot at offset, if any, durably (the directory is
+// synced).
 func (d *SnapshotDir) Remove(offset int64) error {
+	if err := d.remove(offset); err != nil {
+		return err
+	}
+	return d.syncDir()
+}
+
+// remove deletes the snapshot at offset without syncing the directory.
+func (d *SnapshotDir) remove(offset int64) error {
 	i, found := slices.BinarySearch(d.offsets, offset)
 	if !found {
 		return nil
@@ -94,29 +115,39 @@ func (d *SnapshotDir) Remove(offset int64) error {
 		delete(d.mem, offset)
 		return nil
 	}
+	d.unsynced = true
 	return d.fs.Remove(FileName(d.dir, offset, SnapshotSuffix))
 }
 
+// syncDir syncs the directory after removals.
+func (d *SnapshotDir) syncDir() error {
+	if !d.unsynced {
+		return nil
+	}
+	d.unsynced = false
+	return d.fs.SyncDir(d.dir)
+}
+
 // RemoveAbove deletes the snapshots past offset (after a truncation, or on
-// open past the recovered log end).
+// open past the recovered log end), durably.
 func (d *SnapshotDir) RemoveAbove(offset int64) error {
 	for len(d.offsets) > 0 && d.offsets[len(d.offsets)-1] > offset {
-		if err := d.Remove(d.offsets[len(d.offsets)-1]); err != nil {
+		if err := d.remove(d.offsets[len(d.offsets)-1]); err != nil {
 			return err
 		}
 	}
-	return nil
+	return d.syncDir()
 }
 
 // RemoveBelow deletes the snapshots before offset (their segments were
-// deleted; ProducerStateManager#deleteSnapshotsBefore).
+// deleted; ProducerStateManager#deleteSnapshotsBefore), durably.
 func (d *SnapshotDir) RemoveBelow(offset int64) error {
 	for len(d.offsets) > 0 && d.offsets[0] < offset {
-		if err := d.Remove(d.offsets[0]); err != nil {
+		if err := d.remove(d.offsets[0]); err != nil {
 			return err
 		}
 	}
-	return nil
+	return d.syncDir()
 }
 
 // RemoveStray deletes the snapshots whose offset is not the base offset of
@@ -140,12 +171,12 @@ func (d *SnapshotDir) RemoveStray(bases []int64) error {
 	}
 	for _, o := range strays {
 		if o != keep {
-			if err := d.Remove(o); err != nil {
+			if err := d.remove(o); err != nil {
 				return err
 			}
 		}
 	}
-	return nil
+	return d.syncDir()
 }
 
 // LoadNewest walks the snapshots at offsets in [lo, hi] from the newest down

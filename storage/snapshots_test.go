@@ -2,7 +2,9 @@ package storage
 
 import (
 	"errors"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
@@ -139,4 +141,49 @@ func TestSnapshotDirRemoveStray(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A snapshot write is whole or absent at every crash point, and a
+// temporary file left by a write cut short is removed on open; a removal
+// is durable when RemoveAbove returns.
+func TestSnapshotWriteCrash(t *testing.T) {
+	fs := vfs.NewMemFS()
+	d, err := OpenSnapshotDir(fs, "/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Write(10, []byte("ten")); err != nil {
+		t.Fatal(err)
+	}
+	points, images := 0, 0
+	check := func(wantAbsent int64) {
+		for seed := range uint64(8) {
+			c := fs.Crash(rand.New(rand.NewPCG(seed, uint64(points))), nil)
+			e, err := OpenSnapshotDir(c, "/s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			images++
+			for _, o := range e.Offsets() {
+				got, _ := e.Read(o)
+				if want := map[int64]string{10: "ten", 20: "twenty"}[o]; string(got) != want || o == wantAbsent {
+					t.Fatalf("point %d: snapshot %d holds %q", points, o, got)
+				}
+			}
+			if names, _ := c.ReadDir("/s"); slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(n, vfs.TempSuffix) }) {
+				t.Fatalf("point %d: temporary file kept by open: %v", points, names)
+			}
+		}
+	}
+	fs.OnChange(func() { points++; check(-1) })
+	if err := d.Write(20, []byte("twenty")); err != nil {
+		t.Fatal(err)
+	}
+	fs.OnChange(nil)
+	check(-1)
+	if err := d.RemoveAbove(10); err != nil {
+		t.Fatal(err)
+	}
+	check(20)
+	t.Logf("%d crash points, %d images", points, images)
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -18,6 +19,11 @@ func init() {
 		run:     runFuzz,
 	})
 }
+
+// longTargets are the targets that find what a short run does not (the
+// scenario fuzzer, the store against the model, STOPPING and recovery):
+// --long-time gives them longer.
+const longTargets = `^(FuzzScenario|FuzzStoreMatchesModel|FuzzStop|FuzzRecover)$`
 
 // runFuzz is `mirrorpath fuzz`: exit 0 when every target ran clean, 1 when a
 // target failed or wrote a crasher or a package did not build, 2 on a usage
@@ -37,6 +43,8 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
 	fuzzTime := durationFlag(fs, "time", 20*time.Second, time.Second, 24*time.Hour, "fuzzing time per target (`D`)")
+	long := fs.String("long", longTargets, "targets (`RE` on the name) that get --long-time")
+	longTime := durationFlag(fs, "long-time", 0, 0, 24*time.Hour, "fuzzing time of the --long targets when longer than --time (`D`; 0: --time)")
 	sel := addTargetFlags(fs)
 	minimize := fs.String("minimize", fuzzcampaign.DefaultMinimize, "-fuzzminimizetime cap: executions (`Nx`) or a duration")
 	parallel := intFlag(fs, "parallel", 0, 0, 1024, "fuzz workers per target (`N`; 0: GOMAXPROCS)")
@@ -44,7 +52,7 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	maxStall := durationFlag(fs, "max-stall", fuzzcampaign.DefaultMaxStall, 0, 24*time.Hour, "flag targets with a stretch of `D` or more at 0 execs/s after baseline coverage (0: never)")
 	failSlow := fs.Bool("fail-slow", false, "exit 3 when a target is flagged slow and none failed")
 	if code, ok := parseHarnessFlags(fs, args, stderr,
-		"usage: mirrorpath fuzz [--time D] [--target RE] [--pkg ./...] [--minimize Nx|D] [--min-rate N] [--max-stall D] [--fail-slow]\n"+
+		"usage: mirrorpath fuzz [--time D] [--long RE --long-time D] [--target RE] [--pkg ./...] [--minimize Nx|D] [--min-rate N] [--max-stall D] [--fail-slow]\n"+
 			"       mirrorpath fuzz export --out DIR [--encoding go-fuzz-headers|v2] [--target RE] [--pkg ./...] [--dir DIR]\n"+
 			"       mirrorpath fuzz coverage [--out DIR] [--cache] [--target RE] [--pkg ./...] [--dir DIR]"); !ok {
 		return code
@@ -53,6 +61,10 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 	case !fuzzcampaign.ValidMinimize(*minimize):
 		return usageError(fs, stderr, "--minimize takes a count of executions (1000x) or a duration (5s)")
 	}
+	longRE, err := regexp.Compile(*long)
+	if err != nil {
+		return usageError(fs, stderr, "--long: "+err.Error())
+	}
 	ctx := context.Background()
 	fmt.Fprintf(stderr, "fuzz: discovering targets in %v\n", splitList(*sel.pkg))
 	root, targets, broken, code := sel.selectTargets(fs, stderr)
@@ -60,14 +72,27 @@ func runFuzz(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	opt := fuzzcampaign.Options{FuzzTime: *fuzzTime, Minimize: *minimize, Parallel: *parallel}
-	fmt.Fprintf(stderr, "fuzz: %d targets × %s (about %s plus builds)\n", len(targets), *fuzzTime, time.Duration(len(targets))*(*fuzzTime))
+	timeOf := func(t fuzzcampaign.Target) time.Duration {
+		if longRE.MatchString(t.Name) {
+			return max(*fuzzTime, *longTime)
+		}
+		return *fuzzTime
+	}
+	var total time.Duration
+	for _, t := range targets {
+		total += timeOf(t)
+	}
+	fmt.Fprintf(stderr, "fuzz: %d targets × %s, --long ones %s (about %s plus builds)\n", len(targets), *fuzzTime,
+		max(*fuzzTime, *longTime), total)
 	lim := fuzzcampaign.Limits{MinRate: *minRate, MaxStall: *maxStall}
 	var results []fuzzcampaign.Result
 	failed := broken > 0
 	for i, t := range targets {
 		label := fmt.Sprintf("[%d/%d] %s %s", i+1, len(targets), t.Rel, t.Name)
 		fmt.Fprintf(stderr, "fuzz: %s ...\n", label)
-		res, err := fuzzcampaign.Run(ctx, root, t, opt, func(p fuzzcampaign.Progress) {
+		o := opt
+		o.FuzzTime = timeOf(t)
+		res, err := fuzzcampaign.Run(ctx, root, t, o, func(p fuzzcampaign.Progress) {
 			fmt.Fprintf(stderr, "fuzz:   %s: %s, %d execs (%d/s), %d new interesting (corpus %d)\n",
 				label, p.Elapsed, p.Execs, p.PerSec, p.NewInteresting, p.Corpus)
 		})
