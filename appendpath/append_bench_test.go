@@ -340,10 +340,10 @@ var fetchStrategies = []struct {
 	fix  pid.CRCFix
 }{{"asis", pid.Verbatim, pid.Full}, {"bitfield", pid.Bitfield, pid.Patch}}
 
-// benchFetch appends a chunk of n batches of shape sh, batch j from
-// producer 1000 + j mod producers, per AppendMirrored call.
-func benchFetch(b *testing.B, s pid.Strategy, fix pid.CRCFix, sh benchShape, n, producers int) {
-	one := benchBatch(b, sh.records, sh.value)
+// fetchOf is a chunk of n batches of shape sh, batch j from producer
+// 1000 + j mod producers, each producer's sequences following on.
+func fetchOf(tb testing.TB, sh benchShape, n, producers int) []byte {
+	one := benchBatch(tb, sh.records, sh.value)
 	var fetch []byte
 	for j := range n {
 		c := codec.Batch(append([]byte(nil), one...))
@@ -351,6 +351,13 @@ func benchFetch(b *testing.B, s pid.Strategy, fix pid.CRCFix, sh benchShape, n, 
 		c.SetBaseSequence(int32(j / producers * sh.records))
 		fetch = append(fetch, c...)
 	}
+	return fetch
+}
+
+// benchFetch appends a chunk of n batches of shape sh, batch j from
+// producer 1000 + j mod producers, per AppendMirrored call.
+func benchFetch(b *testing.B, s pid.Strategy, fix pid.CRCFix, sh benchShape, n, producers int) {
+	fetch := fetchOf(b, sh, n, producers)
 	p := benchPartition(b, s, fix, len(fetch))
 	for range 4 * benchSegmentBytes(len(fetch)) / int64(len(fetch)) {
 		if _, err := p.AppendMirrored(fetch, srcA); err != nil {
