@@ -375,6 +375,7 @@ func benchFetch(b *testing.B, s pid.Strategy, fix pid.CRCFix, sh benchShape, n, 
 	if used := cputime.Process() - cpu; b.N > 0 {
 		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/batch")
 	}
+	cputime.Report(b, cpu) // per call, for the report's CPU view
 }
 
 // BenchmarkAppendClient measures the leader path of a producer batch: CLIENT

@@ -88,15 +88,16 @@ func init() {
 }
 
 // Benchmark selection of `mirrorpath run` (docs/measuring.md): the append path
-// under each strategy, the physical limit and the producer-state update. The
+// under each strategy, the physical limit, the producer-state update and the
+// as-is mirror fetch of 64 and 16 batches a call (AppendFetch). The
 // quick default keeps BenchmarkAppend at producers=1000 (the charted count);
 // the other counts, a million producers above all, need seconds of warm-up
 // each. -bench patterns are matched per name level, and a pattern deeper than
 // a benchmark's name would turn it into a parent that measures nothing, so
 // the quick selection is three patterns run one after the other.
 var (
-	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkLimitRing$", "^BenchmarkLimitFused$", "^BenchmarkLimitRingFused$", "^BenchmarkLimitLocked$", "^BenchmarkCopyRing$", "^BenchmarkUpdate$", "^BenchmarkUpdateOne$"}
-	runFullPatterns  = []string{"^Benchmark(Append|Limit|LimitRing|LimitFused|LimitRingFused|LimitLocked|CopyRing|Update|UpdateOne)$"}
+	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkLimitRing$", "^BenchmarkLimitFused$", "^BenchmarkLimitRingFused$", "^BenchmarkLimitLocked$", "^BenchmarkCopyRing$", "^BenchmarkUpdate$", "^BenchmarkUpdateOne$", "^BenchmarkAppendFetch$/^strategy=asis$/.*/^batches=(16|64)$"}
+	runFullPatterns  = []string{"^Benchmark(Append|AppendFetch|Limit|LimitRing|LimitFused|LimitRingFused|LimitLocked|CopyRing|Update|UpdateOne)$"}
 )
 
 // runRun is `mirrorpath run`.
