@@ -79,13 +79,7 @@ func stageChecked(src, dst []byte, k kind) error {
 // front (one copy), else each batch is copied with its CRC, in one pass from
 // fuseMin bytes (codec.ChecksumCopyCold).
 func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, error) {
-	bulk := false
-	if !checked {
-		if size := frameSize(src); size >= 0 && size < fuseMin {
-			bulk = true
-			copy(dst, src)
-		}
-	}
+	bulk := false // the chunk is staged by one copy (its first batch is under fuseMin)
 	app := p.app
 	app.Begin(k.origin())
 	assign := k == kindMirror && p.assign
@@ -110,6 +104,10 @@ func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, e
 				return Result{}, fail(k, n, pos, ErrCorruptMessage)
 			}
 			in := codec.Batch(src[pos : pos+size])
+			if n == 0 && size < fuseMin {
+				bulk = true
+				copy(dst, src)
+			}
 			var crc uint32
 			switch {
 			case bulk:

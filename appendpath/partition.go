@@ -491,7 +491,9 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		return Result{}, ErrClosed
 	}
 	leader := k == kindClient || k == kindCoordinator
-	if !leader && !p.log.NeedsRoll(len(src)) {
+	if !leader && frameSize(src) != len(src) && !p.log.NeedsRoll(len(src)) {
+		// A chunk of several batches (or none, or one that does not
+		// frame) that fits the active segment: one pass (chunk.go).
 		return p.appendChunkLocked(src, k)
 	}
 	// 1. Framing and checks on the caller's bytes. A replicated batch
