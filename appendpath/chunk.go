@@ -10,8 +10,9 @@ import (
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 
-// appendChunkLocked is appendLocked for a chunk of replicated batches
-// (AppendMirrored, AppendReplica) that fits the active segment. Kafka's
+// appendChunkLocked is appendLocked for a chunk of several replicated
+// batches (AppendMirrored, AppendReplica) that fits the active segment (and
+// for an empty chunk, or one whose first batch does not frame). Kafka's
 // order holds (UnifiedLog#append: analyzeAndValidateRecords over the whole
 // chunk, then analyzeAndValidateProducerState, then the write): a chunk in
 // which any batch does not frame or fails its CRC or offset-range check is
