@@ -1,6 +1,7 @@
 package appendpath
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -32,6 +33,33 @@ func TestAppendAllocs(t *testing.T) {
 				})
 				if allocs != 0 {
 					t.Fatalf("%v allocs per append", allocs)
+				}
+				if p.log.Start() == 0 {
+					t.Fatal("the runs did not roll the log")
+				}
+			})
+		}
+	}
+	// A chunk of many batches (a mirror fetch), of one producer's batches
+	// and of many producers', as-is and mapped.
+	for _, c := range []struct {
+		sh           benchShape
+		n, producers int
+	}{{benchShapes[0], 64, 4}, {benchShapes[0], 64, 64}, {benchShapes[1], 16, 16}} {
+		for _, st := range fetchStrategies {
+			t.Run("chunk/"+st.name+"/"+c.sh.name+"x"+strconv.Itoa(c.n)+"/producers="+strconv.Itoa(c.producers), func(t *testing.T) {
+				fetch := fetchOf(t, c.sh, c.n, c.producers)
+				p := benchPartition(t, st.s, st.fix, len(fetch))
+				appendOne := func() {
+					if _, err := p.AppendMirrored(fetch, srcA); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for range 4 * benchSegmentBytes(len(fetch)) / int64(len(fetch)) {
+					appendOne()
+				}
+				if allocs := testing.AllocsPerRun(1000, appendOne); allocs != 0 {
+					t.Fatalf("%v allocs per chunk", allocs)
 				}
 				if p.log.Start() == 0 {
 					t.Fatal("the runs did not roll the log")

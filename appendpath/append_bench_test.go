@@ -301,46 +301,81 @@ func benchRing(b *testing.B, mode limitMode) {
 }
 
 // BenchmarkAppendFetch measures what a mirror fetch looks like: one
-// AppendMirrored call carrying batches=N batches of about 100 bytes, each
-// from a different producer. The partition's fixed costs (lock, staging,
-// Begin/Commit of producer state, high watermark) are paid once per call;
-// cpu-ns/batch is the per-batch figure.
+// AppendMirrored call carrying batches=N batches of about 100 bytes (and 16
+// of about 1 KiB), each from a different producer. The partition's fixed
+// costs (lock, staging, Begin/Commit of producer state, high watermark) are
+// paid once per call; cpu-ns/batch is the per-batch figure.
 func BenchmarkAppendFetch(b *testing.B) {
-	sh := benchShapes[0]
-	for _, n := range []int{1, 8, 64} {
-		for _, st := range []struct {
-			name string
-			s    pid.Strategy
-			fix  pid.CRCFix
-		}{{"asis", pid.Verbatim, pid.Full}, {"bitfield", pid.Bitfield, pid.Patch}} {
-			b.Run("strategy="+st.name+"/batch="+sh.name+"/batches="+strconv.Itoa(n), func(b *testing.B) {
-				one := benchBatch(b, sh.records, sh.value)
-				var fetch []byte
-				for j := range n {
-					c := codec.Batch(append([]byte(nil), one...))
-					c.SetProducerID(int64(1000 + j)) // O(1) CRC patch
-					fetch = append(fetch, c...)
-				}
-				p := benchPartition(b, st.s, st.fix, len(fetch))
-				for range 4 * benchSegmentBytes(len(fetch)) / int64(len(fetch)) {
-					if _, err := p.AppendMirrored(fetch, srcA); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.SetBytes(int64(len(fetch)))
-				b.ReportAllocs()
-				cpu := cputime.Process()
-				for b.Loop() {
-					if _, err := p.AppendMirrored(fetch, srcA); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if used := cputime.Process() - cpu; b.N > 0 {
-					b.ReportMetric(float64(used.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/batch")
-				}
+	for _, c := range []struct {
+		sh benchShape
+		n  int
+	}{{benchShapes[0], 1}, {benchShapes[0], 8}, {benchShapes[0], 64}, {benchShapes[1], 16}} {
+		for _, st := range fetchStrategies {
+			b.Run("strategy="+st.name+"/batch="+c.sh.name+"/batches="+strconv.Itoa(c.n), func(b *testing.B) {
+				benchFetch(b, st.s, st.fix, c.sh, c.n, c.n)
 			})
 		}
 	}
+}
+
+// BenchmarkAppendFetchProducers: BenchmarkAppendFetch's 64 batches of about
+// 100 bytes, from 64 producers (one batch each) and from 4 (16 each, in
+// turn, each producer's sequences following on): what producer state costs a
+// chunk by how many producers share it.
+func BenchmarkAppendFetchProducers(b *testing.B) {
+	for _, producers := range []int{4, 64} {
+		for _, st := range fetchStrategies {
+			b.Run("strategy="+st.name+"/batch=100B/batches=64/producers="+strconv.Itoa(producers), func(b *testing.B) {
+				benchFetch(b, st.s, st.fix, benchShapes[0], 64, producers)
+			})
+		}
+	}
+}
+
+// fetchStrategies are the strategies of the fetch benchmarks: as-is, and
+// bitfield with the O(1) CRC patch.
+var fetchStrategies = []struct {
+	name string
+	s    pid.Strategy
+	fix  pid.CRCFix
+}{{"asis", pid.Verbatim, pid.Full}, {"bitfield", pid.Bitfield, pid.Patch}}
+
+// fetchOf is a chunk of n batches of shape sh, batch j from producer
+// 1000 + j mod producers, each producer's sequences following on.
+func fetchOf(tb testing.TB, sh benchShape, n, producers int) []byte {
+	one := benchBatch(tb, sh.records, sh.value)
+	var fetch []byte
+	for j := range n {
+		c := codec.Batch(append([]byte(nil), one...))
+		c.SetProducerID(int64(1000 + j%producers)) // O(1) CRC patch
+		c.SetBaseSequence(int32(j / producers * sh.records))
+		fetch = append(fetch, c...)
+	}
+	return fetch
+}
+
+// benchFetch appends a chunk of n batches of shape sh, batch j from
+// producer 1000 + j mod producers, per AppendMirrored call.
+func benchFetch(b *testing.B, s pid.Strategy, fix pid.CRCFix, sh benchShape, n, producers int) {
+	fetch := fetchOf(b, sh, n, producers)
+	p := benchPartition(b, s, fix, len(fetch))
+	for range 4 * benchSegmentBytes(len(fetch)) / int64(len(fetch)) {
+		if _, err := p.AppendMirrored(fetch, srcA); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(fetch)))
+	b.ReportAllocs()
+	cpu := cputime.Process()
+	for b.Loop() {
+		if _, err := p.AppendMirrored(fetch, srcA); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if used := cputime.Process() - cpu; b.N > 0 {
+		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/batch")
+	}
+	cputime.Report(b, cpu) // per call, for the report's CPU view
 }
 
 // BenchmarkAppendClient measures the leader path of a producer batch: CLIENT

@@ -33,6 +33,17 @@
 //	     .txnindex entries for aborted transactions, move the high watermark,
 //	     fsync per policy.
 //
+// A mirrored or replica chunk of several batches that fits the active
+// segment (chunk.go) takes steps 1, 3 and 4 in one pass over its batches
+// where the strategy maps no PID (a mapping strategy runs step 1 over the
+// whole chunk first: the mapper records what it maps): each batch is
+// framed, checked, staged, stamped and validated by producer state, and its
+// offset-index entry collected for the log's commit
+// (storage.Log.CommitIndexed). A batch that fails step 1 still decides the
+// answer over any earlier refusal of producer state, so a chunk is refused,
+// or written, as its batches would be one call each
+// (TestChunkMatchesOneBatchCalls).
+//
 // # Leader validation (LogValidator)
 //
 // A CLIENT or COORDINATOR batch's records are walked once (validate.go): uncompressed in

@@ -191,6 +191,8 @@ type Partition struct {
 	// markerTV is the transaction version a COORDINATOR marker of the
 	// append in progress states (appendMarkerLocked); TV0 otherwise.
 	markerTV psm.TxnVersion
+
+	idx []storage.OffsetPosition // index entries of the chunk being appended (appendChunkLocked)
 }
 
 // Open opens a partition. With cfg.Dir set it opens (or creates) the log
@@ -488,6 +490,12 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if p.closed {
 		return Result{}, ErrClosed
 	}
+	leader := k == kindClient || k == kindCoordinator
+	if !leader && frameSize(src) != len(src) && !p.log.NeedsRoll(len(src)) {
+		// A chunk of several batches (or none, or one that does not
+		// frame) that fits the active segment: one pass (chunk.go).
+		return p.appendChunkLocked(src, k)
+	}
 	// 1. Framing and checks on the caller's bytes. A replicated batch
 	// (mirror, follower) needs its CRC and a non-negative lastOffsetDelta;
 	// its bytes are copied into the log's staging bytes in the same pass as
@@ -499,7 +507,6 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	// does on the other paths; where the CRC does not fuse with the copy
 	// (codec.ChecksumCopyFuses: -tags purego, other CPUs) such an append
 	// keeps the path without staging, which then costs the same two passes.
-	leader := k == kindClient || k == kindCoordinator
 	var dst []byte // the staged copy, once made
 	rollDue := false
 	if !leader && len(src) >= fuseMin {
@@ -659,6 +666,14 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		app.Abort()
 		return Result{}, err
 	}
+	return p.published(app, k, res, next, maxEpoch, lastEpoch)
+}
+
+// published finishes an append whose batches the log holds, up to next:
+// the largest partition leader epoch and, for a mirrored append, the mirror
+// checkpoint (next, lastEpoch); producer state's commit and what it
+// reports; the fsync policy.
+func (p *Partition) published(app *psm.StoreAppender, k kind, res Result, next int64, maxEpoch, lastEpoch int32) (Result, error) {
 	p.maxEpoch = maxEpoch
 	if k == kindMirror {
 		p.mirrored.Offset, p.mirrored.Epoch = next, lastEpoch

@@ -22,7 +22,9 @@
 // segment: the caller asks NeedsRoll and rolls first when the active one
 // would pass Config.SegmentBytes, builds the append in Stage's bytes (the
 // free tail of the active memory segment, or a reused buffer for a file
-// segment) and makes it part of the log with Commit. The sparse indexes
+// segment) and makes it part of the log with Commit (or CommitIndexed, with
+// the offset-index entries the caller collected while framing the append,
+// IndexDue). The sparse indexes
 // (one entry per IndexIntervalBytes of batches) are kept in memory and, for
 // a file log, written to .index/.timeindex whenever the log syncs.
 //

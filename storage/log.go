@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
@@ -519,6 +520,76 @@ func (l *Log) Commit(data []byte, next int64) error {
 	a.next = next
 	l.end = next
 	return nil
+}
+
+// IndexDue is, for a memory log, the staged position past which the next
+// batch of the append being staged gets an offset-index entry: a batch
+// staged at position pos (0 is the first staged byte) is indexed when
+// pos > IndexDue(), and the one after it IndexIntervalBytes further on, as
+// Commit's walk does. A caller that frames the staged batches anyway
+// collects those entries in its own pass and hands them to CommitIndexed,
+// which then walks nothing; it may be negative. For a file log it is
+// math.MaxInt64 (no batch is the caller's to index): CommitIndexed indexes
+// every batch as Commit does (the time index needs each batch's
+// maxTimestamp).
+func (l *Log) IndexDue() int64 {
+	if !l.Memory() {
+		return math.MaxInt64
+	}
+	a := l.active()
+	return a.lastIndexed + IndexIntervalBytes - a.size
+}
+
+// CommitIndexed is Commit with the offset-index entries of data collected
+// by the caller: idx holds, in staged order, the last offset and staged
+// position of each batch IndexDue's rule indexes. A memory log appends them
+// instead of walking data; a file log ignores idx and walks, as Commit
+// does. idx is not kept.
+func (l *Log) CommitIndexed(data []byte, next int64, idx []OffsetPosition) error {
+	if !l.Memory() {
+		return l.Commit(data, next)
+	}
+	a := l.active()
+	if len(data) > 0 && (cap(a.mem)-len(a.mem) < len(data) || &a.mem[:len(a.mem)+1][len(a.mem)] != &data[0]) {
+		return ErrNotStaged
+	}
+	if invariants.Enabled {
+		checkIndexed(data, a.lastIndexed-a.size, idx)
+	}
+	a.mem = a.mem[:len(a.mem)+len(data)]
+	for _, e := range idx {
+		at := a.size + e.Position
+		a.index = append(a.index, indexEntry{e.Offset, at})
+		a.lastIndexed = at
+	}
+	a.size += int64(len(data))
+	a.next = next
+	l.end = next
+	l.synced = next
+	return nil
+}
+
+// checkIndexed panics unless idx are the entries Commit's walk of data
+// would add to a memory segment whose last entry is at staged position
+// last.
+func checkIndexed(data []byte, last int64, idx []OffsetPosition) {
+	var want []OffsetPosition
+	for off := 0; off < len(data); {
+		b := codec.Batch(data[off:])
+		if int64(off)-last > IndexIntervalBytes {
+			want = append(want, OffsetPosition{b.LastOffset(), int64(off)})
+			last = int64(off)
+		}
+		off += int(b.BatchLength()) + codec.LogOverhead
+	}
+	if len(want) != len(idx) {
+		panic(fmt.Sprintf("storage: invariant: %d index entries handed to CommitIndexed, the walk finds %d", len(idx), len(want)))
+	}
+	for i := range want {
+		if want[i] != idx[i] {
+			panic(fmt.Sprintf("storage: invariant: index entry %d is %+v, the walk finds %+v", i, idx[i], want[i]))
+		}
+	}
 }
 
 // AppendAborted adds one transaction-index entry to the active segment.

@@ -249,3 +249,66 @@ func FuzzStageRolledMatchesRollFirst(f *testing.F) {
 		}
 	})
 }
+
+// CommitIndexed with the entries IndexDue's rule picks gives the offset
+// index that Commit's walk gives, for chunks of batches of mixed sizes
+// that cross the index interval anywhere; a file log ignores the entries
+// and indexes as Commit does.
+func TestCommitIndexedMatchesCommit(t *testing.T) {
+	sizes := []int{20, 700, 1500, 90, 3000, 40, 2100, 2100, 10, 5000}
+	for _, file := range []bool{false, true} {
+		open := func() *Log {
+			cfg := Config{SegmentBytes: 1 << 20}
+			if file {
+				cfg.FS, cfg.Dir = vfs.NewMemFS(), "/l"
+			}
+			l, _, err := Open(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+		walked, collected := open(), open()
+		for round := range 6 {
+			var chunk []byte
+			next := walked.End()
+			for i := range 3 + round {
+				b := testlog.WithOffsets(mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 1 + i%2,
+					Value: sizes[(round+i)%len(sizes)]}), next, 0)
+				next = codec.Batch(b).NextOffset()
+				chunk = append(chunk, b...)
+			}
+			dst := walked.Stage(len(chunk))
+			copy(dst, chunk)
+			if err := walked.Commit(dst, next); err != nil {
+				t.Fatal(err)
+			}
+			var idx []OffsetPosition
+			due := collected.IndexDue()
+			for pos := 0; pos < len(chunk); {
+				b := codec.Batch(chunk[pos:])
+				if int64(pos) > due {
+					idx = append(idx, OffsetPosition{b.LastOffset(), int64(pos)})
+					due = int64(pos) + IndexIntervalBytes
+				}
+				pos += int(b.BatchLength()) + codec.LogOverhead
+			}
+			if file && len(idx) != 0 {
+				t.Fatal("a file log gave the caller entries to collect")
+			}
+			dst = collected.Stage(len(chunk))
+			copy(dst, chunk)
+			if err := collected.CommitIndexed(dst, next, idx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, got := walked.OffsetIndex(0, nil), collected.OffsetIndex(0, nil)
+		if len(want) < 3 || !slices.Equal(got, want) {
+			t.Fatalf("file=%v: CommitIndexed index %v, Commit's %v", file, got, want)
+		}
+		if walked.End() != collected.End() || walked.SegmentSize(0) != collected.SegmentSize(0) {
+			t.Fatalf("file=%v: end %d/%d, size %d/%d", file, walked.End(), collected.End(),
+				walked.SegmentSize(0), collected.SegmentSize(0))
+		}
+	}
+}

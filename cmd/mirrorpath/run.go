@@ -49,7 +49,8 @@ func init() {
 }
 
 // Benchmark selection of `mirrorpath run` (docs/measuring.md): the append path
-// under each strategy, the physical limit and the producer-state update. The
+// under each strategy, the physical limit, the producer-state update and the
+// as-is mirror fetch of 64 and 16 batches a call (AppendFetch). The
 // quick default keeps BenchmarkAppend at producers=1000 (the charted count);
 // the other counts, a million producers above all, need seconds of warm-up
 // each. -bench patterns are matched per name level, and a pattern deeper than
@@ -65,8 +66,9 @@ func init() {
 // gives every sample the same mix.
 var (
 	runQuickPatterns = []string{"^BenchmarkAppend$/.*/.*/.*/^producers=1000$", "^BenchmarkLimit$", "^BenchmarkLimitRing$", "^BenchmarkLimitFused$", "^BenchmarkLimitRingFused$", "^BenchmarkLimitLocked$", "^BenchmarkCopyRing$",
+		"^BenchmarkAppendFetch$/^strategy=asis$/.*/^batches=(16|64)$",
 		"^BenchmarkUpdate(One)?$/.*/^producers=1000$", runLargeUpdates}
-	runFullPatterns = []string{"^Benchmark(Append|Limit|LimitRing|LimitFused|LimitRingFused|LimitLocked|CopyRing)$",
+	runFullPatterns = []string{"^Benchmark(Append|AppendFetch|Limit|LimitRing|LimitFused|LimitRingFused|LimitLocked|CopyRing)$",
 		"^BenchmarkUpdate(One)?$/.*/^producers=1000$", runLargeUpdates}
 	runLargeUpdates = "^BenchmarkUpdate(One)?$/.*/^producers=(100000|1000000)$"
 	// runFixedBenchtime: 200,000 updates, over 20 ms of CPU time for the

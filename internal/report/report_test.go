@@ -431,3 +431,33 @@ func TestUpdateOneRows(t *testing.T) {
 		t.Errorf("series %s", got)
 	}
 }
+
+// A run with BenchmarkAppendFetch gets a row per as-is chunk size: the
+// call's time divided by its batches and by BenchmarkLimit at the batch
+// size; a chunk of one batch and a mapped chunk get none.
+func TestAsisOverLimitFetchRows(t *testing.T) {
+	txt := "pkg: x\nBenchmarkLimit/batch=100B-2 10 8 ns/op\nBenchmarkLimit/batch=1KiB-2 10 40 ns/op\n" +
+		"BenchmarkAppendFetch/strategy=asis/batch=100B/batches=1-2 10 60 ns/op\n" +
+		"BenchmarkAppendFetch/strategy=asis/batch=100B/batches=64-2 10 1280 ns/op\n" +
+		"BenchmarkAppendFetch/strategy=bitfield/batch=100B/batches=64-2 10 1600 ns/op\n" +
+		"BenchmarkAppendFetch/strategy=asis/batch=1KiB/batches=16-2 10 800 ns/op\n"
+	f, err := ParseBench(strings.NewReader(txt), "fetch.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	al := f.AsisOverLimit()
+	for _, c := range []struct {
+		row, col string
+		want     float64
+	}{
+		{"chunk of 64 (AppendFetch), per batch", "100B", 1280.0 / 64 / 8},
+		{"chunk of 16 (AppendFetch), per batch", "1KiB", 800.0 / 16 / 40},
+	} {
+		if got := al.Cells[[2]string{c.row, c.col}]; !near(got, c.want) {
+			t.Errorf("%s %s = %g, want %g (rows %q)", c.row, c.col, got, c.want, al.Rows)
+		}
+	}
+	if len(al.Rows) != 2 {
+		t.Errorf("rows %q, want the two chunk rows", al.Rows)
+	}
+}
