@@ -248,34 +248,40 @@ func TestDocListsEveryCase(t *testing.T) {
 	}
 }
 
-// TestDocVerdictTable: docs/conform.md's case × broker table holds the
+// TestDocVerdictTable: the case × broker tables of docs/conform.md and the
+// README hold the
 // verdicts recorded for kfake and for librdkafka's mock, case by case.
 func TestDocVerdictTable(t *testing.T) {
 	_, kfake := recorded(t)
 	_, mock := recordedIn(t, mockResultsFile, regexp.MustCompile("^librdkafka version: `([^`]+)`"))
-	doc, err := os.ReadFile("../docs/conform.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(doc), "\n## Verdicts by broker\n")
-	if !ok {
-		t.Fatal("docs/conform.md has no section Verdicts by broker")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	row := regexp.MustCompile("^\\| `([a-z0-9-]+)` \\| ([^|]+?) \\| ([^|]+?) \\|$")
-	seen := 0
-	for _, line := range strings.Split(section, "\n") {
-		m := row.FindStringSubmatch(line)
-		if m == nil {
-			continue
+	for _, d := range []struct{ file, section string }{
+		{"../docs/conform.md", "Verdicts by broker"},
+		{"../README.md", "Try it on a broker"},
+	} {
+		doc, err := os.ReadFile(d.file)
+		if err != nil {
+			t.Fatal(err)
 		}
-		seen++
-		if m[2] != kfake[m[1]] || m[3] != mock[m[1]] {
-			t.Errorf("case %s: table says %q / %q, results say %q / %q", m[1], m[2], m[3], kfake[m[1]], mock[m[1]])
+		_, section, ok := strings.Cut(string(doc), "\n## "+d.section+"\n")
+		if !ok {
+			t.Fatalf("%s has no section %s", d.file, d.section)
 		}
-	}
-	if seen != len(Cases()) {
-		t.Errorf("the table has %d rows, the suite %d cases", seen, len(Cases()))
+		section, _, _ = strings.Cut(section, "\n## ")
+		row := regexp.MustCompile("^\\| `([a-z0-9-]+)` \\| ([^|]+?) \\| ([^|]+?) \\|$")
+		seen := 0
+		for _, line := range strings.Split(section, "\n") {
+			m := row.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			seen++
+			if m[2] != kfake[m[1]] || m[3] != mock[m[1]] {
+				t.Errorf("%s: case %s: table says %q / %q, results say %q / %q", d.file, m[1], m[2], m[3], kfake[m[1]], mock[m[1]])
+			}
+		}
+		if seen != len(Cases()) {
+			t.Errorf("%s: the table has %d rows, the suite %d cases", d.file, seen, len(Cases()))
+		}
 	}
 }
 
