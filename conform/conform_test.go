@@ -249,8 +249,8 @@ func TestDocListsEveryCase(t *testing.T) {
 }
 
 // TestDocVerdictTable: the case × broker tables of docs/conform.md and the
-// README hold the
-// verdicts recorded for kfake and for librdkafka's mock, case by case.
+// README hold the verdicts recorded for kfake and for librdkafka's mock, case
+// by case.
 func TestDocVerdictTable(t *testing.T) {
 	_, kfake := recorded(t)
 	_, mock := recordedIn(t, mockResultsFile, regexp.MustCompile("^librdkafka version: `([^`]+)`"))
