@@ -31,7 +31,8 @@ const (
 )
 
 // Config configures one Partition. The zero value is an in-memory, writable
-// partition with Kafka's defaults and strategy verbatim.
+// partition with Kafka's defaults and strategy verbatim. Every field but
+// Hazards is a setting of the product; Hazards is the simulator's.
 type Config struct {
 	// Dir holds the segment files; "" keeps the log in memory.
 	Dir string
@@ -69,30 +70,6 @@ type Config struct {
 	Fold          pid.Fold
 	Mapper        *pid.Mapper // optional; default NewMapper with no salt registry
 	MirrorOffsets MirrorOffsets
-	// Fault, when set, is asked before each STOPPING step; an error fails
-	// the step (the scenario language's `fault DEST at=...`).
-	Fault func(step StopStep) error
-	// BarrierUnaware makes the partition a broker that predates control type
-	// 7 (hazard R8): a MIRROR_PID_RESET batch is stored and replicated like
-	// any control batch, but producer state skips it, as Kafka's
-	// ProducerStateManager skips control records it does not know.
-	BarrierUnaware bool
-	// NoBarrier: the feature level that enables the barrier is not reached,
-	// so STOPPING writes none (under strategy barrier).
-	NoBarrier bool
-	// RecoveryIgnoresBarrier: the replay of Open (recovery after an unclean
-	// shutdown; a clean Close leaves a snapshot at the log end, so nothing
-	// is replayed then) stores barriers without applying them, as the
-	// prototype's per-segment recovery does: the producer entries built
-	// before the barrier come back after a crash, with their duplicate
-	// windows. Rebuilds after a truncation apply them.
-	RecoveryIgnoresBarrier bool
-	// FailOnSourceChange: a mirrored append from a cluster other than the
-	// one the persisted mirror checkpoint names (the partition stopped
-	// mirroring one cluster and now mirrors another into the same log)
-	// moves the partition to FAILED for good, as the prototype does for an
-	// inconsistent source cluster id.
-	FailOnSourceChange bool
 
 	// Producer state: a shared Store and this partition's ID in it, or nil
 	// for a Store of its own built with PSMOptions. The append path calls
@@ -129,6 +106,10 @@ type Config struct {
 	// CLIENT batch (default DefaultMaxDecompressedBytes, 64 MiB; a limit
 	// Kafka does not have). Beyond it: INVALID_RECORD, ErrDecompressedTooLarge.
 	MaxDecompressedBytes int
+
+	// Hazards reproduce the prototype's and older brokers' documented
+	// hazards for the simulator; not product settings (zero: none).
+	Hazards Hazards
 }
 
 // Result is the answer to an append.
@@ -169,7 +150,7 @@ type Partition struct {
 	hasSource   bool
 	stuck       bool // a STOPPING step failed under StepErrorsStuck
 	terminal    bool // FAILED for good (Fail)
-	recovering  bool // Open's rebuild is under way (Config.RecoveryIgnoresBarrier)
+	recovering  bool // Open's rebuild is under way (Hazards.RecoveryIgnoresBarrier)
 	mirrored    MirrorCheckpoint
 	recovery    Recovery
 	snapBuf     []byte
@@ -673,10 +654,10 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 }
 
 // skipsControl reports whether producer state must not see control batch b:
-// a barrier on a BarrierUnaware partition, or in Open's replay under
-// Config.RecoveryIgnoresBarrier.
+// a barrier on a Hazards.BarrierUnaware partition, or in Open's replay under
+// Hazards.RecoveryIgnoresBarrier.
 func (p *Partition) skipsControl(b codec.Batch) bool {
-	if !p.cfg.BarrierUnaware && !(p.recovering && p.cfg.RecoveryIgnoresBarrier) {
+	if !p.cfg.Hazards.BarrierUnaware && !(p.recovering && p.cfg.Hazards.RecoveryIgnoresBarrier) {
 		return false
 	}
 	cr, err := b.ControlRecord()
@@ -1044,7 +1025,7 @@ func (p *Partition) replaySegments(from int64, reindex bool) (int, error) {
 			app, seg = p.psm.Begin(p.id, psm.Replication), s
 		}
 		var err error
-		if !b.IsControl() || !p.skipsControl(b) { // else stored, not applied: Config.BarrierUnaware
+		if !b.IsControl() || !p.skipsControl(b) { // else stored, not applied: Hazards.BarrierUnaware
 			if p.pb, err = psm.BatchOf(b); err == nil {
 				_, err = app.Add(&p.pb)
 			}
