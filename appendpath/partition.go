@@ -321,49 +321,6 @@ func frameSize(buf []byte) int {
 // piece, as without it.
 const fuseMin = 1024
 
-// checkLeader runs the checks of a CLIENT or COORDINATOR batch that read
-// only the caller's bytes (UnifiedLog#analyzeAndValidateRecords, then
-// LogValidator#validateBatch), in Kafka's order; the last is
-// LogValidator's record walk (p.val.validate), which Kafka runs for every
-// leader append (origin other than REPLICATION and RAFT_LEADER): the
-// batch-level rules before it are CLIENT-only, the record rules and the
-// maxTimestamp / LogAppendTime stamp apply to COORDINATOR batches too.
-func (p *Partition) checkLeader(b codec.Batch, k kind) error {
-	if k == kindClient && b.BaseOffset() != 0 {
-		return ErrInvalidRecord
-	}
-	if len(b) > p.cfg.MaxMessageBytes {
-		return ErrMessageTooLarge
-	}
-	if b.VerifyCRC() != nil {
-		return ErrCorruptMessage
-	}
-	if k != kindClient {
-		if b.LastOffsetDelta() < 0 {
-			// Kafka does not check a COORDINATOR batch's offset range; a
-			// negative one would put lastOffset before baseOffset in our log.
-			return ErrCorruptMessage
-		}
-	} else {
-		// LogValidator#validateBatch: lastOffset−baseOffset+1 > 0 (baseOffset
-		// is 0 here), recordsCount > 0, and the two equal; all
-		// InvalidRecordException. Compared in int64, as the Java does: a
-		// count of MinInt32 beside a lastOffsetDelta of MaxInt32 is not equal.
-		n := b.RecordsCount()
-		switch {
-		case b.LastOffsetDelta() < 0, n <= 0, int64(n) != int64(b.LastOffsetDelta())+1:
-			return ErrInvalidRecord
-		case b.IsControl():
-			return ErrInvalidRecord
-		case b.HasProducerID() && b.BaseSequence() < 0:
-			return ErrInvalidRecord
-		}
-	}
-	// LogValidator's record checks (validate.go); p.val says what the staged
-	// copy then needs.
-	return p.val.validate(b, p.now, p.cfg.MaxMessageBytes)
-}
-
 // appendLocked is the append path, in Kafka's order (UnifiedLog#append):
 // frame and check every batch of src (CRC included); roll if needed; copy
 // src into the log's staging bytes (for replicated batches in the CRC's own
@@ -559,76 +516,6 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		return res, nil
 	}
 	return res, p.log.MaybeSync()
-}
-
-// skipsControl reports whether producer state must not see control batch b:
-// a barrier on a Hazards.BarrierUnaware partition, or in Open's replay under
-// Hazards.RecoveryIgnoresBarrier.
-func (p *Partition) skipsControl(b codec.Batch) bool {
-	if !p.cfg.Hazards.BarrierUnaware && !(p.recovering && p.cfg.Hazards.RecoveryIgnoresBarrier) {
-		return false
-	}
-	cr, err := b.ControlRecord()
-	return err == nil && cr.Type == codec.ControlMirrorPidReset
-}
-
-// addBatch runs one batch through app with psm.BatchOf into *pb (control
-// batches and CLIENT appends, which need the Outcome); a marker states
-// transaction version tv.
-func addBatch(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch, tv psm.TxnVersion) (*psm.Outcome, error) {
-	var err error
-	if *pb, err = psm.BatchOf(b); err != nil {
-		return nil, err
-	}
-	pb.TxnVersion = tv
-	return app.Add(pb)
-}
-
-// addClient is addBatch for a CLIENT batch whose CRC was sent as sent: a
-// stamp of LogValidator's (LogAppendTime, a corrected maxTimestamp) that
-// changed the CRC makes the stored one not the client's, so the duplicate
-// window does not keep it (psm.Options.DedupCRC).
-func addClient(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch, sent uint32) (*psm.Outcome, error) {
-	var err error
-	if *pb, err = psm.BatchOf(b); err != nil {
-		return nil, err
-	}
-	pb.HasCRC = pb.HasCRC && pb.CRC == sent
-	return app.Add(pb)
-}
-
-// addData runs one data (non-control) batch through app: psm.BatchOf's
-// fields read from the header straight into *pb, field by field (every field
-// is written: pb is reused), the Outcome discarded (it matters only for
-// CLIENT duplicates). FuzzAddData holds *pb equal to BatchOf whatever pb
-// held before. b must hold a whole header.
-func addData(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) error {
-	_ = b[codec.HeaderSize-1]
-	pb.ProducerID, pb.ProducerEpoch, pb.BaseSequence = b.ProducerID(), b.ProducerEpoch(), b.BaseSequence()
-	pb.LastOffsetDelta, pb.BaseOffset, pb.MaxTimestamp = b.LastOffsetDelta(), b.BaseOffset(), b.MaxTimestamp()
-	pb.RecordsCount, pb.Transactional, pb.Control = b.RecordsCount(), b.IsTransactional(), false
-	pb.ControlType, pb.CoordinatorEpoch, pb.ControlTimestamp = codec.ControlUnknown, 0, 0
-	pb.CRC, pb.HasCRC = b.CRC(), !b.Attributes().LogAppendTime()
-	pb.TxnVersion = psm.TV0
-	_, err := app.Add(pb)
-	return err
-}
-
-// committed applies what producer state's Commit reports: .txnindex entries
-// and the high watermark.
-func (p *Partition) committed(c *psm.Committed) error {
-	for _, t := range c.Aborted {
-		if err := p.log.AppendAborted(t); err != nil {
-			return err
-		}
-	}
-	if !p.cfg.ManualHighWatermark {
-		p.hw = p.log.End()
-		if len(c.Completed) > 0 {
-			p.psm.OnHighWatermark(p.id, p.hw)
-		}
-	}
-	return nil
 }
 
 // roll starts a new segment at the log end offset; for a file log the old
