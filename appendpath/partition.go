@@ -30,8 +30,9 @@ const (
 )
 
 // Config configures one Partition. The zero value is an in-memory, writable
-// partition with Kafka's defaults and strategy verbatim. Every field but
-// Hazards is a setting of the product; Hazards is the simulator's.
+// partition with Kafka's defaults and strategy verbatim. Hazards stands
+// apart: the simulator's reproductions of documented hazards, never set by
+// a product caller.
 type Config struct {
 	// Dir holds the segment files; "" keeps the log in memory.
 	Dir string
