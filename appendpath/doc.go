@@ -118,7 +118,7 @@
 // append an ABORT marker per open transaction with that producer's PID,
 // epoch and coordinator epoch, COORDINATOR origin; variant truncate:
 // truncate to the LSO), persist the mirror checkpoint, append the barrier
-// under strategy barrier. A failing step (Config.Fault or StopOptions.Fault)
+// under strategy barrier. A failing step (Hazards.Fault or StopHazards.Fault)
 // leaves the partition Stopping and read-only; Stop again retries. An
 // unmappable PID (bitfield, policy reject) moves a mirror to Failed. Failback
 // truncates to the divergence point and mirrors the other side again.

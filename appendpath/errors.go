@@ -72,12 +72,12 @@ var (
 	// the partition stays STOPPING until it reopens.
 	ErrStopStuck = errors.New("appendpath: STOPPING stuck after a failed step")
 	// ErrNoLeaderEpoch: STOPPING of a partition whose log holds no batch
-	// (no leader epoch to record) under StopOptions.HangWhenEmpty.
+	// (no leader epoch to record) under StopHazards.HangWhenEmpty.
 	ErrNoLeaderEpoch = errors.New("appendpath: STOPPING: no leader epoch yet (empty partition)")
 	// ErrTerminal: the partition is FAILED for good (Fail); Stop refuses.
 	ErrTerminal = errors.New("appendpath: mirror partition failed for good")
 	// ErrSourceMismatch: a mirrored append names another source cluster
-	// than the mirror checkpoint (Config.FailOnSourceChange); it matches
+	// than the mirror checkpoint (Hazards.FailOnSourceChange); it matches
 	// ErrMirrorFailed too.
 	ErrSourceMismatch = errors.New("appendpath: inconsistent source cluster id")
 )

@@ -42,7 +42,7 @@ type StopVariant uint8
 const (
 	// StopAbort (default): bump the leader epoch and append an ABORT marker
 	// for each open transaction with its producer's PID, epoch (as
-	// StopOptions.AbortMarker says) and coordinator epoch, COORDINATOR
+	// StopHazards.AbortMarker says) and coordinator epoch, COORDINATOR
 	// origin.
 	StopAbort StopVariant = iota
 	// StopTruncate: truncate the log to the last stable offset.
@@ -147,21 +147,10 @@ func ParseStopStep(s string) (StopStep, error) {
 // StopOptions configure one STOPPING attempt.
 type StopOptions struct {
 	Variant StopVariant
-	// Fault overrides Config.Fault for this attempt.
-	Fault func(step StopStep) error
-	// Hazards of the prototype, off by default (the design's STOPPING):
-	// SkipBarrierWithoutSource (R1) skips the barrier when the partition
-	// knows no source cluster id (no mirrored batch since it opened) and
-	// becomes STOPPED anyway; IgnoreMarkerFailure (R2) goes on when an
-	// ABORT marker cannot be appended, leaving its transaction open.
-	SkipBarrierWithoutSource bool
-	IgnoreMarkerFailure      bool
-	// AbortMarker is how the abort variant writes each ABORT marker, and
-	// TxnVersion the transaction version of the open transactions (the
-	// source cluster's transaction.version), which AbortVersioned and
-	// AbortCurrentEpoch state.
-	AbortMarker AbortMarker
-	TxnVersion  psm.TxnVersion
+	// TxnVersion is the transaction version of the open transactions (the
+	// source cluster's transaction.version), which the abort variant's
+	// markers state (StopHazards.AbortMarker says how).
+	TxnVersion psm.TxnVersion
 	// Promote, when set, runs after every other step and before the
 	// partition becomes writable: the strategy allocator's cluster-wide PID
 	// allocator advance. An error leaves the partition STOPPING (read-only,
@@ -169,17 +158,9 @@ type StopOptions struct {
 	// moves it to FAILED.
 	Promote func() error
 
-	// The prototype's STOPPING behaviours (stopping.go); the zero values
-	// are the design's. UnknownSource: what a partition that knows no
-	// source cluster id does at the barrier (SkipBarrierWithoutSource is
-	// SourceSkip). StepErrors: what a failing step leaves. BarrierNoSource
-	// writes the barrier without SourceClusterId. HangWhenEmpty: a
-	// partition whose log holds no batch (no leader epoch yet) fails every
-	// attempt with ErrNoLeaderEpoch and stays STOPPING.
-	UnknownSource   UnknownSource
-	StepErrors      StepErrors
-	BarrierNoSource bool
-	HangWhenEmpty   bool
+	// Hazards reproduce the prototype's STOPPING for the simulator; not
+	// product settings (zero: the design's STOPPING).
+	Hazards StopHazards
 }
 
 // MirrorCheckpoint is what STOPPING persists: where mirroring left off. It
@@ -282,7 +263,7 @@ func (p *Partition) Failback(divergence int64) error {
 // under strategy barrier, and the partition becomes STOPPED (writable). A
 // failing step returns its error and leaves the partition in STOPPING,
 // read-only, never writable without its barrier; calling Stop again retries
-// every step. (The prototype's behaviours in StopOptions can leave it
+// every step. (The prototype's behaviours in StopHazards can leave it
 // FAILED, retried the same way, or stuck: stopping.go.) Stop on a STOPPED
 // partition is ErrState; on one FAILED for good (Fail) ErrTerminal.
 func (p *Partition) Stop(opt StopOptions) error {
@@ -311,9 +292,9 @@ func (p *Partition) Stop(opt StopOptions) error {
 
 // stopAttempt runs the STOPPING steps in order; *at is the step under way.
 func (p *Partition) stopAttempt(opt StopOptions, at *StopStep) error {
-	fault := opt.Fault
+	fault := opt.Hazards.Fault
 	if fault == nil {
-		fault = p.cfg.Fault
+		fault = p.cfg.Hazards.Fault
 	}
 	step := func(s StopStep) error {
 		*at = s
@@ -328,7 +309,7 @@ func (p *Partition) stopAttempt(opt StopOptions, at *StopStep) error {
 	if err := step(StepFetcher); err != nil {
 		return err
 	}
-	if opt.HangWhenEmpty {
+	if opt.Hazards.HangWhenEmpty {
 		empty, err := p.emptyForStop()
 		if err != nil {
 			return err
@@ -349,7 +330,7 @@ func (p *Partition) stopAttempt(opt StopOptions, at *StopStep) error {
 		if err := step(StepEpoch); err != nil {
 			return err
 		}
-		if err := p.abortOpenTxns(step, opt.IgnoreMarkerFailure, opt.AbortMarker, opt.TxnVersion); err != nil {
+		if err := p.abortOpenTxns(step, opt.Hazards.IgnoreMarkerFailure, opt.Hazards.AbortMarker, opt.TxnVersion); err != nil {
 			return err
 		}
 	}

@@ -133,7 +133,7 @@ func (w *mirrorWorld) run(t *testing.T, d *datadriven.TestData) string {
 				if err != nil {
 					t.Fatalf("%s: fault=%s: %v", d.Pos, s, err)
 				}
-				cfg.Fault = func(at StopStep) error {
+				cfg.Hazards.Fault = func(at StopStep) error {
 					if at == step && left > 0 {
 						left--
 						return errors.New("disk full")

@@ -20,7 +20,7 @@ import (
 // mirrorWithOpenTxn is a mirror holding: p5 txn data (open), p7 data.
 func mirrorWithOpenTxn(t *testing.T, s pid.Strategy, fault func(StopStep) error) *Partition {
 	t.Helper()
-	p := mustOpen(t, Config{State: Mirroring, Strategy: s, Fault: fault, PSMOptions: nonNegOne})
+	p := mustOpen(t, Config{State: Mirroring, Strategy: s, Hazards: Hazards{Fault: fault}, PSMOptions: nonNegOne})
 	in := chunk(
 		testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 0, Txn: true, Records: 2}), 0, 4),
 		testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 2, 4),
@@ -45,7 +45,7 @@ func TestStopHazards(t *testing.T) {
 		return nil
 	}
 	p := mirrorWithOpenTxn(t, pid.Barrier, markerFails)
-	if err := p.Stop(StopOptions{IgnoreMarkerFailure: true}); err != nil || p.State() != Stopped {
+	if err := p.Stop(StopOptions{Hazards: StopHazards{IgnoreMarkerFailure: true}}); err != nil || p.State() != Stopped {
 		t.Fatalf("R2: %v, state %s", err, p.State())
 	}
 	if len(p.OpenTxns(nil)) != 1 {
@@ -57,7 +57,7 @@ func TestStopHazards(t *testing.T) {
 		if err := q.StartMirroring(); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Stop(StopOptions{SkipBarrierWithoutSource: skip}); err != nil || q.State() != Stopped {
+		if err := q.Stop(StopOptions{Hazards: StopHazards{SkipBarrierWithoutSource: skip}}); err != nil || q.State() != Stopped {
 			t.Fatalf("R1=%v: %v, state %s", skip, err, q.State())
 		}
 		want := int64(1) // the barrier
@@ -199,7 +199,7 @@ func TestStopPromote(t *testing.T) {
 		}
 		return nil
 	}
-	if err := q.Stop(StopOptions{Fault: scanFails, Promote: func() error { t.Fatal("promoted past a failed step"); return nil }}); !errors.Is(err, ErrFault) || q.State() != Stopping {
+	if err := q.Stop(StopOptions{Promote: func() error { t.Fatal("promoted past a failed step"); return nil }, Hazards: StopHazards{Fault: scanFails}}); !errors.Is(err, ErrFault) || q.State() != Stopping {
 		t.Fatalf("fault at allocator: %v, state %s", err, q.State())
 	}
 	err = q.Stop(StopOptions{Promote: func() error { return fmt.Errorf("%w: PID near MaxInt64", ErrPromotionImpossible) }})

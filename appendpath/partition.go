@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"iter"
 	"sync"
 	"time"
 
@@ -31,7 +30,9 @@ const (
 )
 
 // Config configures one Partition. The zero value is an in-memory, writable
-// partition with Kafka's defaults and strategy verbatim.
+// partition with Kafka's defaults and strategy verbatim. Hazards stands
+// apart: the simulator's reproductions of documented hazards, never set by
+// a product caller.
 type Config struct {
 	// Dir holds the segment files; "" keeps the log in memory.
 	Dir string
@@ -69,30 +70,6 @@ type Config struct {
 	Fold          pid.Fold
 	Mapper        *pid.Mapper // optional; default NewMapper with no salt registry
 	MirrorOffsets MirrorOffsets
-	// Fault, when set, is asked before each STOPPING step; an error fails
-	// the step (the scenario language's `fault DEST at=...`).
-	Fault func(step StopStep) error
-	// BarrierUnaware makes the partition a broker that predates control type
-	// 7 (hazard R8): a MIRROR_PID_RESET batch is stored and replicated like
-	// any control batch, but producer state skips it, as Kafka's
-	// ProducerStateManager skips control records it does not know.
-	BarrierUnaware bool
-	// NoBarrier: the feature level that enables the barrier is not reached,
-	// so STOPPING writes none (under strategy barrier).
-	NoBarrier bool
-	// RecoveryIgnoresBarrier: the replay of Open (recovery after an unclean
-	// shutdown; a clean Close leaves a snapshot at the log end, so nothing
-	// is replayed then) stores barriers without applying them, as the
-	// prototype's per-segment recovery does: the producer entries built
-	// before the barrier come back after a crash, with their duplicate
-	// windows. Rebuilds after a truncation apply them.
-	RecoveryIgnoresBarrier bool
-	// FailOnSourceChange: a mirrored append from a cluster other than the
-	// one the persisted mirror checkpoint names (the partition stopped
-	// mirroring one cluster and now mirrors another into the same log)
-	// moves the partition to FAILED for good, as the prototype does for an
-	// inconsistent source cluster id.
-	FailOnSourceChange bool
 
 	// Producer state: a shared Store and this partition's ID in it, or nil
 	// for a Store of its own built with PSMOptions. The append path calls
@@ -129,6 +106,10 @@ type Config struct {
 	// CLIENT batch (default DefaultMaxDecompressedBytes, 64 MiB; a limit
 	// Kafka does not have). Beyond it: INVALID_RECORD, ErrDecompressedTooLarge.
 	MaxDecompressedBytes int
+
+	// Hazards reproduce the prototype's and older brokers' documented
+	// hazards for the simulator; not product settings (zero: none).
+	Hazards Hazards
 }
 
 // Result is the answer to an append.
@@ -169,7 +150,7 @@ type Partition struct {
 	hasSource   bool
 	stuck       bool // a STOPPING step failed under StepErrorsStuck
 	terminal    bool // FAILED for good (Fail)
-	recovering  bool // Open's rebuild is under way (Config.RecoveryIgnoresBarrier)
+	recovering  bool // Open's rebuild is under way (Hazards.RecoveryIgnoresBarrier)
 	mirrored    MirrorCheckpoint
 	recovery    Recovery
 	snapBuf     []byte
@@ -193,97 +174,6 @@ type Partition struct {
 	markerTV psm.TxnVersion
 
 	idx []storage.OffsetPosition // index entries of the chunk being appended (appendChunkLocked)
-}
-
-// Open opens a partition. With cfg.Dir set it opens (or creates) the log
-// there and recovers it: a torn or corrupt tail is cut at the last whole,
-// CRC-valid batch and producer state is rebuilt from the newest valid
-// snapshot plus a replay of the batches after it.
-func Open(cfg Config) (*Partition, error) {
-	if cfg.FS == nil {
-		cfg.FS = vfs.OSFS{}
-	}
-	// SegmentBytes and SyncInterval are the log's: storage.Open defaults
-	// them.
-	if cfg.MaxMessageBytes <= 0 {
-		cfg.MaxMessageBytes = 1048588
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if err := validatorDefaults(&cfg); err != nil {
-		return nil, err
-	}
-	p := &Partition{cfg: cfg, now: cfg.Now, state: cfg.State, leaderEpoch: cfg.LeaderEpoch, maxEpoch: cfg.LeaderEpoch,
-		rewrites: cfg.Strategy.Rewrites(), assign: cfg.MirrorOffsets == AssignOffsets}
-	p.val = newValidator(&cfg)
-	p.psm, p.id = cfg.PSM, cfg.PartitionID
-	if p.psm == nil {
-		p.psm, p.id = psm.NewStore(cfg.PSMOptions), 0
-	}
-	p.app = p.psm.Appender(p.id)
-	p.mapper = cfg.Mapper
-	if p.mapper == nil {
-		p.mapper = pid.NewMapper(pid.Config{Strategy: cfg.Strategy, Policy: cfg.Policy, Fold: cfg.Fold})
-	}
-	l, rec, err := storage.Open(storage.Config{FS: cfg.FS, Dir: cfg.Dir, SegmentBytes: cfg.SegmentBytes,
-		RetainSegments: cfg.RetainSegments, Sync: cfg.Sync, SyncInterval: cfg.SyncInterval, Now: cfg.Now})
-	if err != nil {
-		return nil, err
-	}
-	p.log = l
-	if p.snaps, err = storage.OpenSnapshotDir(cfg.FS, cfg.Dir); err != nil {
-		return nil, err
-	}
-	p.recovery = Recovery{Recovery: rec, Snapshot: -1}
-	if cfg.Dir == "" {
-		p.hw = 0
-		return p, nil
-	}
-	// LogLoader#load: ProducerStateManager#removeStraySnapshots with the
-	// segment base offsets, then the rebuild.
-	bases := make([]int64, l.Segments())
-	for i := range bases {
-		bases[i] = l.SegmentBase(i)
-	}
-	if err := p.snaps.RemoveStray(bases); err != nil {
-		return nil, err
-	}
-	if err := p.snaps.RemoveAbove(l.End()); err != nil {
-		return nil, err
-	}
-	if err := p.loadCheckpoint(); err != nil {
-		return nil, err
-	}
-	if err := p.clampCheckpoint(); err != nil { // a recovery cut the tail
-		return nil, err
-	}
-	p.recovering = true
-	err = p.rebuild(&p.recovery, true)
-	p.recovering = false
-	if err != nil {
-		return nil, err
-	}
-	p.hw = p.log.End()
-	return p, nil
-}
-
-// Recovery is what Open found in a file-backed log: the log's own recovery
-// (storage.Recovery: torn tails cut, indexes rebuilt) and the rebuild of
-// producer state after it.
-type Recovery struct {
-	storage.Recovery
-	// Snapshot is the offset of the producer snapshot loaded, or -1.
-	Snapshot int64
-	// Replayed counts the batches replayed into producer state.
-	Replayed int
-}
-
-// Recovery reports what Open found in a file-backed log.
-func (p *Partition) Recovery() Recovery {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.recovery
 }
 
 // kind is the caller of an append; it picks origin, checks and offsets.
@@ -433,49 +323,6 @@ func frameSize(buf []byte) int {
 // more with no roll due; runs of smaller batches in them are copied in one
 // piece, as without it.
 const fuseMin = 1024
-
-// checkLeader runs the checks of a CLIENT or COORDINATOR batch that read
-// only the caller's bytes (UnifiedLog#analyzeAndValidateRecords, then
-// LogValidator#validateBatch), in Kafka's order; the last is
-// LogValidator's record walk (p.val.validate), which Kafka runs for every
-// leader append (origin other than REPLICATION and RAFT_LEADER): the
-// batch-level rules before it are CLIENT-only, the record rules and the
-// maxTimestamp / LogAppendTime stamp apply to COORDINATOR batches too.
-func (p *Partition) checkLeader(b codec.Batch, k kind) error {
-	if k == kindClient && b.BaseOffset() != 0 {
-		return ErrInvalidRecord
-	}
-	if len(b) > p.cfg.MaxMessageBytes {
-		return ErrMessageTooLarge
-	}
-	if b.VerifyCRC() != nil {
-		return ErrCorruptMessage
-	}
-	if k != kindClient {
-		if b.LastOffsetDelta() < 0 {
-			// Kafka does not check a COORDINATOR batch's offset range; a
-			// negative one would put lastOffset before baseOffset in our log.
-			return ErrCorruptMessage
-		}
-	} else {
-		// LogValidator#validateBatch: lastOffset−baseOffset+1 > 0 (baseOffset
-		// is 0 here), recordsCount > 0, and the two equal; all
-		// InvalidRecordException. Compared in int64, as the Java does: a
-		// count of MinInt32 beside a lastOffsetDelta of MaxInt32 is not equal.
-		n := b.RecordsCount()
-		switch {
-		case b.LastOffsetDelta() < 0, n <= 0, int64(n) != int64(b.LastOffsetDelta())+1:
-			return ErrInvalidRecord
-		case b.IsControl():
-			return ErrInvalidRecord
-		case b.HasProducerID() && b.BaseSequence() < 0:
-			return ErrInvalidRecord
-		}
-	}
-	// LogValidator's record checks (validate.go); p.val says what the staged
-	// copy then needs.
-	return p.val.validate(b, p.now, p.cfg.MaxMessageBytes)
-}
 
 // appendLocked is the append path, in Kafka's order (UnifiedLog#append):
 // frame and check every batch of src (CRC included); roll if needed; copy
@@ -687,76 +534,6 @@ func (p *Partition) published(app *psm.StoreAppender, k kind, res Result, next i
 	return res, p.log.MaybeSync()
 }
 
-// skipsControl reports whether producer state must not see control batch b:
-// a barrier on a BarrierUnaware partition, or in Open's replay under
-// Config.RecoveryIgnoresBarrier.
-func (p *Partition) skipsControl(b codec.Batch) bool {
-	if !p.cfg.BarrierUnaware && !(p.recovering && p.cfg.RecoveryIgnoresBarrier) {
-		return false
-	}
-	cr, err := b.ControlRecord()
-	return err == nil && cr.Type == codec.ControlMirrorPidReset
-}
-
-// addBatch runs one batch through app with psm.BatchOf into *pb (control
-// batches and CLIENT appends, which need the Outcome); a marker states
-// transaction version tv.
-func addBatch(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch, tv psm.TxnVersion) (*psm.Outcome, error) {
-	var err error
-	if *pb, err = psm.BatchOf(b); err != nil {
-		return nil, err
-	}
-	pb.TxnVersion = tv
-	return app.Add(pb)
-}
-
-// addClient is addBatch for a CLIENT batch whose CRC was sent as sent: a
-// stamp of LogValidator's (LogAppendTime, a corrected maxTimestamp) that
-// changed the CRC makes the stored one not the client's, so the duplicate
-// window does not keep it (psm.Options.DedupCRC).
-func addClient(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch, sent uint32) (*psm.Outcome, error) {
-	var err error
-	if *pb, err = psm.BatchOf(b); err != nil {
-		return nil, err
-	}
-	pb.HasCRC = pb.HasCRC && pb.CRC == sent
-	return app.Add(pb)
-}
-
-// addData runs one data (non-control) batch through app: psm.BatchOf's
-// fields read from the header straight into *pb, field by field (every field
-// is written: pb is reused), the Outcome discarded (it matters only for
-// CLIENT duplicates). FuzzAddData holds *pb equal to BatchOf whatever pb
-// held before. b must hold a whole header.
-func addData(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) error {
-	_ = b[codec.HeaderSize-1]
-	pb.ProducerID, pb.ProducerEpoch, pb.BaseSequence = b.ProducerID(), b.ProducerEpoch(), b.BaseSequence()
-	pb.LastOffsetDelta, pb.BaseOffset, pb.MaxTimestamp = b.LastOffsetDelta(), b.BaseOffset(), b.MaxTimestamp()
-	pb.RecordsCount, pb.Transactional, pb.Control = b.RecordsCount(), b.IsTransactional(), false
-	pb.ControlType, pb.CoordinatorEpoch, pb.ControlTimestamp = codec.ControlUnknown, 0, 0
-	pb.CRC, pb.HasCRC = b.CRC(), !b.Attributes().LogAppendTime()
-	pb.TxnVersion = psm.TV0
-	_, err := app.Add(pb)
-	return err
-}
-
-// committed applies what producer state's Commit reports: .txnindex entries
-// and the high watermark.
-func (p *Partition) committed(c *psm.Committed) error {
-	for _, t := range c.Aborted {
-		if err := p.log.AppendAborted(t); err != nil {
-			return err
-		}
-	}
-	if !p.cfg.ManualHighWatermark {
-		p.hw = p.log.End()
-		if len(c.Completed) > 0 {
-			p.psm.OnHighWatermark(p.id, p.hw)
-		}
-	}
-	return nil
-}
-
 // roll starts a new segment at the log end offset; for a file log the old
 // segment is synced first (Kafka flushes rolled segments), and a producer
 // snapshot is taken at the new base unless SkipRollSnapshots.
@@ -793,86 +570,6 @@ func (p *Partition) takeSnapshot(offset int64) error {
 	return nil
 }
 
-// Read returns a copy of whole batches starting with the one that holds
-// offset, at most maxBytes of them but at least one batch. At or past the
-// log end offset it returns nil; below the log start ErrOffsetOutOfRange.
-// Allocates the result.
-func (p *Partition) Read(offset int64, maxBytes int) ([]byte, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.Read(offset, maxBytes)
-}
-
-// LogStartOffset is the first offset still in the log.
-func (p *Partition) LogStartOffset() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.Start()
-}
-
-// LogEndOffset is the offset the next batch gets.
-func (p *Partition) LogEndOffset() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.End()
-}
-
-// SyncedOffset is the durable log end: every offset below it survives a
-// crash. Equal to LogEndOffset for a memory log.
-func (p *Partition) SyncedOffset() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.Synced()
-}
-
-// HighWatermark is the replicated offset (the log end offset unless
-// Config.ManualHighWatermark).
-func (p *Partition) HighWatermark() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.hw
-}
-
-// SetHighWatermark moves the high watermark (clamped to the log end offset)
-// and lets producer state drop completed transactions below it.
-func (p *Partition) SetHighWatermark(hw int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.hw = min(max(hw, p.log.Start()), p.log.End())
-	p.psm.OnHighWatermark(p.id, p.hw)
-}
-
-// LastStableOffset is the first offset of the earliest open or unreplicated
-// transaction when below the high watermark, else the high watermark;
-// never below the log start (ProducerStateManager#firstUndecidedOffset,
-// UnifiedLog#lastStableOffset).
-func (p *Partition) LastStableOffset() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.lso()
-}
-
-// HasLateTransaction reports a transaction open longer than
-// transaction.max.timeout.ms plus Kafka's buffer at the partition's clock
-// (UnifiedLog#hasLateTransaction, the broker's hanging-transaction metric;
-// psm.Manager.HasLateTransaction).
-func (p *Partition) HasLateTransaction() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.psm.HasLateTransaction(p.id, p.now().UnixMilli())
-}
-
-func (p *Partition) lso() int64 {
-	return max(p.psm.LastStableOffset(p.id, p.hw), p.log.Start())
-}
-
-// LeaderEpoch is the epoch stamped on CLIENT and COORDINATOR batches.
-func (p *Partition) LeaderEpoch() int32 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.leaderEpoch
-}
-
 // SetLeaderEpoch sets the leader epoch (a leader election).
 func (p *Partition) SetLeaderEpoch(e int32) {
 	p.mu.Lock()
@@ -881,295 +578,5 @@ func (p *Partition) SetLeaderEpoch(e int32) {
 	p.maxEpoch = max(p.maxEpoch, e)
 }
 
-// AbortedTxns appends the .txnindex entries overlapping [from, to) to dst
-// (what a READ_COMMITTED fetch returns with its data).
-func (p *Partition) AbortedTxns(dst []storage.AbortedTxn, from, to int64) []storage.AbortedTxn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.AbortedTxns(dst, from, to)
-}
-
-// OpenTxns appends the open transactions, by first offset, to dst.
-func (p *Partition) OpenTxns(dst []psm.TxnInfo) []psm.TxnInfo {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.psm.OpenTxns(dst, p.id)
-}
-
-// Producers returns a copy of every producer entry, in no particular order.
-func (p *Partition) Producers() []psm.ProducerInfo {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []psm.ProducerInfo
-	for e := range p.psm.Producers(p.id) {
-		out = append(out, e)
-	}
-	return out
-}
-
-// Producer returns a copy of one producer entry.
-func (p *Partition) Producer(pid int64) (psm.ProducerInfo, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.psm.Producer(p.id, pid)
-}
-
-// ProducerCount is the number of producer entries.
-func (p *Partition) ProducerCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.psm.ProducerCount(p.id)
-}
-
-// Snapshot returns producer state in Kafka's snapshot file format (entries
-// sorted by PID), for comparing two partitions.
-func (p *Partition) Snapshot() []byte {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.psm.AppendSnapshot(nil, p.id)
-}
-
 // Mapper returns the PID mapper (origins table, collision stats).
 func (p *Partition) Mapper() *pid.Mapper { return p.mapper }
-
-// Batches iterates the batches whose base offset is at least from, with a
-// framing error at the end if any. Each batch aliases the log (memory) or a
-// per-segment buffer (file) and is valid only until the next iteration. The
-// partition's lock is held during the iteration: the loop body must not call
-// other methods of p.
-func (p *Partition) Batches(from int64) iter.Seq2[codec.Batch, error] {
-	return func(yield func(codec.Batch, error) bool) {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		stop := errors.New("stop")
-		err := p.log.ForEach(from, func(b codec.Batch) error {
-			if !yield(b, nil) {
-				return stop
-			}
-			return nil
-		})
-		if err != nil && err != stop {
-			yield(nil, err)
-		}
-	}
-}
-
-// Sync flushes the log to stable storage.
-func (p *Partition) Sync() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.Sync()
-}
-
-// Close syncs a file-backed log, writes a snapshot at the log end offset and
-// closes the files. The partition refuses appends afterwards.
-func (p *Partition) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil
-	}
-	p.closed = true
-	if p.log.Memory() {
-		return nil
-	}
-	err := p.log.Sync()
-	if err == nil {
-		err = p.takeSnapshot(p.log.End())
-	}
-	if cerr := p.log.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// Truncate removes every batch at or above offset (a batch holding offset
-// goes whole), drops their .txnindex entries and snapshots, and rebuilds
-// producer state from the newest snapshot at or below offset plus a replay:
-// the follower truncation and failback step to a divergence point.
-func (p *Partition) Truncate(offset int64) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.truncateLocked(offset)
-}
-
-func (p *Partition) truncateLocked(offset int64) error {
-	if offset >= p.log.End() {
-		return nil
-	}
-	// UnifiedLog#truncateTo truncates a log fully when nothing below offset
-	// is left.
-	full := offset <= p.log.Start()
-	if err := p.log.Truncate(offset); err != nil {
-		return err
-	}
-	if err := p.snaps.RemoveAbove(p.log.End()); err != nil {
-		return err
-	}
-	p.truncFully = full
-	err := p.rebuild(nil, false)
-	p.truncFully = false
-	if err != nil {
-		return err
-	}
-	p.hw = min(p.hw, p.log.End())
-	if !p.cfg.ManualHighWatermark {
-		p.hw = p.log.End()
-	}
-	// Last: a failed checkpoint write leaves log and producer state agreeing.
-	return p.clampCheckpoint()
-}
-
-// reindexed writes the .txnindex entries of one replayed commit when the
-// rebuild reindexes.
-func (p *Partition) reindexed(c *psm.Committed, reindex bool) error {
-	if !reindex {
-		return nil
-	}
-	for _, t := range c.Aborted {
-		if err := p.log.AppendAbortedAt(t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// replaySegments is the replay of psm.Prototype, the prototype's
-// LogLoader#loadProducersFromRecords: every batch of one segment goes
-// through one Appender (one map of per-producer updates for the segment,
-// flushed after the loop), so a barrier inside a segment resurrects the
-// entries its batches before it built, as on the append paths. It returns
-// the number of batches replayed.
-func (p *Partition) replaySegments(from int64, reindex bool) (int, error) {
-	var app psm.Appender
-	seg, replayed := -1, 0
-	flush := func() error {
-		if app == nil {
-			return nil
-		}
-		c := app.Commit()
-		app = nil
-		return p.reindexed(c, reindex)
-	}
-	err := p.log.ForEach(from, func(b codec.Batch) error {
-		if s := p.log.SegmentFor(b.BaseOffset()); app == nil || s != seg {
-			if err := flush(); err != nil {
-				return err
-			}
-			app, seg = p.psm.Begin(p.id, psm.Replication), s
-		}
-		var err error
-		if !b.IsControl() || !p.skipsControl(b) { // else stored, not applied: Config.BarrierUnaware
-			if p.pb, err = psm.BatchOf(b); err == nil {
-				_, err = app.Add(&p.pb)
-			}
-		}
-		if err != nil {
-			app.Abort()
-			app = nil
-			return err
-		}
-		p.maxEpoch = max(p.maxEpoch, b.PartitionLeaderEpoch())
-		replayed++
-		return nil
-	})
-	if err != nil {
-		if app != nil {
-			app.Abort()
-		}
-		return replayed, err
-	}
-	return replayed, flush()
-}
-
-// Rebuild drops producer state and rebuilds it from the newest valid
-// snapshot plus a replay of the log (what a broker restart does).
-func (p *Partition) Rebuild() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.rebuild(nil, false)
-}
-
-// rebuild is rebuildProducerState (Kafka's ProducerStateManager and
-// LogLoader): delete the snapshots out of (log start, log end], clear,
-// load the newest snapshot left (corrupt ones are deleted and the next
-// older tried), replay every later
-// batch with REPLICATION rules, one by one (barriers in exact order) or,
-// under psm.Prototype, a segment per Appender (replaySegments), then
-// snapshot at the log end. With
-// reindex the .txnindex entries of the replayed range are rewritten from the
-// replay (recovery after a crash, when they may be missing).
-func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
-	// ProducerStateManager#truncateAndReload first deletes every snapshot
-	// out of range: past the log end, and at or below the log start (<=: a
-	// snapshot at the log start is never loaded; its producers are rebuilt
-	// from the log, so those whose batches went with deleted segments are
-	// forgotten).
-	if err := p.snaps.RemoveAbove(p.log.End()); err != nil {
-		return err
-	}
-	if err := p.snaps.RemoveBelow(p.log.Start() + 1); err != nil {
-		return err
-	}
-	p.psm.Clear(p.id)
-	from := p.log.Start()
-	nowMs := p.now().UnixMilli()
-	o, err := p.snaps.LoadNewest(p.log.Start()+1, p.log.End(), func(data []byte) error {
-		return p.psm.LoadSnapshot(p.id, data, nowMs)
-	}, func(err error) bool { return errors.Is(err, psm.ErrCorruptSnapshot) })
-	if err != nil {
-		return err
-	}
-	p.lastSnap = from
-	if o >= 0 {
-		from, p.lastSnap = o, o
-		if rec != nil {
-			rec.Snapshot = o
-		}
-	}
-	if p.truncFully {
-		p.lastSnap = 0
-	}
-	if reindex {
-		if err := p.log.DropAbortedFrom(from); err != nil {
-			return err
-		}
-	}
-	replayed := 0
-	if p.cfg.PSMOptions.BarrierApply == psm.Prototype {
-		replayed, err = p.replaySegments(from, reindex)
-	} else {
-		err = p.log.ForEach(from, func(b codec.Batch) error {
-			if b.IsControl() && p.skipsControl(b) {
-				return nil
-			}
-			var err error
-			if p.pb, err = psm.BatchOf(b); err != nil {
-				return err
-			}
-			_, c, err := p.psm.Update(p.id, psm.Replication, &p.pb)
-			if err != nil {
-				return err
-			}
-			if err := p.reindexed(c, reindex); err != nil {
-				return err
-			}
-			p.maxEpoch = max(p.maxEpoch, b.PartitionLeaderEpoch())
-			replayed++
-			return nil
-		})
-	}
-	if err != nil {
-		return err
-	}
-	if rec != nil {
-		rec.Replayed = replayed
-	}
-	if !p.log.Memory() {
-		if err := p.log.Sync(); err != nil {
-			return err
-		}
-	}
-	p.psm.OnHighWatermark(p.id, p.log.End())
-	return p.takeSnapshot(p.log.End())
-}

@@ -17,14 +17,16 @@ import (
 // ABORT's form and version from opt, and the producer-state release.
 func stopFuzzOptions(opt uint16) (StopOptions, psm.Release) {
 	return StopOptions{
-		Variant:             StopVariant(opt & 1),
-		AbortMarker:         AbortMarker(opt >> 1 % 4 % 3),
-		TxnVersion:          psm.TxnVersion(opt>>3&3) - 1, // TVUnknown, TV0, TV1, TV2
-		UnknownSource:       UnknownSource(opt >> 5 & 3),
-		StepErrors:          StepErrors(opt >> 7 % 4 % 3),
-		IgnoreMarkerFailure: opt>>9&1 == 1,
-		BarrierNoSource:     opt>>10&1 == 1,
-		HangWhenEmpty:       opt>>11&1 == 1,
+		Variant:    StopVariant(opt & 1),
+		TxnVersion: psm.TxnVersion(opt>>3&3) - 1, // TVUnknown, TV0, TV1, TV2
+		Hazards: StopHazards{
+			AbortMarker:         AbortMarker(opt >> 1 % 4 % 3),
+			UnknownSource:       UnknownSource(opt >> 5 & 3),
+			StepErrors:          StepErrors(opt >> 7 % 4 % 3),
+			IgnoreMarkerFailure: opt>>9&1 == 1,
+			BarrierNoSource:     opt>>10&1 == 1,
+			HangWhenEmpty:       opt>>11&1 == 1,
+		},
 	}, psm.Release(opt >> 12 % 4 % 3)
 }
 
@@ -82,7 +84,7 @@ func FuzzStop(f *testing.F) {
 		for attempt := range 2 {
 			o := so
 			if attempt == 0 && faultAt > 0 {
-				o.Fault = func(s StopStep) error {
+				o.Hazards.Fault = func(s StopStep) error {
 					if s == fault {
 						return errors.New("fuzz fault")
 					}
@@ -95,8 +97,8 @@ func FuzzStop(f *testing.F) {
 					t.Fatalf("attempt %d: stored batch with a bad CRC", attempt)
 				}
 			}
-			if attempt == 0 && err == nil && toAbort && so.Variant == StopAbort && so.AbortMarker == AbortPrototype &&
-				release == psm.Kafka4 && !so.IgnoreMarkerFailure {
+			if attempt == 0 && err == nil && toAbort && so.Variant == StopAbort && so.Hazards.AbortMarker == AbortPrototype &&
+				release == psm.Kafka4 && !so.Hazards.IgnoreMarkerFailure {
 				t.Fatalf("Kafka 4.2 accepted the prototype's ABORT (options %+v)", so)
 			}
 			if err != nil {
@@ -120,7 +122,7 @@ func FuzzStop(f *testing.F) {
 			}
 			for _, tx := range p.OpenTxns(nil) {
 				_, entry := p.Producer(tx.ProducerID)
-				if so.Variant == StopTruncate || entry && !so.IgnoreMarkerFailure {
+				if so.Variant == StopTruncate || entry && !so.Hazards.IgnoreMarkerFailure {
 					t.Fatalf("attempt %d: STOPPED with transaction %+v open (entry %v, options %+v)", attempt, tx, entry, so)
 				}
 			}

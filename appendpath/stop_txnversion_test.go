@@ -36,7 +36,7 @@ func lastMarkerEpoch(t *testing.T, p *Partition) int16 {
 	return b.ProducerEpoch()
 }
 
-// TestStopAbortMarker: STOPPING's ABORT for each StopOptions.AbortMarker
+// TestStopAbortMarker: STOPPING's ABORT for each StopHazards.AbortMarker
 // and transaction version, under Kafka 4.2's marker rules
 // (ProducerAppendInfo#appendEndTxnMarker, #checkProducerEpoch): the
 // versioned marker closes the transaction under every version (TV2 at
@@ -60,7 +60,7 @@ func TestStopAbortMarker(t *testing.T) {
 		{AbortPrototype, psm.TV2, psm.ErrMarkerWithoutTxnVersion, 0},
 	} {
 		t.Run(c.how.String()+"/"+c.tv.String(), func(t *testing.T) {
-			opt := StopOptions{AbortMarker: c.how, TxnVersion: c.tv}
+			opt := StopOptions{TxnVersion: c.tv, Hazards: StopHazards{AbortMarker: c.how}}
 			p := tvMirror(t, psm.Kafka4)
 			err := p.Stop(opt)
 			if c.want == nil {
@@ -84,7 +84,7 @@ func TestStopAbortMarker(t *testing.T) {
 			if len(p.OpenTxns(nil)) != 1 {
 				t.Fatal("refused ABORT closed the transaction")
 			}
-			opt.IgnoreMarkerFailure = true
+			opt.Hazards.IgnoreMarkerFailure = true
 			if err := p.Stop(opt); err != nil || p.State() != Stopped {
 				t.Fatalf("Stop under R2: %v, state %s", err, p.State())
 			}
@@ -101,7 +101,7 @@ func TestStopAbortMarker(t *testing.T) {
 func TestStopAbortMarkerBeforeKafka42(t *testing.T) {
 	for _, rel := range []psm.Release{psm.Kafka40, psm.Kafka3} {
 		p := tvMirror(t, rel)
-		if err := p.Stop(StopOptions{AbortMarker: AbortPrototype, TxnVersion: psm.TV2}); err != nil || p.State() != Stopped {
+		if err := p.Stop(StopOptions{TxnVersion: psm.TV2, Hazards: StopHazards{AbortMarker: AbortPrototype}}); err != nil || p.State() != Stopped {
 			t.Fatalf("%s: Stop: %v, state %s", rel, err, p.State())
 		}
 		if len(p.OpenTxns(nil)) != 0 {

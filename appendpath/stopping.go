@@ -9,7 +9,7 @@ import (
 )
 
 // The STOPPING behaviours of the KIP-1279 prototype, each selectable
-// (StopOptions). The zero values are the design's STOPPING
+// (StopHazards). The zero values are the design's STOPPING
 // (docs/strategies.md).
 
 // UnknownSource is what STOPPING does, under strategy barrier, when the
@@ -91,12 +91,12 @@ func ParseStepErrors(s string) (StepErrors, error) {
 	return 0, fmt.Errorf("appendpath: unknown STOPPING error policy %q (want retry|stuck|failed)", s)
 }
 
-// checkSource is Config.FailOnSourceChange: a mirrored append from another
+// checkSource is Hazards.FailOnSourceChange: a mirrored append from another
 // cluster than the persisted checkpoint's moves the partition to FAILED for
 // good. A checkpoint that names no cluster (a partition that stopped before
 // any mirrored append since it opened) is no source to change from.
 func (p *Partition) checkSource(source [16]byte) error {
-	if !p.cfg.FailOnSourceChange || !p.mirrored.Valid || p.mirrored.Source == source ||
+	if !p.cfg.Hazards.FailOnSourceChange || !p.mirrored.Valid || p.mirrored.Source == source ||
 		p.mirrored.Source == ([16]byte{}) {
 		return nil
 	}
@@ -130,20 +130,20 @@ func (p *Partition) stopRefused() error {
 // stopFailed sets the state a failed STOPPING attempt leaves, at step at
 // with err: FAILED for a promotion that can never succeed; for an unknown
 // source id, STOPPING (retry) or FAILED (fail); STOPPING for an empty
-// partition under HangWhenEmpty; otherwise per opt.StepErrors.
+// partition under HangWhenEmpty; otherwise per opt.Hazards.StepErrors.
 func (p *Partition) stopFailed(opt StopOptions, at StopStep, err error) {
 	switch {
 	case errors.Is(err, ErrPromotionImpossible):
 		p.state = Failed
 	case errors.Is(err, ErrUnknownSource):
-		if opt.UnknownSource == SourceFail {
+		if opt.Hazards.UnknownSource == SourceFail {
 			p.state = Failed
 		}
 	case errors.Is(err, ErrNoLeaderEpoch):
 		// The hang: STOPPING whatever the error policy.
-	case opt.StepErrors == StepErrorsFailed:
+	case opt.Hazards.StepErrors == StepErrorsFailed:
 		p.state = Failed
-	case opt.StepErrors == StepErrorsStuck && stuckStep(at):
+	case opt.Hazards.StepErrors == StepErrorsStuck && stuckStep(at):
 		p.stuck = true
 	}
 }
@@ -152,14 +152,14 @@ func (p *Partition) stopFailed(opt StopOptions, at StopStep, err error) {
 // or the error of a partition that knows no source cluster id when the
 // barrier must carry one.
 func (p *Partition) barrierWanted(opt StopOptions) (bool, error) {
-	if p.cfg.Strategy != pid.Barrier || p.cfg.NoBarrier {
+	if p.cfg.Strategy != pid.Barrier || p.cfg.Hazards.NoBarrier {
 		return false, nil
 	}
 	if p.hasSource {
 		return true, nil
 	}
-	u := opt.UnknownSource
-	if opt.SkipBarrierWithoutSource {
+	u := opt.Hazards.UnknownSource
+	if opt.Hazards.SkipBarrierWithoutSource {
 		u = SourceSkip
 	}
 	switch u {
@@ -172,10 +172,10 @@ func (p *Partition) barrierWanted(opt StopOptions) (bool, error) {
 }
 
 // appendStopBarrier appends the STOPPING barrier, with the source cluster
-// id or (opt.BarrierNoSource) without.
+// id or (opt.Hazards.BarrierNoSource) without.
 func (p *Partition) appendStopBarrier(opt StopOptions, src string) error {
 	var b []byte
-	if opt.BarrierNoSource {
+	if opt.Hazards.BarrierNoSource {
 		b = codec.AppendBarrierNoSource(nil, p.leaderEpoch, p.now().UnixMilli())
 	} else {
 		b = codec.AppendBarrier(nil, p.leaderEpoch, src, p.now().UnixMilli())
@@ -185,7 +185,7 @@ func (p *Partition) appendStopBarrier(opt StopOptions, src string) error {
 }
 
 // emptyForStop reports whether the log holds no batch, so that STOPPING has
-// no leader epoch to record (StopOptions.HangWhenEmpty).
+// no leader epoch to record (StopHazards.HangWhenEmpty).
 func (p *Partition) emptyForStop() (bool, error) {
 	ep, err := p.log.LastEpoch()
 	if err != nil {

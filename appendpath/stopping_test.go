@@ -15,7 +15,7 @@ import (
 // PIDs 5 and 9, then a batch of PID 7.
 func mirrorWithTwoOpenTxns(t *testing.T, fault func(StopStep) error) *Partition {
 	t.Helper()
-	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Barrier, Fault: fault, PSMOptions: nonNegOne})
+	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Barrier, Hazards: Hazards{Fault: fault}, PSMOptions: nonNegOne})
 	in := chunk(
 		testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 0, Txn: true, Records: 2}), 0, 4),
 		testlog.WithOffsets(mkBatch(t, bspec{PID: 9, Epoch: 1, Seq: 0, Txn: true}), 2, 4),
@@ -88,7 +88,7 @@ func TestStopStepErrors(t *testing.T) {
 				}
 			}
 			p := mirrorWithTwoOpenTxns(t, fault)
-			opt := StopOptions{StepErrors: pol}
+			opt := StopOptions{Hazards: StopHazards{StepErrors: pol}}
 			err := p.Stop(opt)
 			if !errors.Is(err, ErrFault) {
 				t.Fatalf("%s: first attempt %v, want ErrFault", name, err)
@@ -146,7 +146,7 @@ func TestStopUnknownSource(t *testing.T) {
 		if err := p.StartMirroring(); err != nil {
 			t.Fatal(err)
 		}
-		opt := StopOptions{UnknownSource: u}
+		opt := StopOptions{Hazards: StopHazards{UnknownSource: u}}
 		for attempt := range 2 {
 			err := p.Stop(opt)
 			_, barriers := controlCounts(t, p)
@@ -172,7 +172,7 @@ func TestStopUnknownSource(t *testing.T) {
 	// A partition that knows its source writes the barrier under every policy.
 	for _, u := range []UnknownSource{SourceSkip, SourceRetry, SourceFail} {
 		p := mirrorWithTwoOpenTxns(t, nil)
-		if err := p.Stop(StopOptions{UnknownSource: u}); err != nil || p.State() != Stopped {
+		if err := p.Stop(StopOptions{Hazards: StopHazards{UnknownSource: u}}); err != nil || p.State() != Stopped {
 			t.Fatalf("%s with a source: %v, state %s", u, err, p.State())
 		}
 		if _, b := controlCounts(t, p); b != 1 {
@@ -198,7 +198,7 @@ func TestStopEmptyPartition(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 3 {
-			err := p.Stop(StopOptions{HangWhenEmpty: hang, StepErrors: StepErrorsFailed})
+			err := p.Stop(StopOptions{Hazards: StopHazards{HangWhenEmpty: hang, StepErrors: StepErrorsFailed}})
 			if !hang {
 				if err != nil || p.State() != Stopped {
 					t.Fatalf("empty: %v, state %s", err, p.State())
@@ -212,7 +212,7 @@ func TestStopEmptyPartition(t *testing.T) {
 	}
 	// A partition with a batch is not empty.
 	p := mirrorWithTwoOpenTxns(t, nil)
-	if err := p.Stop(StopOptions{HangWhenEmpty: true}); err != nil || p.State() != Stopped {
+	if err := p.Stop(StopOptions{Hazards: StopHazards{HangWhenEmpty: true}}); err != nil || p.State() != Stopped {
 		t.Fatalf("non-empty under HangWhenEmpty: %v, state %s", err, p.State())
 	}
 }
@@ -222,7 +222,7 @@ func TestStopEmptyPartition(t *testing.T) {
 func TestStopBarrierNoSource(t *testing.T) {
 	for _, absent := range []bool{false, true} {
 		p := mirrorWithTwoOpenTxns(t, nil)
-		if err := p.Stop(StopOptions{BarrierNoSource: absent}); err != nil {
+		if err := p.Stop(StopOptions{Hazards: StopHazards{BarrierNoSource: absent}}); err != nil {
 			t.Fatal(err)
 		}
 		if n := p.ProducerCount(); n != 0 {
@@ -269,7 +269,7 @@ func TestRecoveryIgnoresBarrier(t *testing.T) {
 	for _, ignore := range []bool{false, true} {
 		fs := vfs.NewMemFS()
 		cfg := Config{Dir: "/l", FS: fs, State: Mirroring, Strategy: pid.Barrier, PSMOptions: nonNegOne,
-			RecoveryIgnoresBarrier: ignore}
+			Hazards: Hazards{RecoveryIgnoresBarrier: ignore}}
 		p := mustOpen(t, cfg)
 		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0, Records: 2}), 0, 4), srcA); err != nil {
 			t.Fatal(err)
@@ -320,7 +320,7 @@ func TestFailOnSourceChange(t *testing.T) {
 	srcB := srcA
 	srcB[0] ^= 0xff
 	for _, fail := range []bool{false, true} {
-		p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Barrier, PSMOptions: nonNegOne, FailOnSourceChange: fail})
+		p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Barrier, PSMOptions: nonNegOne, Hazards: Hazards{FailOnSourceChange: fail}})
 		if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 0, 4), srcB); err != nil {
 			t.Fatalf("fail=%v: before any checkpoint: %v", fail, err)
 		}
@@ -361,7 +361,7 @@ func TestFailOnSourceChange(t *testing.T) {
 func TestFailOnSourceChangeNoSource(t *testing.T) {
 	srcB := srcA
 	srcB[0] ^= 0xff
-	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Verbatim, PSMOptions: nonNegOne, FailOnSourceChange: true})
+	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Verbatim, PSMOptions: nonNegOne, Hazards: Hazards{FailOnSourceChange: true}})
 	if err := p.Stop(StopOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -449,3 +449,46 @@ func (v *validator) trim(out bool) {
 		v.out = nil
 	}
 }
+
+// checkLeader runs the checks of a CLIENT or COORDINATOR batch that read
+// only the caller's bytes (UnifiedLog#analyzeAndValidateRecords, then
+// LogValidator#validateBatch), in Kafka's order; the last is
+// LogValidator's record walk (p.val.validate), which Kafka runs for every
+// leader append (origin other than REPLICATION and RAFT_LEADER): the
+// batch-level rules before it are CLIENT-only, the record rules and the
+// maxTimestamp / LogAppendTime stamp apply to COORDINATOR batches too.
+func (p *Partition) checkLeader(b codec.Batch, k kind) error {
+	if k == kindClient && b.BaseOffset() != 0 {
+		return ErrInvalidRecord
+	}
+	if len(b) > p.cfg.MaxMessageBytes {
+		return ErrMessageTooLarge
+	}
+	if b.VerifyCRC() != nil {
+		return ErrCorruptMessage
+	}
+	if k != kindClient {
+		if b.LastOffsetDelta() < 0 {
+			// Kafka does not check a COORDINATOR batch's offset range; a
+			// negative one would put lastOffset before baseOffset in our log.
+			return ErrCorruptMessage
+		}
+	} else {
+		// LogValidator#validateBatch: lastOffset−baseOffset+1 > 0 (baseOffset
+		// is 0 here), recordsCount > 0, and the two equal; all
+		// InvalidRecordException. Compared in int64, as the Java does: a
+		// count of MinInt32 beside a lastOffsetDelta of MaxInt32 is not equal.
+		n := b.RecordsCount()
+		switch {
+		case b.LastOffsetDelta() < 0, n <= 0, int64(n) != int64(b.LastOffsetDelta())+1:
+			return ErrInvalidRecord
+		case b.IsControl():
+			return ErrInvalidRecord
+		case b.HasProducerID() && b.BaseSequence() < 0:
+			return ErrInvalidRecord
+		}
+	}
+	// LogValidator's record checks (validate.go); p.val says what the staged
+	// copy then needs.
+	return p.val.validate(b, p.now, p.cfg.MaxMessageBytes)
+}

@@ -97,14 +97,16 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		Fold:                fold,
 		MirrorOffsets:       appendpath.PreserveOffsets,
 		PSMOptions:          po,
-		BarrierUnaware:      cfg.BarrierUnaware,
-		NoBarrier:           cfg.NoBarrier,
-		// recovery-barrier=ignore: the prototype's segment recovery.
-		RecoveryIgnoresBarrier: cfg.Options.Get("recovery-barrier") == "ignore",
-		FailOnSourceChange:     cfg.Options.Get("source-change") == "fail",
-		SegmentBytes:           int64(cfg.SegmentBytes),
-		RetainSegments:         cfg.RetainSegments,
-		Now:                    func() time.Time { return time.UnixMilli(epochMillis) },
+		SegmentBytes:        int64(cfg.SegmentBytes),
+		RetainSegments:      cfg.RetainSegments,
+		Now:                 func() time.Time { return time.UnixMilli(epochMillis) },
+		Hazards: appendpath.Hazards{
+			BarrierUnaware: cfg.BarrierUnaware,
+			NoBarrier:      cfg.NoBarrier,
+			// recovery-barrier=ignore: the prototype's segment recovery.
+			RecoveryIgnoresBarrier: cfg.Options.Get("recovery-barrier") == "ignore",
+			FailOnSourceChange:     cfg.Options.Get("source-change") == "fail",
+		},
 	}}
 	if err := a.open(appendpath.Stopped, cfg.LeaderEpoch); err != nil {
 		return nil, err
@@ -213,16 +215,16 @@ func (a *apReplica) Stop(req stopRequest) error {
 	if err != nil {
 		return err
 	}
-	opt := appendpath.StopOptions{Variant: v, SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
-		IgnoreMarkerFailure: req.IgnoreMarkerFailure, BarrierNoSource: req.BarrierNoSource,
-		HangWhenEmpty: req.HangWhenEmpty, AbortMarker: how, TxnVersion: req.TxnVersion}
+	opt := appendpath.StopOptions{Variant: v, TxnVersion: req.TxnVersion, Hazards: appendpath.StopHazards{
+		SkipBarrierWithoutSource: req.SkipBarrierWithoutSource, IgnoreMarkerFailure: req.IgnoreMarkerFailure,
+		BarrierNoSource: req.BarrierNoSource, HangWhenEmpty: req.HangWhenEmpty, AbortMarker: how}}
 	if req.UnknownSource != "" {
-		if opt.UnknownSource, err = appendpath.ParseUnknownSource(req.UnknownSource); err != nil {
+		if opt.Hazards.UnknownSource, err = appendpath.ParseUnknownSource(req.UnknownSource); err != nil {
 			return err
 		}
 	}
 	if req.StepErrors != "" {
-		if opt.StepErrors, err = appendpath.ParseStepErrors(req.StepErrors); err != nil {
+		if opt.Hazards.StepErrors, err = appendpath.ParseStepErrors(req.StepErrors); err != nil {
 			return err
 		}
 	}
@@ -240,7 +242,7 @@ func (a *apReplica) Stop(req stopRequest) error {
 		if err != nil {
 			return err
 		}
-		opt.Fault = func(s appendpath.StopStep) error {
+		opt.Hazards.Fault = func(s appendpath.StopStep) error {
 			if s == at {
 				return errInjected
 			}
