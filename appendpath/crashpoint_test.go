@@ -105,7 +105,7 @@ func crashHistory(t *testing.T, policy storage.SyncPolicy, seed uint64) (int, in
 			opt := StopOptions{Variant: StopVariant(r.rng.IntN(2))}
 			if r.rng.IntN(2) == 0 {
 				fail := StopStep(r.rng.IntN(int(StepAllocator) + 1))
-				opt.Fault = func(s StopStep) error {
+				opt.Hazards.Fault = func(s StopStep) error {
 					if s == fail {
 						return errors.New("injected")
 					}
@@ -113,7 +113,7 @@ func crashHistory(t *testing.T, policy storage.SyncPolicy, seed uint64) (int, in
 				}
 			}
 			r.op, refusable = fmt.Sprintf("stop %v", opt.Variant), false
-			if err = r.p.Stop(opt); opt.Fault != nil {
+			if err = r.p.Stop(opt); opt.Hazards.Fault != nil {
 				err = nil // a failed step leaves STOPPING, retried later
 			}
 			if r.p.State() == Stopped {
@@ -331,12 +331,12 @@ func TestCrashStoppingReopens(t *testing.T) {
 					imgs = append(imgs, fs.Crash(rng, nil))
 				}
 			})
-			p.Stop(StopOptions{Variant: variant, Fault: func(s StopStep) error {
+			p.Stop(StopOptions{Variant: variant, Hazards: StopHazards{Fault: func(s StopStep) error {
 				if s == fail {
 					return errors.New("injected")
 				}
 				return nil
-			}})
+			}}})
 			if err := p.Stop(StopOptions{Variant: variant}); err != nil && p.State() != Stopped {
 				t.Fatalf("%v, failing %v: retry: %v", variant, fail, err)
 			}
