@@ -161,3 +161,8 @@ func checkBenchtime(s string) error {
 	}
 	return nil
 }
+
+// splitList splits a flag value on spaces and commas.
+func splitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
+}
