@@ -19,7 +19,7 @@ func init() {
 	register(command{
 		name:    "run",
 		summary: "scenario catalog under every strategy + benchmark ratios with intervals and an A/A canary; writes results/tmp/run/ (--readme: results/run/)",
-		run:     runRun,
+		run:     runCommand(runCatalog),
 	})
 }
 
@@ -50,8 +50,14 @@ var (
 	runFixedBenchtime = map[bool]string{false: "200000x", true: "1000000x"}
 )
 
-// runRun is `mirrorpath run`.
-func runRun(args []string, stdout, stderr io.Writer) int {
+// runCommand returns `mirrorpath run` running its scenario catalog with
+// catalog.
+func runCommand(catalog catalogRunner) func(args []string, stdout, stderr io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int { return runRun(args, stdout, stderr, catalog) }
+}
+
+// runRun is `mirrorpath run`, its scenario catalog run by catalog.
+func runRun(args []string, stdout, stderr io.Writer, catalog catalogRunner) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	full := fs.Bool("full", false, "publication-grade counts: 10 interleaved rounds of 1 s over every Append, Limit and Update configuration (tens of minutes)")
 	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/tmp/run under the module, which git ignores; with --readme results/run)")
@@ -70,7 +76,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	cfg := runConfig{patterns: runQuickPatterns, benchtime: "100ms", count: 10, pkgs: splitList(*pkgs), scenarios: *scen,
-		noBench: *noBench, noScenarios: *noScen, full: *full, args: args, readme: *readme, failNoisy: *failNoisy}
+		noBench: *noBench, noScenarios: *noScen, full: *full, args: args, readme: *readme, failNoisy: *failNoisy,
+		runCatalog: catalog}
 	if *full {
 		cfg.benchtime, cfg.count, cfg.patterns = "1s", 10, runFullPatterns
 	}
@@ -157,6 +164,7 @@ type runConfig struct {
 	noBench, noScenarios, full      bool
 	readme, failNoisy               bool
 	args                            []string
+	runCatalog                      catalogRunner
 }
 
 // The files a run writes into its directory, by half; each run removes

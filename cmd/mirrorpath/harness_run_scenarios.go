@@ -7,51 +7,77 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/mirrorpath/mirrorpath/internal/report"
+	"github.com/mirrorpath/mirrorpath/scenario"
 )
 
-// scenarioMatrix runs every *.scn of the catalog through the scenario
-// command compiled into this binary (`scenario run --json`), writes its JSON
-// lines to scenarios.jsonl and parses the verdict matrix. code is 0 when the
-// catalog ran (its expect lines are judged later), 2 when the scenario
-// command reported a usage or file error (a file that does not parse), 1
-// when it panicked or produced nothing; why says which, in its words.
+// catalogRunner runs scenario files under every strategy the simulator
+// knows and writes one JSON line per (file, strategy) to w, as `scenario
+// run --json` prints them. An error is a file that does not parse or that
+// the simulator refuses to run, in package scenario's words. runCatalog is
+// the one `run` uses; tests hand run their own.
+type catalogRunner func(files []string, w io.Writer) error
+
+// runCatalog is the catalogRunner of `mirrorpath run`: package scenario
+// called directly, every file parsed before any runs.
+func runCatalog(files []string, w io.Writer) error {
+	scripts, err := parseScripts(files)
+	if err != nil {
+		return err
+	}
+	for _, s := range scripts {
+		results, err := scenario.Run(s, nil)
+		if err != nil {
+			return err
+		}
+		if err := scenario.WriteJSON(w, results); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scenarioMatrix runs every *.scn of the catalog through c.runCatalog,
+// writes its JSON lines to scenarios.jsonl and parses the verdict matrix.
+// code is 0 when the catalog ran (its expect lines are judged later), 2
+// when a file does not parse or the simulator refused it, 1 when the
+// simulator panicked or produced nothing; why says which, in its words.
 func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) (m *report.Matrix, code int, why string) {
 	files, err := c.catalog()
 	if err != nil {
 		rep.Notes = append(rep.Notes, err.Error())
 		return nil, 2, err.Error()
 	}
-	sc, ok := commands["scenario"]
-	if !ok {
-		rep.Notes = append(rep.Notes, "the scenario command is not built into this binary (cmd/mirrorpath/scenario.go); verdict matrix skipped")
-		return nil, 0, ""
-	}
 	step := progress(stderr, "run", fmt.Sprintf("scenario catalog: %d files × every strategy", len(files)), nil)
-	var jsonOut, errOut bytes.Buffer
-	sccode, panicked := callCommand(sc, append([]string{"run", "--json"}, files...), &jsonOut, &errOut)
-	step(fmt.Sprintf("exit %d", sccode))
+	var jsonOut bytes.Buffer
+	panicked, err := callCatalog(c.runCatalog, files, &jsonOut)
+	prefix := c.root + string(filepath.Separator)
+	switch {
+	case panicked != "":
+		step("panicked")
+		why = "scenario run panicked: " + panicked
+		rep.Notes = append(rep.Notes, why)
+		code = 1
+	case err != nil:
+		step("a file error")
+		why = strings.ReplaceAll(firstLines(err.Error(), 3), prefix, "")
+		rep.Notes = append(rep.Notes, why)
+		code = 2
+	default:
+		step("done")
+	}
 	// Paths relative to the module, so that the committed file names no machine.
-	rel := bytes.ReplaceAll(jsonOut.Bytes(), []byte(`"file":"`+c.root+string(filepath.Separator)), []byte(`"file":"`))
+	rel := bytes.ReplaceAll(jsonOut.Bytes(), []byte(`"file":"`+prefix), []byte(`"file":"`))
 	// The options each strategy runs under are the same block on every
 	// line of a strategy, over half the file, and the report reads none of
 	// them (`scenario run --json` prints them; docs/scenarios.md lists them).
 	rel = scenarioOptions.ReplaceAll(rel, nil)
 	os.WriteFile(filepath.Join(c.out, report.ScenarioFile), rel, 0o644)
-	switch {
-	case panicked != "":
-		why = "scenario run panicked: " + panicked
-		rep.Notes = append(rep.Notes, why)
-		code = 1
-	case sccode == 2:
-		why = "scenario run reported a usage or file error: " + firstLines(errOut.String(), 3)
-		rep.Notes = append(rep.Notes, why)
-		code = 2
-	}
 	m, err = report.ParseScenarios(&jsonOut)
 	if err != nil || len(m.Files) == 0 {
-		msg := fmt.Sprintf("scenario run produced no JSON result lines (exit %d): %s", sccode, firstLines(errOut.String(), 3))
+		msg := "the scenario catalog produced no JSON result lines"
 		rep.Notes = append(rep.Notes, msg)
 		if code == 0 {
 			code, why = 1, msg
@@ -69,12 +95,12 @@ func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) (m *repo
 // line: a flat object of strings, so no brace inside it.
 var scenarioOptions = regexp.MustCompile(`"options":\{[^{}]*\},?`)
 
-// callCommand runs a registered command in-process, turning a panic into a message.
-func callCommand(c command, args []string, stdout, stderr io.Writer) (code int, panicked string) {
+// callCatalog runs the catalog, turning a panic into a message.
+func callCatalog(run catalogRunner, files []string, w io.Writer) (panicked string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			code, panicked = 1, fmt.Sprint(r)
+			panicked, err = fmt.Sprint(r), nil
 		}
 	}()
-	return c.run(args, stdout, stderr), ""
+	return "", run(files, w)
 }
