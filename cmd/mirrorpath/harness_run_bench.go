@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mirrorpath/mirrorpath/internal/benchgate"
 	"github.com/mirrorpath/mirrorpath/internal/report"
@@ -17,10 +19,9 @@ import (
 
 // benchmarks builds one test binary per package (so that a package that
 // does not build or has no benchmark does not hide the others), then runs
-// c.count rounds; each round runs every binary once per pattern with
-// -test.count 1. Spreading the samples of every configuration over the
-// whole run, as the gate does, keeps machine drift out of the ratios, which
-// compare configurations measured at different moments. The output goes to
+// c.count rounds (benchgate.Rounds, as the gate does); each round runs
+// every binary once per pattern with -test.count 1, which keeps machine
+// drift out of the ratios between configurations. The output goes to
 // bench.txt and is parsed. failure is go test's reason when a benchmark
 // binary failed to run (a bad -bench pattern, a failing benchmark).
 func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report.Figures, failure string) {
@@ -44,7 +45,7 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report
 	for i, pkg := range c.pkgs {
 		if !strings.Contains(pkg, "...") {
 			if st, err := os.Stat(filepath.Join(c.root, pkg)); err != nil || !st.IsDir() {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: package not present yet; its benchmarks are missing", pkg))
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no such directory in the module, so no benchmarks from it", pkg))
 				continue
 			}
 		}
@@ -67,39 +68,48 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report
 	results := map[string]int{}
 	failed := map[string]bool{}
 	var all bytes.Buffer
-	total := 0
-	for round := 1; round <= c.count; round++ {
-		step := progress(stderr, "run", fmt.Sprintf("benchmarks, round %d/%d", round, c.count),
-			func() string { return fmt.Sprintf("%d results so far", total) })
-		for _, b := range bins {
-			if failed[b.ImportPath] {
-				continue
-			}
-			for _, pat := range c.patterns {
-				bt := c.benchtime
-				if f, ok := c.fixed[pat]; ok {
-					bt = f
-				}
-				out, err := b.RunBench(ctx, pat, bt, 0)
-				if err != nil {
-					failed[b.ImportPath] = true
-					msg := fmt.Sprintf("%s: benchmark run failed in round %d, later rounds skipped: %s",
-						b.ImportPath, round, failLines(err.Error(), 4))
-					rep.Notes = append(rep.Notes, msg)
-					if failure == "" {
-						failure = msg
+	var total atomic.Int64 // read by the heartbeat of progress
+	plan := func(round int) iter.Seq[benchgate.Job] {
+		return func(yield func(benchgate.Job) bool) {
+			step := progress(stderr, "run", fmt.Sprintf("benchmarks, round %d/%d", round+1, c.count),
+				func() string { return fmt.Sprintf("%d results so far", total.Load()) })
+			defer func() { step(fmt.Sprintf("%d results", total.Load())) }()
+			for _, b := range bins {
+				for _, pat := range c.patterns {
+					if failed[b.ImportPath] {
+						break
 					}
-					break
+					bt := c.benchtime
+					if f, ok := c.fixed[pat]; ok {
+						bt = f
+					}
+					if !yield(benchgate.Job{Bin: b, Bench: pat, BenchTime: bt}) {
+						return
+					}
 				}
-				n := strings.Count(string(out), "\nBenchmark")
-				results[b.ImportPath] += n
-				total += n
-				raw.Write(out)
-				all.Write(out)
 			}
 		}
-		step(fmt.Sprintf("%d results", total))
 	}
+	// done never fails: a package whose run fails is noted and left out of
+	// the later rounds, the others go on.
+	_ = benchgate.Rounds(ctx, c.count, 0, plan, func(round int, j benchgate.Job, out []byte, err error) error {
+		if err != nil {
+			failed[j.Bin.ImportPath] = true
+			msg := fmt.Sprintf("%s: benchmark run failed in round %d, later rounds skipped: %s",
+				j.Bin.ImportPath, round+1, failLines(err.Error(), 4))
+			rep.Notes = append(rep.Notes, msg)
+			if failure == "" {
+				failure = msg
+			}
+			return nil
+		}
+		n := strings.Count(string(out), "\nBenchmark")
+		results[j.Bin.ImportPath] += n
+		total.Add(int64(n))
+		raw.Write(out)
+		all.Write(out)
+		return nil
+	})
 	for _, b := range bins {
 		if results[b.ImportPath] == 0 && !failed[b.ImportPath] {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: none of its benchmarks is in the selection (`%s`)", b.ImportPath, strings.Join(c.patterns, "` or `")))
