@@ -15,6 +15,7 @@ func init() {
 	register(command{
 		name:    "report",
 		summary: "rebuild report.md (and with --readme the README's marked sections) from a run directory's raw files",
+		harness: true,
 		run:     runReport,
 	})
 }

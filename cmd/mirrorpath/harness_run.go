@@ -19,6 +19,7 @@ func init() {
 	register(command{
 		name:    "run",
 		summary: "scenario catalog under every strategy + benchmark ratios with intervals and an A/A canary; writes results/tmp/run/ (--readme: results/run/)",
+		harness: true,
 		run:     runCommand(runCatalog),
 	})
 }
