@@ -133,9 +133,9 @@ func TestFuzzArgs(t *testing.T) {
 		{[]string{"fuzz", "--minimize", "-1s"}, 2, "--minimize takes a count"},
 		{[]string{"fuzz", "--minimize", "tenx"}, 2, "--minimize takes a count"},
 		{[]string{"fuzz", "--time", "x"}, 2, "invalid value"},
-		{[]string{"fuzz", "--time", "0s"}, 2, "--time must be positive"},
+		{[]string{"fuzz", "--time", "0s"}, 2, `invalid value "0s" for flag -time: below the least 1s`},
 		{[]string{"fuzz", "--target", "("}, 2, "--target: error parsing regexp"},
-		{[]string{"fuzz", "--min-rate", "-1"}, 2, "--parallel, --min-rate and --max-stall not negative"},
+		{[]string{"fuzz", "--min-rate", "-1"}, 2, `invalid value "-1" for flag -min-rate: below the least 0`},
 		{[]string{"fuzz", "-h"}, 0, "-fail-slow"},
 		{[]string{"fuzz", "--dir", t.TempDir()}, 2, "holds no go.mod"},
 	} {
