@@ -242,8 +242,8 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	}
 	rep.CPU, rep.Kernel, rep.Features = cpuModel(), codec.CRCKernel(), cpuFeatures()
 
-	// 1. Scenario catalog. A catalog the scenario command cannot run (a
-	// file that does not parse, a panic) ends the run before the
+	// 1. Scenario catalog. A catalog the simulator cannot run (a file
+	// that does not parse, a panic) ends the run before the
 	// benchmarks: the report is written, with the reason, and the exit
 	// status says so.
 	failed := 0

@@ -173,8 +173,8 @@ func TestFailLines(t *testing.T) {
 	}
 }
 
-// TestRunMatrixHasEveryStrategy: run's verdict matrix is computed from the
-// scenario command, so it holds every strategy the simulator knows, in
+// TestRunMatrixHasEveryStrategy: run's verdict matrix is computed by
+// package scenario (runCatalog), so it holds every strategy the simulator knows, in
 // scenario.StrategyNames order, whatever the catalog holds.
 func TestRunMatrixHasEveryStrategy(t *testing.T) {
 	dir := t.TempDir()
