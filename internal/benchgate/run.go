@@ -153,9 +153,9 @@ func Pairs(base, head []Binary) (pairs []Pair, onlyBase, onlyHead []string) {
 	return pairs, onlyBase, onlyHead
 }
 
-// Order returns the side that runs first and second in round i: base, head,
+// order returns the side that runs first and second in round i: base, head,
 // head, base, base, head, … so that each side leads in half of the rounds.
-func Order(i int) [2]Side {
+func order(i int) [2]Side {
 	if i%2 == 0 {
 		return [2]Side{Base, Head}
 	}
@@ -187,7 +187,7 @@ func Rounds(ctx context.Context, n int, timeout time.Duration, plan func(round i
 	done func(round int, j Job, out []byte, err error) error) error {
 	for i := range n {
 		for j := range plan(i) {
-			out, err := j.Bin.RunBench(ctx, j.Bench, j.BenchTime, timeout)
+			out, err := j.Bin.runBench(ctx, j.Bench, j.BenchTime, timeout)
 			if err := done(i, j, out, err); err != nil {
 				return err
 			}
@@ -197,7 +197,7 @@ func Rounds(ctx context.Context, n int, timeout time.Duration, plan func(round i
 }
 
 // RunInterleaved runs cfg.Rounds rounds (Rounds); in each round every pair
-// runs its base and head binary once, in the order given by Order, and the
+// runs its base and head binary once, in the order given by order, and the
 // output is added to c. The raw output of each side is also copied to
 // raw[Base] and raw[Head] when those are non-nil.
 func RunInterleaved(ctx context.Context, pairs []Pair, cfg RunConfig, c *Collector, raw [2]io.Writer) error {
@@ -209,7 +209,7 @@ func RunInterleaved(ctx context.Context, pairs []Pair, cfg RunConfig, c *Collect
 	plan := func(i int) iter.Seq[Job] {
 		return func(yield func(Job) bool) {
 			for _, p := range pairs {
-				for _, s := range Order(i) {
+				for _, s := range order(i) {
 					bin := p.Base
 					if s == Head {
 						bin = p.Head
@@ -244,10 +244,10 @@ func RunInterleaved(ctx context.Context, pairs []Pair, cfg RunConfig, c *Collect
 	})
 }
 
-// RunBench runs the benchmarks matching bench once (-test.count 1, with
+// runBench runs the benchmarks matching bench once (-test.count 1, with
 // -test.benchmem) in the package directory and returns the output. A zero
 // benchTime or timeout keeps the testing package's default.
-func (b Binary) RunBench(ctx context.Context, bench, benchTime string, timeout time.Duration) ([]byte, error) {
+func (b Binary) runBench(ctx context.Context, bench, benchTime string, timeout time.Duration) ([]byte, error) {
 	args := []string{"-test.run", "^$", "-test.bench", bench, "-test.count", "1", "-test.benchmem"}
 	if benchTime != "" {
 		args = append(args, "-test.benchtime", benchTime)
