@@ -161,3 +161,18 @@ func checkBenchtime(s string) error {
 	}
 	return nil
 }
+
+// splitList splits a flag value on spaces and commas.
+func splitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
+}
+
+// nameList joins the names of an enum's values with sep, for a flag's help:
+// the names come from the enum's own list (pid.Strategies, say), not a copy.
+func nameList[T fmt.Stringer](values []T, sep string) string {
+	names := make([]string, len(values))
+	for i, v := range values {
+		names[i] = v.String()
+	}
+	return strings.Join(names, sep)
+}

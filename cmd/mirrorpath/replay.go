@@ -28,7 +28,7 @@ func init() {
 	})
 }
 
-const replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc full|patch] [--chunk BYTES] [--count N] [--min-time D] [--max-input BYTES] SEGMENT|DIR..."
+var replayUsage = "usage: mirrorpath replay [--strategy NAME|all] [--crc " + nameList(pid.CRCFixes(), "|") + "] [--chunk BYTES] [--count N] [--min-time D] [--max-input BYTES] SEGMENT|DIR..."
 
 // Bounds of replay's flags: each is checked when the flags are parsed, so
 // that no size reaches an allocation unchecked.
@@ -65,24 +65,18 @@ const minReplayBatches = 1000
 func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	strategy := fs.String("strategy", "all", "strategy (`NAME`: "+strategyList()+") or all")
-	crc := fs.String("crc", "patch", "CRC fix of rewriting strategies (`full|patch`)")
+	cfg := replayConfig{fix: pid.Patch, policy: pid.Reject}
+	fs.TextVar(&cfg.fix, "crc", cfg.fix, "CRC fix of rewriting strategies (`"+nameList(pid.CRCFixes(), "|")+"`)")
 	chunk := intFlag(fs, "chunk", 1<<20, 1, maxReplayChunk, "mirror fetch size in `BYTES` (whole batches, at least one per chunk)")
 	count := intFlag(fs, "count", 3, 1, maxReplayCount, "timed measurements per strategy (`N`); the fastest is reported")
 	minTime := durationFlag(fs, "min-time", 200*time.Millisecond, 0, maxReplayTime, "append time per measurement (`D`): whole passes over the input are repeated until it is spent")
 	hasPID := fs.String("has-producer-id", "not-minus-one", "which PIDs producer state tracks (`not-minus-one|stock`)")
-	policy := fs.String("pid-policy", "reject", "bitfield: PIDs >= 2^31 (`reject|alias`)")
+	fs.TextVar(&cfg.policy, "pid-policy", cfg.policy, "bitfield: PIDs >= 2^31 (`"+nameList(pid.Policies(), "|")+"`)")
 	maxInput := int64Flag(fs, "max-input", defaultReplayInput, 1, maxReplayInput, "most `BYTES` of batches held in memory and replayed; every segment is still checked whole, streamed")
 	if code, ok := parseFlags(fs, args, stderr, replayUsage); !ok {
 		return code
 	}
-	cfg := replayConfig{chunk: *chunk, count: *count, minTime: *minTime}
-	var err error
-	if cfg.fix, err = pid.ParseCRCFix(*crc); err != nil {
-		return usageError(fs, stderr, err.Error())
-	}
-	if cfg.policy, err = pid.ParsePolicy(*policy); err != nil {
-		return usageError(fs, stderr, err.Error())
-	}
+	cfg.chunk, cfg.count, cfg.minTime = *chunk, *count, *minTime
 	switch *hasPID {
 	case "not-minus-one":
 		cfg.hasPID = psm.NonNegativeOne
@@ -167,13 +161,7 @@ func sourceID(dir string) [16]byte {
 
 // strategyList is every strategy's name, in pid.Strategies order: the one
 // list replay's help and its --strategy all read.
-func strategyList() string {
-	names := make([]string, 0, len(pid.Strategies()))
-	for _, s := range pid.Strategies() {
-		names = append(names, s.String())
-	}
-	return strings.Join(names, ", ")
-}
+func strategyList() string { return nameList(pid.Strategies(), ", ") }
 
 // segmentPaths expands the arguments of replay: a file is a segment; a
 // directory is a partition's log directory, its segments the

@@ -59,19 +59,15 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	var scripts []*scenario.Script
-	for _, file := range fs.Args() {
-		s, err := scenario.ParseFile(file)
-		var perr *scenario.Error
-		switch {
-		case errors.As(err, &perr):
-			fmt.Fprintln(stderr, err) // file:line: message
-			return 2
-		case err != nil:
-			fmt.Fprintf(stderr, "scenario run: %v\n", err)
-			return 2
-		}
-		scripts = append(scripts, s)
+	scripts, err := parseScripts(fs.Args())
+	var perr *scenario.Error
+	switch {
+	case errors.As(err, &perr):
+		fmt.Fprintln(stderr, err) // file:line: message
+		return 2
+	case err != nil:
+		fmt.Fprintf(stderr, "scenario run: %v\n", err)
+		return 2
 	}
 	status := 0
 	for i, s := range scripts {
@@ -99,4 +95,19 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// parseScripts parses the scenario files in order and stops at the first
+// that fails, with package scenario's error (a *scenario.Error, file:line:
+// message, for a syntax or reference error).
+func parseScripts(files []string) ([]*scenario.Script, error) {
+	var scripts []*scenario.Script
+	for _, file := range files {
+		s, err := scenario.ParseFile(file)
+		if err != nil {
+			return nil, err
+		}
+		scripts = append(scripts, s)
+	}
+	return scripts, nil
 }

@@ -101,14 +101,14 @@ func (c *Collector) Add(s Side, r io.Reader, name string) error {
 		case *benchfmt.SyntaxError:
 			c.SyntaxErrors++
 		case *benchfmt.Result:
-			c.AddResult(s, rec)
+			c.addResult(s, rec)
 		}
 	}
 	return rd.Err()
 }
 
-// AddResult adds the measurements of one result to side s.
-func (c *Collector) AddResult(s Side, res *benchfmt.Result) {
+// addResult adds the measurements of one result to side s.
+func (c *Collector) addResult(s Side, res *benchfmt.Result) {
 	for i, k := range c.proj.ProjectValues(res) {
 		if !c.seen[k] {
 			c.seen[k] = true

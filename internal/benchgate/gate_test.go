@@ -205,7 +205,7 @@ func TestWriteTextAndCSV(t *testing.T) {
 func TestOrderInterleaves(t *testing.T) {
 	var got []Side
 	for i := 0; i < 4; i++ {
-		o := Order(i)
+		o := order(i)
 		got = append(got, o[0], o[1])
 	}
 	want := []Side{Base, Head, Head, Base, Base, Head, Head, Base}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,61 +153,101 @@ func Pairs(base, head []Binary) (pairs []Pair, onlyBase, onlyHead []string) {
 	return pairs, onlyBase, onlyHead
 }
 
-// Order returns the side that runs first and second in round i: base, head,
+// order returns the side that runs first and second in round i: base, head,
 // head, base, base, head, … so that each side leads in half of the rounds.
-func Order(i int) [2]Side {
+func order(i int) [2]Side {
 	if i%2 == 0 {
 		return [2]Side{Base, Head}
 	}
 	return [2]Side{Head, Base}
 }
 
-// RunInterleaved runs cfg.Rounds rounds; in each round every pair runs its
-// base and head binary once (-test.count 1), in the order given by Order,
-// and the output is added to c. The raw output of each side is also copied
-// to raw[Base] and raw[Head] when those are non-nil.
+// Job is one run of a test binary in a round: the -test.bench pattern and
+// -test.benchtime it runs with, and the side of a comparison it measures
+// (Base where nothing is compared).
+type Job struct {
+	Bin       Binary
+	Bench     string
+	BenchTime string
+	Side      Side
+}
+
+// Rounds runs n rounds of benchmarks. Round i (from 0) runs the jobs that
+// plan(i) yields, one after another, each once (-test.count 1) with the
+// timeout, and hands every job's output, or its error, to done; an error
+// that done returns ends the run with it. A job is drawn from plan only
+// when the one before it is done, so that plan can leave out what an
+// earlier failure made pointless, and the code plan runs after its last
+// job runs when the round ends.
+//
+// One sample of every configuration per round spreads the samples of each
+// over the whole run, which keeps machine drift out of comparisons between
+// configurations measured at different moments.
+func Rounds(ctx context.Context, n int, timeout time.Duration, plan func(round int) iter.Seq[Job],
+	done func(round int, j Job, out []byte, err error) error) error {
+	for i := range n {
+		for j := range plan(i) {
+			out, err := j.Bin.runBench(ctx, j.Bench, j.BenchTime, timeout)
+			if err := done(i, j, out, err); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// RunInterleaved runs cfg.Rounds rounds (Rounds); in each round every pair
+// runs its base and head binary once, in the order given by order, and the
+// output is added to c. The raw output of each side is also copied to
+// raw[Base] and raw[Head] when those are non-nil.
 func RunInterleaved(ctx context.Context, pairs []Pair, cfg RunConfig, c *Collector, raw [2]io.Writer) error {
 	if cfg.Rounds < 1 {
 		return fmt.Errorf("benchgate: rounds must be at least 1, got %d", cfg.Rounds)
 	}
 	start := time.Now()
 	last := start // of the last progress line: one at least every 10 s
-	for i := 0; i < cfg.Rounds; i++ {
-		for _, p := range pairs {
-			for _, s := range Order(i) {
-				bin := p.Base
-				if s == Head {
-					bin = p.Head
-				}
-				out, err := bin.RunBench(ctx, cfg.Bench, cfg.BenchTime, cfg.Timeout)
-				if err != nil {
-					return err
-				}
-				if raw[s] != nil {
-					raw[s].Write(out)
-				}
-				if err := c.Add(s, bytes.NewReader(out), s.String()); err != nil {
-					return err
-				}
-				if cfg.Progress != nil && time.Since(last) > 10*time.Second {
-					last = time.Now()
-					fmt.Fprintf(cfg.Progress, "bench:   round %d/%d: %s %s done (%s)\n",
-						i+1, cfg.Rounds, s, bin.ImportPath, time.Since(start).Round(time.Second))
+	plan := func(i int) iter.Seq[Job] {
+		return func(yield func(Job) bool) {
+			for _, p := range pairs {
+				for _, s := range order(i) {
+					bin := p.Base
+					if s == Head {
+						bin = p.Head
+					}
+					if !yield(Job{Bin: bin, Bench: cfg.Bench, BenchTime: cfg.BenchTime, Side: s}) {
+						return
+					}
 				}
 			}
-		}
-		if cfg.Progress != nil {
-			last = time.Now()
-			fmt.Fprintf(cfg.Progress, "bench: round %d/%d done (%s)\n", i+1, cfg.Rounds, time.Since(start).Round(time.Second))
+			if cfg.Progress != nil {
+				last = time.Now()
+				fmt.Fprintf(cfg.Progress, "bench: round %d/%d done (%s)\n", i+1, cfg.Rounds, time.Since(start).Round(time.Second))
+			}
 		}
 	}
-	return nil
+	return Rounds(ctx, cfg.Rounds, cfg.Timeout, plan, func(i int, j Job, out []byte, err error) error {
+		if err != nil {
+			return err
+		}
+		if raw[j.Side] != nil {
+			raw[j.Side].Write(out)
+		}
+		if err := c.Add(j.Side, bytes.NewReader(out), j.Side.String()); err != nil {
+			return err
+		}
+		if cfg.Progress != nil && time.Since(last) > 10*time.Second {
+			last = time.Now()
+			fmt.Fprintf(cfg.Progress, "bench:   round %d/%d: %s %s done (%s)\n",
+				i+1, cfg.Rounds, j.Side, j.Bin.ImportPath, time.Since(start).Round(time.Second))
+		}
+		return nil
+	})
 }
 
-// RunBench runs the benchmarks matching bench once (-test.count 1, with
+// runBench runs the benchmarks matching bench once (-test.count 1, with
 // -test.benchmem) in the package directory and returns the output. A zero
 // benchTime or timeout keeps the testing package's default.
-func (b Binary) RunBench(ctx context.Context, bench, benchTime string, timeout time.Duration) ([]byte, error) {
+func (b Binary) runBench(ctx context.Context, bench, benchTime string, timeout time.Duration) ([]byte, error) {
 	args := []string{"-test.run", "^$", "-test.bench", bench, "-test.count", "1", "-test.benchmem"}
 	if benchTime != "" {
 		args = append(args, "-test.benchtime", benchTime)

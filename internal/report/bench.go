@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/mirrorpath/mirrorpath/internal/benchgate"
+	"github.com/mirrorpath/mirrorpath/pid"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
@@ -232,13 +233,6 @@ func (f *Figures) Names() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Ratio is one computed figure: Num/Den of two medians of sec/op.
-type Ratio struct {
-	Row, Col string // table placement
-	Num, Den Key
-	Value    float64 // NaN when a side is missing
 }
 
 // Table is a grid of ratios with a caption.
@@ -584,8 +578,15 @@ func sortKeys(ks []Key) []Key {
 	return out
 }
 
-// Strategies in table order (docs/strategies.md), after the as-is baseline.
-var strategyOrder = []string{"asis", "verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}
+// strategyOrder is the table order: the as-is baseline, then the
+// strategies in pid.Strategies order (docs/strategies.md).
+var strategyOrder = func() []string {
+	order := []string{"asis"}
+	for _, s := range pid.Strategies() {
+		order = append(order, s.String())
+	}
+	return order
+}()
 
 func strategyRank(s string) int {
 	for i, x := range strategyOrder {

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/pid"
 )
 
 // TestReadmeSectionsFromResults: the generated sections of README.md,
@@ -175,5 +177,19 @@ func TestDesignParagraphs(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("verdict section lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestEveryStrategyHasADesignSentence: the README's verdict paragraphs
+// describe every strategy pid knows, and a name pid does not know is said
+// to be none of this build's.
+func TestEveryStrategyHasADesignSentence(t *testing.T) {
+	for _, s := range pid.Strategies() {
+		if d, ok := strategyDesign[s]; !ok || d == "" || designOf(s.String()) != d {
+			t.Errorf("strategy %s has no design sentence", s)
+		}
+	}
+	if d := designOf("quantum"); !strings.Contains(d, "not a strategy of this build") {
+		t.Errorf("designOf(unknown) = %q", d)
 	}
 }

@@ -15,17 +15,10 @@ import (
 	"github.com/mirrorpath/mirrorpath/scenario"
 )
 
-// withScenarioCommand installs a stand-in scenario command for the test.
-func withScenarioCommand(t *testing.T, run func(args []string, stdout, stderr io.Writer) int) {
-	old, had := commands["scenario"]
-	commands["scenario"] = command{name: "scenario", run: run}
-	t.Cleanup(func() {
-		if had {
-			commands["scenario"] = old
-		} else {
-			delete(commands, "scenario")
-		}
-	})
+// runWith is `mirrorpath run args` with its scenario catalog run by
+// catalog, a stand-in for the simulator.
+func runWith(catalog catalogRunner, args []string, stdout, stderr io.Writer) int {
+	return runCommand(catalog)(args, stdout, stderr)
 }
 
 func TestRunDegradesAndFindings(t *testing.T) {
@@ -35,48 +28,32 @@ func TestRunDegradesAndFindings(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "scenarios", "x.scn"), []byte("#\n"), 0o644)
 
 	// An unmet expectation is a finding: exit 1.
-	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int {
-		io.WriteString(stdout, `{"file":"x.scn","strategy":"negate","violations":[{"code":"LAT"}],"expectations":[{"held":false}]}`+"\n")
-		return 1
-	})
+	unmet := func(files []string, w io.Writer) error {
+		io.WriteString(w, `{"file":"x.scn","strategy":"negate","violations":[{"code":"LAT"}],"expectations":[{"held":false}]}`+"\n")
+		return nil
+	}
 	out := filepath.Join(t.TempDir(), "o")
 	var stdout, stderr bytes.Buffer
-	if code := mainArgs([]string{"run", "--dir", dir, "--out", out, "--no-bench"}, &stdout, &stderr); code != 1 {
+	if code := runWith(unmet, []string{"--dir", dir, "--out", out, "--no-bench"}, &stdout, &stderr); code != 1 {
 		t.Fatalf("unmet expectation: exit %d\n%s", code, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "x.scn negate") {
 		t.Errorf("stderr does not name the unmet expectation:\n%s", stderr.String())
 	}
 
-	// A panicking scenario command is reported, not propagated: exit 1,
-	// the reason on stderr and in the report, the benchmarks not run.
-	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int { panic("boom") })
+	// A panic in the simulator is reported, not propagated: exit 1, the
+	// reason on stderr and in the report, the benchmarks not run.
+	panics := func(files []string, w io.Writer) error { panic("boom") }
 	stdout.Reset()
 	stderr.Reset()
-	if code := mainArgs([]string{"run", "--dir", dir, "--out", out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "scenario run panicked: boom") {
-		t.Fatalf("panicking scenario command: exit %d\n%s", code, stderr.String())
+	if code := runWith(panics, []string{"--dir", dir, "--out", out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "scenario run panicked: boom") {
+		t.Fatalf("panicking scenario run: exit %d\n%s", code, stderr.String())
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for _, want := range []string{"scenario run panicked: boom", "benchmarks not run: the scenario catalog failed", "No scenario results"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
-	}
-
-	// No scenario command at all.
-	old, had := commands["scenario"]
-	delete(commands, "scenario")
-	defer func() {
-		if had {
-			commands["scenario"] = old
-		}
-	}()
-	stdout.Reset()
-	if code := mainArgs([]string{"run", "--dir", dir, "--out", out, "--no-bench"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("no scenario command: exit %d", code)
-	}
-	if !strings.Contains(stdout.String(), "scenario command is not built into this binary") {
-		t.Errorf("stdout:\n%s", stdout.String())
 	}
 }
 
@@ -196,8 +173,8 @@ func TestFailLines(t *testing.T) {
 	}
 }
 
-// TestRunMatrixHasEveryStrategy: run's verdict matrix is computed from the
-// scenario command, so it holds every strategy the simulator knows, in
+// TestRunMatrixHasEveryStrategy: run's verdict matrix is computed by
+// package scenario (runCatalog), so it holds every strategy the simulator knows, in
 // scenario.StrategyNames order, whatever the catalog holds.
 func TestRunMatrixHasEveryStrategy(t *testing.T) {
 	dir := t.TempDir()
@@ -237,12 +214,12 @@ func TestRunLeavesCheckoutClean(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755)
 	os.WriteFile(filepath.Join(dir, "scenarios", "x.scn"), []byte("#\n"), 0o644)
-	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int {
-		io.WriteString(stdout, `{"file":"x.scn","strategy":"negate","violations":[]}`+"\n")
-		return 0
-	})
+	catalog := func(files []string, w io.Writer) error {
+		io.WriteString(w, `{"file":"x.scn","strategy":"negate","violations":[]}`+"\n")
+		return nil
+	}
 	var stdout, stderr bytes.Buffer
-	if code := mainArgs([]string{"run", "--dir", dir, "--no-bench"}, &stdout, &stderr); code != 0 {
+	if code := runWith(catalog, []string{"--dir", dir, "--no-bench"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	var written []string
@@ -283,12 +260,12 @@ func TestRunReadme(t *testing.T) {
 	readme := "# m\n\n<!-- mirrorpath:verdicts:begin -->\nhand-edited\n<!-- mirrorpath:verdicts:end -->\n\n<!-- mirrorpath:bench:begin -->\n<!-- mirrorpath:bench:end -->\n"
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644)
 	os.WriteFile(filepath.Join(dir, "results", "scenarios.md"), []byte("# s\n<!-- mirrorpath:verdicts:begin -->\n<!-- mirrorpath:verdicts:end -->\n"), 0o644)
-	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int {
-		io.WriteString(stdout, `{"file":"x.scn","strategy":"negate","violations":[{"code":"M4"}]}`+"\n")
-		return 0
-	})
+	catalog := func(files []string, w io.Writer) error {
+		io.WriteString(w, `{"file":"x.scn","strategy":"negate","violations":[{"code":"M4"}]}`+"\n")
+		return nil
+	}
 	var stdout, stderr bytes.Buffer
-	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--pkg", "./absent"}, &stdout, &stderr); code != 0 {
+	if code := runWith(catalog, []string{"--dir", dir, "--readme", "--pkg", "./absent"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "results", "run", "strategy-over-asis.svg")); !os.IsNotExist(err) {
@@ -362,11 +339,11 @@ func TestRunReadmeHalves(t *testing.T) {
 		t.Fatalf("sections from the earlier run:\n%s\n%s", benchBefore, verdictsBefore)
 	}
 
-	withScenarioCommand(t, func(args []string, stdout, stderr io.Writer) int {
-		io.WriteString(stdout, `{"file":"x.scn","strategy":"negate","violations":[{"code":"M4"}]}`+"\n")
-		return 0
-	})
-	if code := mainArgs([]string{"run", "--dir", dir, "--readme", "--no-bench"}, &stdout, &stderr); code != 0 {
+	catalog := func(files []string, w io.Writer) error {
+		io.WriteString(w, `{"file":"x.scn","strategy":"negate","violations":[{"code":"M4"}]}`+"\n")
+		return nil
+	}
+	if code := runWith(catalog, []string{"--dir", dir, "--readme", "--no-bench"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("run --readme --no-bench: exit %d\n%s", code, stderr.String())
 	}
 	if got := section(report.SectionBench); got != benchBefore {

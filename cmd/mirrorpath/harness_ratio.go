@@ -16,6 +16,7 @@ func init() {
 	register(command{
 		name:    "ratio",
 		summary: "ratio of two benchmarks' medians in one go test -bench output, with a bootstrap confidence interval",
+		harness: true,
 		run:     runRatio,
 	})
 }

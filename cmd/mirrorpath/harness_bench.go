@@ -17,6 +17,7 @@ func init() {
 	register(command{
 		name:    "bench",
 		summary: "CI benchmark gate: interleaved base/head runs compared with benchstat statistics",
+		harness: true,
 		run:     runBench,
 	})
 }

@@ -88,7 +88,7 @@ func TestProfileArgs(t *testing.T) {
 		{[]string{"profile", "-h"}, 0, "-pkg P"},
 		{[]string{"profile", "--pkg", "./..."}, 2, "exactly one package"},
 		{[]string{"profile", "--pkg", "./a ./b"}, 2, "exactly one package"},
-		{[]string{"profile", "--top", "-1"}, 2, "--top must not be negative"},
+		{[]string{"profile", "--top", "-1"}, 2, `invalid value "-1" for flag -top: below the least 0`},
 		{[]string{"profile", "--wat"}, 2, "flag provided but not defined"},
 		{[]string{"profile", "--dir", mod, "--pkg", "./q", "--out", t.TempDir()}, 1, "no benchmark in ./q"},
 		{[]string{"profile", "--dir", mod, "--pkg", "./nope", "--out", t.TempDir()}, 1, "go test failed"},

@@ -16,6 +16,7 @@ func init() {
 	register(command{
 		name:    "fuzz",
 		summary: "fuzz campaign over every target in turn, with execs/s and crasher reproduction commands",
+		harness: true,
 		run:     runFuzz,
 	})
 }

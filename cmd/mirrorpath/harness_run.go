@@ -1,50 +1,26 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
-	"github.com/mirrorpath/mirrorpath/internal/benchgate"
 	"github.com/mirrorpath/mirrorpath/internal/report"
 )
-
-// splitList splits a flag value on spaces and commas.
-func splitList(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
-}
-
-// writeFileWith creates path and fills it with write.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
 
 func init() {
 	register(command{
 		name:    "run",
 		summary: "scenario catalog under every strategy + benchmark ratios with intervals and an A/A canary; writes results/tmp/run/ (--readme: results/run/)",
-		run:     runRun,
+		harness: true,
+		run:     runCommand(runCatalog),
 	})
 }
 
@@ -77,8 +53,14 @@ var (
 	runFixedBenchtime = map[bool]string{false: "200000x", true: "1000000x"}
 )
 
-// runRun is `mirrorpath run`.
-func runRun(args []string, stdout, stderr io.Writer) int {
+// runCommand returns `mirrorpath run` running its scenario catalog with
+// catalog.
+func runCommand(catalog catalogRunner) func(args []string, stdout, stderr io.Writer) int {
+	return func(args []string, stdout, stderr io.Writer) int { return runRun(args, stdout, stderr, catalog) }
+}
+
+// runRun is `mirrorpath run`, its scenario catalog run by catalog.
+func runRun(args []string, stdout, stderr io.Writer, catalog catalogRunner) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	full := fs.Bool("full", false, "publication-grade counts: 10 interleaved rounds of 1 s over every Append, Limit and Update configuration (tens of minutes)")
 	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/tmp/run under the module, which git ignores; with --readme results/run)")
@@ -97,7 +79,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	cfg := runConfig{patterns: runQuickPatterns, benchtime: "100ms", count: 10, pkgs: splitList(*pkgs), scenarios: *scen,
-		noBench: *noBench, noScenarios: *noScen, full: *full, args: args, readme: *readme, failNoisy: *failNoisy}
+		noBench: *noBench, noScenarios: *noScen, full: *full, args: args, readme: *readme, failNoisy: *failNoisy,
+		runCatalog: catalog}
 	if *full {
 		cfg.benchtime, cfg.count, cfg.patterns = "1s", 10, runFullPatterns
 	}
@@ -184,29 +167,7 @@ type runConfig struct {
 	noBench, noScenarios, full      bool
 	readme, failNoisy               bool
 	args                            []string
-}
-
-// moduleRoot returns dir, or the nearest directory at or above the current
-// one that holds a go.mod.
-func moduleRoot(dir string) (string, error) {
-	if dir != "" {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-			return "", fmt.Errorf("%s holds no go.mod", dir)
-		}
-		return filepath.Abs(dir)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod at or above %s (use --dir)", wd)
-		}
-	}
+	runCatalog                      catalogRunner
 }
 
 // The files a run writes into its directory, by half; each run removes
@@ -283,8 +244,8 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	}
 	rep.CPU, rep.Kernel, rep.Features = cpuModel(), codec.CRCKernel(), cpuFeatures()
 
-	// 1. Scenario catalog. A catalog the scenario command cannot run (a
-	// file that does not parse, a panic) ends the run before the
+	// 1. Scenario catalog. A catalog the simulator cannot run (a file
+	// that does not parse, a panic) ends the run before the
 	// benchmarks: the report is written, with the reason, and the exit
 	// status says so.
 	failed := 0
@@ -376,338 +337,4 @@ func (c runConfig) exitStatus(dir string, stderr io.Writer) int {
 		}
 	}
 	return 0
-}
-
-// writeReports loads the run directory dir, writes its report.md, prints
-// the text report with the noise verdict and, with readme, rewrites the
-// marked sections of README.md and results/scenarios.md under root.
-func writeReports(root, dir string, readme bool, stdout, stderr io.Writer) int {
-	rep, err := report.Load(dir)
-	if err != nil {
-		reportError(stderr, err)
-		return 1
-	}
-	if err := rep.WriteReportFile(dir); err != nil {
-		reportError(stderr, err)
-		return 1
-	}
-	rep.WriteText(stdout)
-	if n := rep.Noise(); n != nil && n.Noisy {
-		fmt.Fprintf(stdout, "\n*** NOISY report: %d noise checks failed (above); ratios marked ‼ are not to be quoted ***\n", len(n.Reasons))
-	}
-	fmt.Fprintf(stdout, "\nwrote %s\n", filepath.Join(dir, report.ReportFile))
-	if !readme {
-		return 0
-	}
-	from, err := filepath.Rel(root, dir)
-	if err != nil || strings.HasPrefix(from, "..") {
-		fmt.Fprintf(stderr, "report: --readme needs the run directory inside the module (%s is not under %s)\n", dir, root)
-		return 2
-	}
-	for _, doc := range report.GeneratedDocs {
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(doc))); os.IsNotExist(err) {
-			continue // a module without that document (another module's run)
-		}
-		done, err := rep.RewriteSections(root, doc, filepath.ToSlash(from))
-		if err != nil {
-			reportError(stderr, err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "rewrote %s: sections %s\n", doc, strings.Join(done, ", "))
-	}
-	return 0
-}
-
-// scenarioMatrix runs every *.scn of the catalog through the scenario
-// command compiled into this binary (`scenario run --json`), writes its JSON
-// lines to scenarios.jsonl and parses the verdict matrix. code is 0 when the
-// catalog ran (its expect lines are judged later), 2 when the scenario
-// command reported a usage or file error (a file that does not parse), 1
-// when it panicked or produced nothing; why says which, in its words.
-func (c runConfig) scenarioMatrix(rep *report.Report, stderr io.Writer) (m *report.Matrix, code int, why string) {
-	files, err := c.catalog()
-	if err != nil {
-		rep.Notes = append(rep.Notes, err.Error())
-		return nil, 2, err.Error()
-	}
-	sc, ok := commands["scenario"]
-	if !ok {
-		rep.Notes = append(rep.Notes, "the scenario command is not built into this binary (cmd/mirrorpath/scenario.go); verdict matrix skipped")
-		return nil, 0, ""
-	}
-	step := progress(stderr, "run", fmt.Sprintf("scenario catalog: %d files × every strategy", len(files)), nil)
-	var jsonOut, errOut bytes.Buffer
-	sccode, panicked := callCommand(sc, append([]string{"run", "--json"}, files...), &jsonOut, &errOut)
-	step(fmt.Sprintf("exit %d", sccode))
-	// Paths relative to the module, so that the committed file names no machine.
-	rel := bytes.ReplaceAll(jsonOut.Bytes(), []byte(`"file":"`+c.root+string(filepath.Separator)), []byte(`"file":"`))
-	// The options each strategy runs under are the same block on every
-	// line of a strategy, over half the file, and the report reads none of
-	// them (`scenario run --json` prints them; docs/scenarios.md lists them).
-	rel = scenarioOptions.ReplaceAll(rel, nil)
-	os.WriteFile(filepath.Join(c.out, report.ScenarioFile), rel, 0o644)
-	switch {
-	case panicked != "":
-		why = "scenario run panicked: " + panicked
-		rep.Notes = append(rep.Notes, why)
-		code = 1
-	case sccode == 2:
-		why = "scenario run reported a usage or file error: " + firstLines(errOut.String(), 3)
-		rep.Notes = append(rep.Notes, why)
-		code = 2
-	}
-	m, err = report.ParseScenarios(&jsonOut)
-	if err != nil || len(m.Files) == 0 {
-		msg := fmt.Sprintf("scenario run produced no JSON result lines (exit %d): %s", sccode, firstLines(errOut.String(), 3))
-		rep.Notes = append(rep.Notes, msg)
-		if code == 0 {
-			code, why = 1, msg
-		}
-		return nil, code, why
-	}
-	m.ShortenFiles()
-	if m.Malformed > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d malformed JSON lines in the scenario output were skipped", m.Malformed))
-	}
-	return m, code, why
-}
-
-// scenarioOptions matches the "options" object of a `scenario run --json`
-// line: a flat object of strings, so no brace inside it.
-var scenarioOptions = regexp.MustCompile(`"options":\{[^{}]*\},?`)
-
-// callCommand runs a registered command in-process, turning a panic into a message.
-func callCommand(c command, args []string, stdout, stderr io.Writer) (code int, panicked string) {
-	defer func() {
-		if r := recover(); r != nil {
-			code, panicked = 1, fmt.Sprint(r)
-		}
-	}()
-	return c.run(args, stdout, stderr), ""
-}
-
-// benchmarks builds one test binary per package (so that a package that
-// does not build or has no benchmark does not hide the others), then runs
-// c.count rounds; each round runs every binary once per pattern with
-// -test.count 1. Spreading the samples of every configuration over the
-// whole run, as the gate does, keeps machine drift out of the ratios, which
-// compare configurations measured at different moments. The output goes to
-// bench.txt and is parsed. failure is go test's reason when a benchmark
-// binary failed to run (a bad -bench pattern, a failing benchmark).
-func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report.Figures, failure string) {
-	raw, err := os.Create(filepath.Join(c.out, report.BenchFile))
-	if err != nil {
-		rep.Notes = append(rep.Notes, "bench.txt: "+err.Error())
-		return nil, ""
-	}
-	defer raw.Close()
-	binDir, err := os.MkdirTemp("", "mirrorpath-run-")
-	if err != nil {
-		rep.Notes = append(rep.Notes, err.Error())
-		return nil, ""
-	}
-	defer os.RemoveAll(binDir)
-
-	ctx := context.Background()
-	tree := benchgate.WorkingTree(c.root, "run")
-	var bins []benchgate.Binary
-	step := progress(stderr, "run", fmt.Sprintf("building test binaries of %s", strings.Join(c.pkgs, " ")), nil)
-	for i, pkg := range c.pkgs {
-		if !strings.Contains(pkg, "...") {
-			if st, err := os.Stat(filepath.Join(c.root, pkg)); err != nil || !st.IsDir() {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: package not present yet; its benchmarks are missing", pkg))
-				continue
-			}
-		}
-		b, broken, err := tree.BuildTests(ctx, []string{pkg}, filepath.Join(binDir, strconv.Itoa(i)))
-		for _, e := range broken {
-			if err == nil {
-				err = e
-			}
-		}
-		switch {
-		case err != nil:
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: does not build, its benchmarks are missing: %s", pkg, firstLines(err.Error(), 3)))
-		case len(b) == 0:
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: has no test files, so no benchmarks", pkg))
-		}
-		bins = append(bins, b...)
-	}
-	step(fmt.Sprintf("%d binaries", len(bins)))
-
-	results := map[string]int{}
-	failed := map[string]bool{}
-	var all bytes.Buffer
-	total := 0
-	for round := 1; round <= c.count; round++ {
-		step := progress(stderr, "run", fmt.Sprintf("benchmarks, round %d/%d", round, c.count),
-			func() string { return fmt.Sprintf("%d results so far", total) })
-		for _, b := range bins {
-			if failed[b.ImportPath] {
-				continue
-			}
-			for _, pat := range c.patterns {
-				bt := c.benchtime
-				if f, ok := c.fixed[pat]; ok {
-					bt = f
-				}
-				out, err := b.RunBench(ctx, pat, bt, 0)
-				if err != nil {
-					failed[b.ImportPath] = true
-					msg := fmt.Sprintf("%s: benchmark run failed in round %d, later rounds skipped: %s",
-						b.ImportPath, round, failLines(err.Error(), 4))
-					rep.Notes = append(rep.Notes, msg)
-					if failure == "" {
-						failure = msg
-					}
-					break
-				}
-				n := strings.Count(string(out), "\nBenchmark")
-				results[b.ImportPath] += n
-				total += n
-				raw.Write(out)
-				all.Write(out)
-			}
-		}
-		step(fmt.Sprintf("%d results", total))
-	}
-	for _, b := range bins {
-		if results[b.ImportPath] == 0 && !failed[b.ImportPath] {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: none of its benchmarks is in the selection (`%s`)", b.ImportPath, strings.Join(c.patterns, "` or `")))
-		}
-	}
-	fig, err = report.ParseBench(&all, report.BenchFile)
-	if err != nil {
-		rep.Notes = append(rep.Notes, "parsing benchmark output: "+err.Error())
-		return nil, failure
-	}
-	names := fig.Names()
-	for _, want := range []struct{ name, why string }{
-		{"Append", "strategy/asis ratios and the throughput chart"},
-		{"Limit", "the asis/limit ratio and the limit line"},
-		{"Update", "the store/model ratio and the producer-state chart"},
-	} {
-		if !slices.Contains(names, want.name) {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("no Benchmark%s results, so %s cannot be produced", want.name, want.why))
-		}
-	}
-	return fig, failure
-}
-
-// charts writes the SVG charts that have data.
-func (c runConfig) charts(rep *report.Report, stderr io.Writer) {
-	for _, ch := range []struct {
-		file  string
-		chart *report.Chart
-	}{
-		{"append-throughput.svg", rep.Figures.ThroughputChart()},
-		{"strategy-over-asis.svg", rep.Figures.StrategyChart()},
-		{"psm-update.svg", rep.Figures.UpdateChart()},
-	} {
-		if !ch.chart.HasData() {
-			os.Remove(filepath.Join(c.out, ch.file)) // no stale chart from an earlier run in the same --out
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s not drawn: no data for %q", ch.file, ch.chart.Title))
-			continue
-		}
-		if err := writeFileWith(filepath.Join(c.out, ch.file), ch.chart.WriteSVG); err != nil {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %v", ch.file, err))
-			continue
-		}
-		rep.Charts = append(rep.Charts, report.ChartFile{Title: ch.chart.Title, File: ch.file})
-	}
-}
-
-// progress prints "<cmd>: <what> ..." and, every 10 s until the returned
-// function is called, a heartbeat with the elapsed time and status().
-func progress(stderr io.Writer, cmd, what string, status func() string) func(result string) {
-	start := time.Now()
-	fmt.Fprintf(stderr, "%s: %s ...\n", cmd, what)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(10 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				s := ""
-				if status != nil {
-					s = ", " + status()
-				}
-				fmt.Fprintf(stderr, "%s:   %s: %s elapsed%s\n", cmd, what, time.Since(start).Round(time.Second), s)
-			}
-		}
-	}()
-	return func(result string) {
-		close(stop)
-		wg.Wait()
-		fmt.Fprintf(stderr, "%s: %s: %s (%s)\n", cmd, what, result, time.Since(start).Round(100*time.Millisecond))
-	}
-}
-
-// displayPath is path relative to the module root when it lies inside it,
-// else path itself.
-func displayPath(root, path string) string {
-	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel + string(filepath.Separator)
-	}
-	return path
-}
-
-func goVersion(dir string) string {
-	cmd := exec.Command("go", "env", "GOVERSION")
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		return runtime.Version()
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// benchCPU returns the first "cpu:" line of benchmark output.
-func benchCPU(path string) string {
-	b, _ := os.ReadFile(path)
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "cpu: "); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-// failLines picks the lines of go test output that explain a failure, at
-// most n of them joined by " / "; when none of them is a test failure line
-// (go test refusing a flag, say) it is the first n lines of the output.
-func failLines(s string, n int) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") || strings.Contains(l, "panic:") || strings.Contains(l, ".go:") {
-			out = append(out, strings.TrimSpace(l))
-		}
-	}
-	if len(out) == 0 {
-		return firstLines(s, n)
-	}
-	return firstLines(strings.Join(out, "\n"), n)
-}
-
-// firstLines joins the first n non-empty lines of s with " / ".
-func firstLines(s string, n int) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-			if len(out) == n {
-				break
-			}
-		}
-	}
-	if len(out) == 0 {
-		return "(no output)"
-	}
-	return strings.Join(out, " / ")
 }

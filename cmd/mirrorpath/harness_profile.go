@@ -18,6 +18,7 @@ func init() {
 	register(command{
 		name:    "profile",
 		summary: "CPU and allocation profiles of benchmarks (pprof) with self-contained SVG flame graphs",
+		harness: true,
 		run:     runProfile,
 	})
 }
