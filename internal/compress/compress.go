@@ -64,3 +64,13 @@ func AppendCapped(dst, p []byte, hint, limit int) ([]byte, error) {
 	}
 	return append(dst, p...), nil
 }
+
+// AppendWriter is an io.Writer that appends what it is given to B: the
+// encoders' sink, so that Encode appends to the caller's dst.
+type AppendWriter struct{ B []byte }
+
+// Write appends p to w.B; it never fails.
+func (w *AppendWriter) Write(p []byte) (int, error) {
+	w.B = append(w.B, p...)
+	return len(p), nil
+}

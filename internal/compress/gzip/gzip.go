@@ -161,7 +161,7 @@ func DecodeEnd(dst, src []byte, limit int) ([]byte, int, error) {
 
 // Encode appends raw compressed as one gzip member to dst.
 func Encode(dst, raw []byte) ([]byte, error) {
-	w := &appendWriter{b: dst}
+	w := &compress.AppendWriter{B: dst}
 	zw := kgzip.NewWriter(w)
 	if _, err := zw.Write(raw); err != nil {
 		return dst, err
@@ -169,13 +169,5 @@ func Encode(dst, raw []byte) ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return dst, err
 	}
-	return w.b, nil
-}
-
-// appendWriter is an io.Writer appending to b.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
+	return w.B, nil
 }

@@ -271,7 +271,7 @@ func endMark(src []byte) (int, error) {
 
 // Encode appends raw compressed as one LZ4 frame with 64 KiB blocks to dst.
 func Encode(dst, raw []byte) ([]byte, error) {
-	w := &appendWriter{b: dst}
+	w := &compress.AppendWriter{B: dst}
 	zw := plz4.NewWriter(w)
 	if err := zw.Apply(plz4.BlockSizeOption(plz4.Block64Kb)); err != nil {
 		return dst, err
@@ -282,13 +282,5 @@ func Encode(dst, raw []byte) ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return dst, err
 	}
-	return w.b, nil
-}
-
-// appendWriter is an io.Writer appending to b.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
+	return w.B, nil
 }
