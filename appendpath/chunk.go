@@ -1,9 +1,6 @@
 package appendpath
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/mirrorpath/mirrorpath/psm"
@@ -133,16 +130,7 @@ func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, e
 		b := codec.Batch(dst[pos : pos+size])
 		if checked && p.rewrites {
 			if _, err := p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix); err != nil {
-				// A batch the strategy cannot map (a PID >= 2^31 under
-				// policy reject, the -1 slot without salts, no free
-				// region, a salt that cannot be recorded) is refused and
-				// the partition moves to FAILED, whatever the cause.
-				app.Abort()
-				p.state = Failed
-				if !errors.Is(err, ErrUnmappablePID) {
-					err = fmt.Errorf("%w: %w", ErrUnmappablePID, err)
-				}
-				return Result{}, fail(k, n, pos, err)
+				return Result{}, fail(k, n, pos, p.unmappable(app, err))
 			}
 		}
 		var err error

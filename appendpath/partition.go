@@ -439,16 +439,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		case kindMirror:
 			if p.rewrites {
 				if _, err := p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix); err != nil {
-					// A batch the strategy cannot map (a PID >= 2^31 under
-					// policy reject, the -1 slot without salts, no free
-					// region, a salt that cannot be recorded) is refused and
-					// the partition moves to FAILED, whatever the cause.
-					app.Abort()
-					p.state = Failed
-					if !errors.Is(err, ErrUnmappablePID) {
-						err = fmt.Errorf("%w: %w", ErrUnmappablePID, err)
-					}
-					return Result{}, fail(k, i, pos, err)
+					return Result{}, fail(k, i, pos, p.unmappable(app, err))
 				}
 			}
 			if p.assign {
@@ -580,3 +571,17 @@ func (p *Partition) SetLeaderEpoch(e int32) {
 
 // Mapper returns the PID mapper (origins table, collision stats).
 func (p *Partition) Mapper() *pid.Mapper { return p.mapper }
+
+// unmappable refuses the append of a batch the strategy cannot map (a PID
+// >= 2^31 under policy reject, the -1 slot without salts, no free region, a
+// salt that cannot be recorded): producer state's pending append is dropped
+// and the partition moves to FAILED, whatever the cause. The error matches
+// ErrUnmappablePID.
+func (p *Partition) unmappable(app *psm.StoreAppender, err error) error {
+	app.Abort()
+	p.state = Failed
+	if !errors.Is(err, ErrUnmappablePID) {
+		err = fmt.Errorf("%w: %w", ErrUnmappablePID, err)
+	}
+	return err
+}
