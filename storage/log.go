@@ -134,7 +134,10 @@ func Open(cfg Config) (*Log, Recovery, error) {
 	}
 	if cfg.Dir == "" {
 		l := &Log{cfg: cfg, st: &memStore{}}
-		s, _ := l.newSegment(0, false) // a memory store's open cannot fail
+		s, err := l.newSegment(0, false)
+		if err != nil {
+			return nil, Recovery{}, err
+		}
 		l.segs = []*segment{s}
 		return l, Recovery{Segments: 1, TruncatedSegment: -1, TruncatedAt: -1}, nil
 	}
