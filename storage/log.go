@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
-	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
@@ -217,13 +216,7 @@ func (l *Log) Commit(data []byte, next int64) error {
 // math.MaxInt64 (no batch is the caller's to index): CommitIndexed indexes
 // every batch as Commit does (the time index needs each batch's
 // maxTimestamp).
-func (l *Log) IndexDue() int64 {
-	if !l.Memory() {
-		return math.MaxInt64
-	}
-	a := l.active()
-	return a.lastIndexed + IndexIntervalBytes - a.size
-}
+func (l *Log) IndexDue() int64 { return l.st.indexDue(l.active()) }
 
 // CommitIndexed is Commit with the offset-index entries of data collected
 // by the caller: idx holds, in staged order, the last offset and staged
@@ -231,27 +224,7 @@ func (l *Log) IndexDue() int64 {
 // instead of walking data; a file log ignores idx and walks, as Commit
 // does. idx is not kept.
 func (l *Log) CommitIndexed(data []byte, next int64, idx []OffsetPosition) error {
-	if !l.Memory() {
-		return l.Commit(data, next)
-	}
-	a := l.active()
-	if len(data) > 0 && (cap(a.mem)-len(a.mem) < len(data) || &a.mem[:len(a.mem)+1][len(a.mem)] != &data[0]) {
-		return ErrNotStaged
-	}
-	if invariants.Enabled {
-		checkIndexed(data, a.lastIndexed-a.size, idx)
-	}
-	a.mem = a.mem[:len(a.mem)+len(data)]
-	for _, e := range idx {
-		at := a.size + e.Position
-		a.index = append(a.index, indexEntry{e.Offset, at})
-		a.lastIndexed = at
-	}
-	a.size += int64(len(data))
-	a.next = next
-	l.end = next
-	l.synced = next
-	return nil
+	return l.st.commitIndexed(l, l.active(), data, next, idx)
 }
 
 // checkIndexed panics unless idx are the entries Commit's walk of data

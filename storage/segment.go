@@ -31,6 +31,10 @@ type store interface {
 	stageRolled(n int) []byte
 	// commit is Commit on the active segment a.
 	commit(l *Log, a *segment, data []byte, next int64) error
+	// indexDue is IndexDue for the active segment a.
+	indexDue(a *segment) int64
+	// commitIndexed is CommitIndexed on the active segment a.
+	commitIndexed(l *Log, a *segment, data []byte, next int64, idx []OffsetPosition) error
 	// appendAborted stores t, already in s.aborted.
 	appendAborted(s *segment, t AbortedTxn) error
 	// truncateAborted keeps the first keep transaction-index entries of s.

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -131,6 +132,15 @@ func (f *fileStore) stageRolled(n int) []byte {
 }
 
 // commit writes data to a's file and indexes its batches (both indexes).
+// indexDue: no batch of a file log is the caller's to index; commitIndexed
+// walks data as commit does (the time index needs each batch's
+// maxTimestamp) and ignores idx.
+func (*fileStore) indexDue(*segment) int64 { return math.MaxInt64 }
+
+func (f *fileStore) commitIndexed(l *Log, a *segment, data []byte, next int64, _ []OffsetPosition) error {
+	return f.commit(l, a, data, next)
+}
+
 func (*fileStore) commit(l *Log, a *segment, data []byte, next int64) error {
 	pos := a.size
 	if _, err := a.file.Write(data); err != nil {

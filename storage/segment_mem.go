@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/invariants"
 )
 
 // memStore keeps a log's segments in byte slices (Config.Dir == ""). Every
@@ -90,6 +91,28 @@ func (*memStore) commit(l *Log, a *segment, data []byte, next int64) error {
 			a.lastIndexed = at
 		}
 		off += int(b.BatchLength()) + codec.LogOverhead
+	}
+	a.size += int64(len(data))
+	a.next = next
+	l.end = next
+	l.synced = next
+	return nil
+}
+
+func (*memStore) indexDue(a *segment) int64 { return a.lastIndexed + IndexIntervalBytes - a.size }
+
+func (*memStore) commitIndexed(l *Log, a *segment, data []byte, next int64, idx []OffsetPosition) error {
+	if len(data) > 0 && (cap(a.mem)-len(a.mem) < len(data) || &a.mem[:len(a.mem)+1][len(a.mem)] != &data[0]) {
+		return ErrNotStaged
+	}
+	if invariants.Enabled {
+		checkIndexed(data, a.lastIndexed-a.size, idx)
+	}
+	a.mem = a.mem[:len(a.mem)+len(data)]
+	for _, e := range idx {
+		at := a.size + e.Position
+		a.index = append(a.index, indexEntry{e.Offset, at})
+		a.lastIndexed = at
 	}
 	a.size += int64(len(data))
 	a.next = next
