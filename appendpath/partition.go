@@ -858,14 +858,6 @@ func (p *Partition) LeaderEpoch() int32 {
 	return p.leaderEpoch
 }
 
-// SetLeaderEpoch sets the leader epoch (a leader election).
-func (p *Partition) SetLeaderEpoch(e int32) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.leaderEpoch = e
-	p.maxEpoch = max(p.maxEpoch, e)
-}
-
 // AbortedTxns appends the .txnindex entries overlapping [from, to) to dst
 // (what a READ_COMMITTED fetch returns with its data).
 func (p *Partition) AbortedTxns(dst []storage.AbortedTxn, from, to int64) []storage.AbortedTxn {
@@ -913,9 +905,6 @@ func (p *Partition) Snapshot() []byte {
 	defer p.mu.Unlock()
 	return p.psm.AppendSnapshot(nil, p.id)
 }
-
-// Mapper returns the PID mapper (origins table, collision stats).
-func (p *Partition) Mapper() *pid.Mapper { return p.mapper }
 
 // Batches iterates the batches whose base offset is at least from, with a
 // framing error at the end if any. Each batch aliases the log (memory) or a

@@ -478,9 +478,6 @@ func (it *RecordIter) Read(r *Record) error {
 // record at fault after an error.
 func (it *RecordIter) Pos() int { return it.pos }
 
-// Remaining is the number of records not yet returned.
-func (it *RecordIter) Remaining() int { return int(it.left) }
-
 // All yields the records, then a final (Record{}, err) pair if iteration
 // stopped on a defect; it yields nothing for io.EOF.
 func (it *RecordIter) All() iter.Seq2[Record, error] {

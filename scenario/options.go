@@ -114,7 +114,7 @@ func checkOption(name, value string) error {
 	return fmt.Errorf("%w: %s=%q (want %s)", ErrOption, name, value, strings.Join(OptionSpecs[i].Values, "|"))
 }
 
-// Set changes one option; o must come from DefaultOptions or Clone.
+// Set changes one option; o must come from DefaultOptions.
 func (o *Options) Set(name, value string) error {
 	if err := checkOption(name, value); err != nil {
 		return err
@@ -131,9 +131,6 @@ func (o Options) Get(name string) string {
 	}
 	return ""
 }
-
-// Clone returns an independent copy.
-func (o Options) Clone() Options { return Options{vals: append([]string(nil), o.vals...)} }
 
 // Strategies returns the strategies the "strategy" option selects.
 func (o Options) Strategies() []string {
