@@ -472,7 +472,7 @@ func FuzzRun(f *testing.F) {
 			return
 		}
 		s, err := Parse("fuzz.scn", src)
-		if err != nil || len(s.Commands) > 60 {
+		if err != nil || len(s.commands) > 60 {
 			return
 		}
 		strategy := StrategyNames[int(st)%len(StrategyNames)]

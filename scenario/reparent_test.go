@@ -64,8 +64,8 @@ func TestReparentAgreesWithSource(t *testing.T) {
 		}
 		for _, st := range StrategyNames {
 			before := map[*partition][]batchKey{}
-			runSourceUntil(t, file, src, st, nil, func(w *world, c *Command) bool {
-				if c.Op == OpMirror && argStr(c, "align") == "divergence" {
+			runSourceUntil(t, file, src, st, nil, func(w *world, c *command) bool {
+				if c.opcode == opMirror && argStr(c, "align") == "divergence" {
 					for _, p := range w.byName[c.Args[0]].parts {
 						if topic := argStr(c, "topic"); topic != "" && p.topic != topic || p.source == nil {
 							continue

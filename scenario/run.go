@@ -117,10 +117,10 @@ func RunStrategy(s *Script, st string, opts Options) (res Result, err error) {
 		return Result{}, ErrNotWired
 	}
 	w := newWorld(st, opts)
-	for i := range s.Commands {
-		c := &s.Commands[i]
+	for i := range s.commands {
+		c := &s.commands[i]
 		if err := w.exec(c); err != nil {
-			return Result{}, fmt.Errorf("%s:%d: %s: %w", s.File, c.Line, c.Op, err)
+			return Result{}, fmt.Errorf("%s:%d: %s: %w", s.File, c.Line, c.opcode, err)
 		}
 		w.or.afterStep()
 	}

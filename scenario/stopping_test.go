@@ -56,7 +56,7 @@ func TestBarrierSourceForms(t *testing.T) {
 // is back under recovery-barrier=ignore and gone under apply, while the log
 // holds the barrier either way.
 func TestUncleanRecoveryBarrier(t *testing.T) {
-	unclean := func(_ *world, c *Command) bool { return c.Op == OpRestart && c.Has("unclean") }
+	unclean := func(_ *world, c *command) bool { return c.opcode == opRestart && c.Has("unclean") }
 	for _, v := range []string{"ignore", "apply"} {
 		w, crashed := runWorldUntil(t, "../scenarios/69-crash-after-stopped.scn", "barrier",
 			map[string]string{"recovery-barrier": v}, unclean)

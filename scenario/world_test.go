@@ -20,7 +20,7 @@ func runWorld(t *testing.T, file, strategy string) *world {
 // runWorldUntil executes a file step by step with option flags over the
 // file's, up to and including the first command stop accepts (nil: to the
 // end), and returns the world for inspection and whether stop accepted one.
-func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string, stop func(*world, *Command) bool) (*world, bool) {
+func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string, stop func(*world, *command) bool) (*world, bool) {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -31,7 +31,7 @@ func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string,
 
 // runSourceUntil is runWorldUntil on scenario text src named name; stop
 // sees the world after each command and ends the run when it returns true.
-func runSourceUntil(t *testing.T, name string, src []byte, strategy string, flags map[string]string, stop func(*world, *Command) bool) (*world, bool) {
+func runSourceUntil(t *testing.T, name string, src []byte, strategy string, flags map[string]string, stop func(*world, *command) bool) (*world, bool) {
 	t.Helper()
 	s, err := Parse(name, src)
 	if err != nil {
@@ -42,10 +42,10 @@ func runSourceUntil(t *testing.T, name string, src []byte, strategy string, flag
 		t.Fatal(err)
 	}
 	w := newWorld(strategy, opts)
-	for i := range s.Commands {
-		c := &s.Commands[i]
+	for i := range s.commands {
+		c := &s.commands[i]
 		if err := w.exec(c); err != nil {
-			t.Fatalf("%s line %d %s: %v", name, c.Line, c.Op, err)
+			t.Fatalf("%s line %d %s: %v", name, c.Line, c.opcode, err)
 		}
 		w.or.afterStep()
 		if stop != nil && stop(w, c) {
@@ -140,8 +140,8 @@ func TestReadCommittedView(t *testing.T) {
 	opts, _ := Resolve(s, nil)
 	for _, st := range []string{"negate", "verbatim"} {
 		w := newWorld(st, opts)
-		for i := range s.Commands {
-			if err := w.exec(&s.Commands[i]); err != nil {
+		for i := range s.commands {
+			if err := w.exec(&s.commands[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -226,7 +226,7 @@ func TestFollowerEndsNotBeyondItsLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := newWorld("verbatim", DefaultOptions())
-	run := func(cmds []Command) {
+	run := func(cmds []command) {
 		for i := range cmds {
 			if err := w.exec(&cmds[i]); err != nil {
 				t.Fatal(err)
@@ -234,7 +234,7 @@ func TestFollowerEndsNotBeyondItsLeader(t *testing.T) {
 			w.or.afterStep()
 		}
 	}
-	run(s.Commands[:5])
+	run(s.commands[:5])
 	p := w.byName["A"].part("t/0")
 	for i, r := range p.reps {
 		if err := r.Truncate(3); err != nil { // inside the batch [0, 3]
@@ -250,7 +250,7 @@ func TestFollowerEndsNotBeyondItsLeader(t *testing.T) {
 			t.Errorf("replica %d ends at %d, beyond its leader's %d", i, r.LogEndOffset(), p.lead().LogEndOffset())
 		}
 	}
-	run(s.Commands[5:])
+	run(s.commands[5:])
 	for _, v := range w.or.violations {
 		t.Errorf("%s at step %d: %s", v.Code, v.Step, v.Detail)
 	}
@@ -274,7 +274,7 @@ func TestFailbackAfterLostTail(t *testing.T) {
 	src := "cluster A replicas=2\ncluster B\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
 		"stop B\nmirror A from B\nstop A\nrestart A unclean\nproducer q on A\nsend q t/0 records=4\n" +
 		"mirror A from B\nsync\n"
-	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *Command) bool {
+	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
 		if c.Line == 11 && w.byName["A"].part("t/0").lead().LogEndOffset() != 0 {
 			t.Fatal("the unclean restart kept p's batch: the test no longer loses A's tail")
 		}
@@ -291,7 +291,7 @@ func TestFailbackAfterSourceLostTail(t *testing.T) {
 	src := "cluster A\ncluster B replicas=2\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
 		"stop B\nrestart B unclean\nproducer q on B\nsend q t/0 records=4\nmirror A from B\nsync\n" +
 		"stop A\nmirror B from A\nsync\n"
-	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *Command) bool {
+	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
 		if c.Line == 9 && w.byName["B"].part("t/0").lead().LogEndOffset() != 0 {
 			t.Fatal("the unclean restart kept B's mirrored batch: the test no longer loses B's tail")
 		}
