@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"iter"
 	"sync"
 	"time"
@@ -96,9 +97,7 @@ type Config struct {
 
 	// Producer state: a shared Store and this partition's ID in it, or nil
 	// for a Store of its own built with PSMOptions. The append path calls
-	// the concrete *psm.Store (no dynamic dispatch per batch); psm.Manager,
-	// the interface it shares with the reference Model, is for psm's
-	// differential tests.
+	// the concrete *psm.Store (no dynamic dispatch per batch).
 	PSM         *psm.Store
 	PartitionID psm.PartitionID
 	PSMOptions  psm.Options
@@ -311,7 +310,7 @@ func (k kind) origin() psm.Origin {
 // LogValidator's maxTimestamp/LogAppendTime fix are applied in the log's
 // copy (a compressed batch with inner offsets other than 0..n-1 is rebuilt
 // and the rebuilt batch stored); batch is never modified. Refused with
-// ErrReadOnlyTopic unless the partition is writable (Stopped). Errors are
+// kafkaerr.ReadOnlyTopic unless the partition is writable (Stopped). Errors are
 // bare *kafkaerr.Error sentinels, except record-rule rejections: a
 // *RecordError that matches its sentinel with errors.Is. O(len(batch)) for
 // the CRC, the record walk (plus decompression) and one copy; no allocation
@@ -320,7 +319,7 @@ func (p *Partition) AppendClient(batch []byte) (Result, error) {
 	p.mu.Lock()
 	if p.state != Stopped {
 		p.mu.Unlock()
-		return Result{}, ErrReadOnlyTopic
+		return Result{}, kafkaerr.ReadOnlyTopic
 	}
 	res, err := p.appendLocked(batch, kindClient)
 	p.mu.Unlock()
@@ -330,7 +329,7 @@ func (p *Partition) AppendClient(batch []byte) (Result, error) {
 // AppendCoordinator appends one batch written by a coordinator (transaction
 // markers; COORDINATOR origin): size, CRC, epoch checks, offsets assigned.
 // A marker states transaction version 0, as a WriteTxnMarkers request
-// below version 2 does. Refused with ErrReadOnlyTopic unless the partition
+// below version 2 does. Refused with kafkaerr.ReadOnlyTopic unless the partition
 // is writable.
 func (p *Partition) AppendCoordinator(batch []byte) (Result, error) {
 	return p.AppendTxnMarker(batch, psm.TV0)
@@ -344,7 +343,7 @@ func (p *Partition) AppendTxnMarker(batch []byte, tv psm.TxnVersion) (Result, er
 	p.mu.Lock()
 	if p.state != Stopped {
 		p.mu.Unlock()
-		return Result{}, ErrReadOnlyTopic
+		return Result{}, kafkaerr.ReadOnlyTopic
 	}
 	res, err := p.appendMarkerLocked(batch, tv)
 	p.mu.Unlock()
@@ -371,9 +370,9 @@ func (p *Partition) appendMarkerLocked(batch []byte, tv psm.TxnVersion) (Result,
 func (p *Partition) AppendMirrored(batches []byte, source [16]byte) (Result, error) {
 	p.mu.Lock()
 	if p.state != Mirroring {
-		err := ErrNotMirroring
+		err := kafkaerr.NotMirroring
 		if p.state == Failed {
-			err = ErrMirrorFailed
+			err = kafkaerr.MirrorPartitionFailed
 		}
 		p.mu.Unlock()
 		return Result{}, err
@@ -441,19 +440,19 @@ const fuseMin = 1024
 // maxTimestamp / LogAppendTime stamp apply to COORDINATOR batches too.
 func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 	if k == kindClient && b.BaseOffset() != 0 {
-		return ErrInvalidRecord
+		return kafkaerr.InvalidRecord
 	}
 	if len(b) > p.cfg.MaxMessageBytes {
-		return ErrMessageTooLarge
+		return kafkaerr.MessageTooLarge
 	}
 	if b.VerifyCRC() != nil {
-		return ErrCorruptMessage
+		return kafkaerr.CorruptMessage
 	}
 	if k != kindClient {
 		if b.LastOffsetDelta() < 0 {
 			// Kafka does not check a COORDINATOR batch's offset range; a
 			// negative one would put lastOffset before baseOffset in our log.
-			return ErrCorruptMessage
+			return kafkaerr.CorruptMessage
 		}
 	} else {
 		// LogValidator#validateBatch: lastOffset−baseOffset+1 > 0 (baseOffset
@@ -463,11 +462,11 @@ func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 		n := b.RecordsCount()
 		switch {
 		case b.LastOffsetDelta() < 0, n <= 0, int64(n) != int64(b.LastOffsetDelta())+1:
-			return ErrInvalidRecord
+			return kafkaerr.InvalidRecord
 		case b.IsControl():
-			return ErrInvalidRecord
+			return kafkaerr.InvalidRecord
 		case b.HasProducerID() && b.BaseSequence() < 0:
-			return ErrInvalidRecord
+			return kafkaerr.InvalidRecord
 		}
 	}
 	// LogValidator's record checks (validate.go); p.val says what the staged
@@ -514,12 +513,12 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	for pos := 0; pos < len(src); n++ {
 		size := frameSize(src[pos:])
 		if size < 0 {
-			return Result{}, fail(k, n, pos, ErrCorruptMessage)
+			return Result{}, fail(k, n, pos, kafkaerr.CorruptMessage)
 		}
 		b := codec.Batch(src[pos : pos+size])
 		if leader {
 			if n > 0 {
-				return Result{}, ErrInvalidRecord // one batch per partition (LogValidator#validateOneBatchRecords)
+				return Result{}, kafkaerr.InvalidRecord // one batch per partition (LogValidator#validateOneBatchRecords)
 			}
 			if err := p.checkLeader(b, k); err != nil {
 				return Result{}, err
@@ -537,7 +536,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 				run = pos + size
 			}
 			if crc != b.CRC() || b.LastOffsetDelta() < 0 {
-				return Result{}, fail(k, n, pos, ErrCorruptMessage)
+				return Result{}, fail(k, n, pos, kafkaerr.CorruptMessage)
 			}
 		}
 		pos += size
@@ -549,7 +548,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		if k == kindMirror || k == kindReplica {
 			return Result{FirstOffset: -1, LastOffset: -1}, nil // an empty fetch
 		}
-		return Result{}, ErrInvalidRecord
+		return Result{}, kafkaerr.InvalidRecord
 	}
 	if leader && p.val.rebuilt {
 		src = p.val.out // LogValidator rebuilt the batch: write that instead
@@ -591,8 +590,8 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 					// the partition moves to FAILED, whatever the cause.
 					app.Abort()
 					p.state = Failed
-					if !errors.Is(err, ErrUnmappablePID) {
-						err = fmt.Errorf("%w: %w", ErrUnmappablePID, err)
+					if !errors.Is(err, kafkaerr.UnmappableProducerID) {
+						err = fmt.Errorf("%w: %w", kafkaerr.UnmappableProducerID, err)
 					}
 					return Result{}, fail(k, i, pos, err)
 				}
@@ -780,7 +779,7 @@ func (p *Partition) takeSnapshot(offset int64) error {
 
 // Read returns a copy of whole batches starting with the one that holds
 // offset, at most maxBytes of them but at least one batch. At or past the
-// log end offset it returns nil; below the log start ErrOffsetOutOfRange.
+// log end offset it returns nil; below the log start kafkaerr.OffsetOutOfRange.
 // Allocates the result.
 func (p *Partition) Read(offset int64, maxBytes int) ([]byte, error) {
 	p.mu.Lock()
@@ -840,7 +839,7 @@ func (p *Partition) LastStableOffset() int64 {
 // HasLateTransaction reports a transaction open longer than
 // transaction.max.timeout.ms plus Kafka's buffer at the partition's clock
 // (UnifiedLog#hasLateTransaction, the broker's hanging-transaction metric;
-// psm.Manager.HasLateTransaction).
+// psm.Store.HasLateTransaction).
 func (p *Partition) HasLateTransaction() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,6 +1,7 @@
 package psm
 
 import (
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"testing"
 )
 
@@ -83,7 +84,7 @@ func TestStoreUpdateDoesNotAllocate(t *testing.T) {
 	assertNoAllocs(t, "rejected", func() {
 		a := s.Begin(0, Client)
 		*b = data(5, 0, seq[5]+3, 1)
-		if _, err := a.Add(b); err != ErrOutOfOrderSequence {
+		if _, err := a.Add(b); err != kafkaerr.OutOfOrderSequenceNumber {
 			t.Fatal(err)
 		}
 		a.Abort()

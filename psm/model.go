@@ -1,6 +1,7 @@
 package psm
 
 import (
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"iter"
 	"maps"
 	"slices"
@@ -186,7 +187,7 @@ func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 	part := m.part(p)
 	if e := part.producers[pid]; e != nil {
 		if epoch < e.epoch && m.opts.Release.refusesStaleVerification() {
-			return 0, ErrInvalidProducerEpoch // KAFKA-18042
+			return 0, kafkaerr.InvalidProducerEpoch // KAFKA-18042
 		}
 		if m.opts.ongoing(e.txnFirst, e.epoch, epoch) {
 			return 0, nil

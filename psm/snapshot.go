@@ -2,7 +2,6 @@ package psm
 
 import (
 	"encoding/binary"
-	"io"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 )
@@ -124,20 +123,4 @@ func DecodeSnapshot(src []byte) ([]ProducerInfo, error) {
 		out[i] = snapshotEntry(src, i)
 	}
 	return out, nil
-}
-
-// WriteSnapshot writes p's snapshot file to w.
-func WriteSnapshot(w io.Writer, m Manager, p PartitionID) error {
-	_, err := w.Write(m.AppendSnapshot(nil, p))
-	return err
-}
-
-// ReadSnapshot reads a whole snapshot file from r and loads it into p. The
-// buffer grows with the bytes actually read, never with a declared count.
-func ReadSnapshot(r io.Reader, m Manager, p PartitionID, nowMs int64) error {
-	src, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	return m.LoadSnapshot(p, src, nowMs)
 }

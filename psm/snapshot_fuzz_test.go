@@ -33,7 +33,7 @@ func FuzzLoadSnapshot(f *testing.F) {
 			be.PutUint32(snap[2:], codec.Checksum(snap[6:]))
 		}
 		model, store := NewModel(Options{}), NewStore(Options{})
-		for _, x := range []Manager{model, store} {
+		for _, x := range []manager{model, store} {
 			x.Begin(0, Replication).Commit()
 		}
 		const now = 5000

@@ -1,6 +1,7 @@
 package psm
 
 import (
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"iter"
 	"math"
 	"slices"
@@ -244,7 +245,7 @@ func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 	if sh, i := sp.lookup(pid); sh != nil {
 		cv := &sh.slots[i]
 		if epoch < cv.epoch && s.opts.Release.refusesStaleVerification() {
-			return 0, ErrInvalidProducerEpoch // KAFKA-18042
+			return 0, kafkaerr.InvalidProducerEpoch // KAFKA-18042
 		}
 		if s.opts.ongoing(cv.txnFirst, cv.epoch, epoch) {
 			return 0, nil

@@ -1,5 +1,7 @@
 package psm
 
+import "github.com/mirrorpath/mirrorpath/kafkaerr"
+
 // The Store's fast path: an append whose batches are plain data batches of
 // known producers, outside a transaction, with no verification entry in the
 // partition, is checked straight against the committed slot and written
@@ -58,13 +60,13 @@ func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 		}
 		switch cv.checkClient(epoch, b.BaseSequence) {
 		case clientOutOfOrder:
-			return nil, ErrOutOfOrderSequence
+			return nil, kafkaerr.OutOfOrderSequenceNumber
 		case clientFenced:
-			return nil, ErrInvalidProducerEpoch
+			return nil, kafkaerr.InvalidProducerEpoch
 		}
 	}
 	if cv.txnFirst >= 0 {
-		return nil, ErrInvalidTxnState
+		return nil, kafkaerr.InvalidTxnState
 	}
 	// No Outcome is built on this path: copying a returned struct that was
 	// just stored costs a store-forwarding stall. more is emptied here
@@ -102,7 +104,7 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 	sh := sp.shardOf(h)
 	epoch := b.ProducerEpoch
 	if epoch != sh.slots[i].epoch || !a.firstKeepsEpoch() {
-		// See fastAppend. fastSlot's ErrInvalidTxnState comes first here,
+		// See fastAppend. fastSlot's kafkaerr.InvalidTxnState comes first here,
 		// which is the general path's answer too: under REPLICATION the
 		// pending entries of this append copy the committed txnFirst.
 		return a.addGeneral(b)
@@ -202,13 +204,13 @@ func (sp *storePart) fastSlot(trackBelow, seed uint64, origin Origin, b *Batch) 
 		}
 		switch cv.checkClient(epoch, b.BaseSequence) {
 		case clientOutOfOrder:
-			return h, i, ErrOutOfOrderSequence
+			return h, i, kafkaerr.OutOfOrderSequenceNumber
 		case clientFenced:
-			return h, i, ErrInvalidProducerEpoch
+			return h, i, kafkaerr.InvalidProducerEpoch
 		}
 	}
 	if cv.txnFirst >= 0 {
-		return h, i, ErrInvalidTxnState
+		return h, i, kafkaerr.InvalidTxnState
 	}
 	return h, i, nil
 }
@@ -269,13 +271,13 @@ func (s *Store) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Commi
 		}
 		switch cv.checkClient(epoch, b.BaseSequence) {
 		case clientOutOfOrder:
-			return nil, nil, ErrOutOfOrderSequence
+			return nil, nil, kafkaerr.OutOfOrderSequenceNumber
 		case clientFenced:
-			return nil, nil, ErrInvalidProducerEpoch
+			return nil, nil, kafkaerr.InvalidProducerEpoch
 		}
 	}
 	if cv.txnFirst >= 0 {
-		return nil, nil, ErrInvalidTxnState
+		return nil, nil, kafkaerr.InvalidTxnState
 	}
 	if cv.epoch != epoch {
 		cv.n, cv.head = 0, 0

@@ -1,6 +1,7 @@
 package psm
 
 import (
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"iter"
 	"strconv"
 
@@ -8,7 +9,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 
-// PartitionID names one partition inside a Manager. It is a small dense index
+// PartitionID names one partition inside a Store or Model. It is a small dense index
 // the caller assigns (0, 1, 2, …): the Store keeps its partitions in a slice
 // indexed by it, so IDs above MaxPartitions are refused with a panic.
 type PartitionID uint32
@@ -148,7 +149,7 @@ const (
 	// Batch.TxnVersion says: the partition leader is not told the version.
 	Kafka40
 	// Kafka41 is Apache Kafka 4.1: Kafka40's rules, and StartVerification
-	// refuses an epoch below the producer's with ErrInvalidProducerEpoch
+	// refuses an epoch below the producer's with kafkaerr.InvalidProducerEpoch
 	// (UnifiedLog#maybeStartTransactionVerification, KAFKA-18042); a CLIENT
 	// batch of a producer whose verification entry was created by a TV2
 	// request and whose committed entry caches no batch must start at
@@ -251,14 +252,14 @@ func (o *Options) markerEpoch(origin Origin, tv TxnVersion, epoch, cur int16, tx
 			return ErrMarkerWithoutTxnVersion
 		}
 		if epoch < cur {
-			return ErrInvalidProducerEpoch
+			return kafkaerr.InvalidProducerEpoch
 		}
 		return nil
 	}
 	if epoch > cur || (epoch == cur && txnFirst < 0) {
 		return nil
 	}
-	return ErrInvalidProducerEpoch
+	return kafkaerr.InvalidProducerEpoch
 }
 
 func (o Options) withDefaults() Options {
@@ -425,7 +426,7 @@ type Outcome struct {
 }
 
 // Committed is what Commit applied. Commit returns it by pointer, owned by
-// the Appender like its slices (which alias the Manager's scratch): all stay
+// the Appender like its slices (which alias the Store's or Model's scratch): all stay
 // valid until the next Begin on the same partition. It is read-only.
 type Committed struct {
 	// Completed lists the transactions closed by this append, in batch order.
@@ -447,7 +448,7 @@ type Guard uint64
 
 // Appender is one append to one partition: batches are validated in order
 // against the committed state plus the earlier batches of the same append;
-// nothing is visible until Commit. An Appender is owned by the Manager and
+// nothing is visible until Commit. An Appender is owned by its Store or Model and
 // reused by the next Begin on the same partition; it must not be used after
 // Commit or Abort.
 type Appender interface {
@@ -475,11 +476,12 @@ type Appender interface {
 	Abort()
 }
 
-// Manager is the producer-state manager of many partitions. Store (fast) and
-// Model (reference) implement it with the same behaviour. Methods that name a
-// partition must not run concurrently with other calls on the same partition;
-// Store allows different partitions in parallel.
-type Manager interface {
+// manager is the producer-state manager of many partitions. Store (fast) and
+// Model (reference) implement it with the same behaviour; the tests run both
+// through it. Methods that name a partition must not run concurrently with
+// other calls on the same partition; Store allows different partitions in
+// parallel.
+type manager interface {
 	// Begin starts an append to p, discarding an unfinished one.
 	Begin(p PartitionID, origin Origin) Appender
 	// Update is an append of b alone, in one call: Begin, Add, then Commit
@@ -500,7 +502,7 @@ type Manager interface {
 	// verification entries stay, as Kafka keeps them across a truncation.
 	Clear(p PartitionID)
 	// StartVerification is UnifiedLog#maybeStartTransactionVerification:
-	// under Kafka 4.1 and later ErrInvalidProducerEpoch (and nothing
+	// under Kafka 4.1 and later kafkaerr.InvalidProducerEpoch (and nothing
 	// changed) when epoch is below the producer's (KAFKA-18042); else the
 	// sentinel when the producer has an open transaction at this epoch,
 	// else the guard of its (new or updated) verification entry. tv is the
