@@ -1,8 +1,7 @@
 package psm
 
 import (
-	"errors"
-
+	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
@@ -39,7 +38,7 @@ var (
 // ErrCorruptSnapshot is the marker every snapshot defect matches
 // (CorruptSnapshotException): the caller deletes the file and falls back to
 // the next older snapshot.
-var ErrCorruptSnapshot = errors.New("psm: corrupt producer snapshot")
+var ErrCorruptSnapshot = codec.NewCorruption("psm: corrupt producer snapshot")
 
 // Snapshot defects; each matches ErrCorruptSnapshot.
 var (
@@ -53,4 +52,4 @@ type snapshotError struct{ msg string }
 
 func corruptSnapshot(msg string) error   { return &snapshotError{msg} }
 func (e *snapshotError) Error() string   { return e.msg }
-func (e *snapshotError) Is(t error) bool { return t == ErrCorruptSnapshot }
+func (e *snapshotError) Is(t error) bool { return t == ErrCorruptSnapshot || t == codec.ErrCorruption }
