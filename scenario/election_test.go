@@ -33,7 +33,7 @@ func TestElectionKeepsProducerState(t *testing.T) {
 		if !strings.Contains(string(src), "\nelect ") {
 			continue
 		}
-		for _, st := range StrategyNames {
+		for _, st := range strategyNames {
 			before := map[replica]held{}
 			runSourceUntil(t, file, src, st, nil, func(w *world, c *command) bool {
 				if c.opcode == opElect {

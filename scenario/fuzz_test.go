@@ -364,7 +364,7 @@ func FuzzScenario(f *testing.F) {
 	// stop-completion=first).
 	seedOpts := []uint16{0, 1, 1 | 1<<1, 2 << 1, 1<<4 | (1|1<<2|1<<6|1<<7)<<5}
 	for _, s := range seeds {
-		for st := range StrategyNames {
+		for st := range strategyNames {
 			for _, o := range seedOpts {
 				f.Add(s, uint8(st), o)
 			}
@@ -374,7 +374,7 @@ func FuzzScenario(f *testing.F) {
 		if len(data) > 256 {
 			data = data[:256]
 		}
-		st := StrategyNames[int(stByte)%len(StrategyNames)]
+		st := strategyNames[int(stByte)%len(strategyNames)]
 		fo := genOptions(optBits)
 		src := genScenario(data, optBits)
 		s, err := Parse("fuzz.scn", src)
@@ -475,7 +475,7 @@ func FuzzRun(f *testing.F) {
 		if err != nil || len(s.commands) > 60 {
 			return
 		}
-		strategy := StrategyNames[int(st)%len(StrategyNames)]
+		strategy := strategyNames[int(st)%len(strategyNames)]
 		opts, err := Resolve(s, nil)
 		if err != nil {
 			t.Fatalf("parsed settings do not resolve: %v", err)

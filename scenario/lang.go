@@ -1,8 +1,11 @@
 package scenario
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mirrorpath/mirrorpath/pid"
 )
 
 // opcode is the command of one scenario line.
@@ -249,11 +252,22 @@ var grammar = [opCount]syntax{
 	opAdd:   {words: []string{wProducer, wPartition}},
 }
 
-// StrategyNames are the strategies in table order (docs/strategies.md).
-var StrategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}
+// strategyNames are pid's strategies' names in table order
+// (docs/strategies.md): the scenario language spells a strategy as pid does.
+var strategyNames = namesOf(pid.Strategies())
+
+// namesOf returns the String of each value: the scenario language spells
+// pid's enums (strategy, CRC fix, fold, policy) as pid does.
+func namesOf[T fmt.Stringer](values []T) []string {
+	names := make([]string, len(values))
+	for i, v := range values {
+		names[i] = v.String()
+	}
+	return names
+}
 
 func validStrategy(s string) bool {
-	for _, n := range StrategyNames {
+	for _, n := range strategyNames {
 		if n == s {
 			return true
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
@@ -26,10 +27,10 @@ var intOptions = map[string]bool{"allocator-margin": true}
 
 // OptionSpecs lists every option in output order.
 var OptionSpecs = []OptionSpec{
-	{"strategy", append([]string{"all"}, StrategyNames...), "strategies to run (a name or all)"},
-	{"crc-fix", []string{"full", "patch"}, "CRC fix of rewriting strategies"},
-	{"fold", []string{"xor", "mix"}, "bitfield: cluster-id fold to a 32-bit region"},
-	{"pid-policy", []string{"reject", "alias"}, "bitfield: PIDs >= 2^31 move the partition to FAILED (reject) or keep their low 31 bits (alias)"},
+	{"strategy", append([]string{"all"}, strategyNames...), "strategies to run (a name or all)"},
+	{"crc-fix", namesOf(pid.CRCFixes()), "CRC fix of rewriting strategies"},
+	{"fold", namesOf(pid.Folds()), "bitfield: cluster-id fold to a 32-bit region"},
+	{"pid-policy", namesOf(pid.Policies()), "bitfield: PIDs >= 2^31 move the partition to FAILED (reject) or keep their low 31 bits (alias)"},
 	{"salt-records", []string{"on", "off"}, "bitfield: resolve region collisions with salts (off: mappings collide silently)"},
 	{"barrier-apply", []string{"exact", "prototype"}, "barrier: exact order, or the prototype hazard that resurrects pre-barrier entries"},
 	{"stop-variant", []string{"abort", "truncate"}, "STOPPING closes open transactions with ABORT markers or by truncating to the LSO"},
@@ -137,7 +138,7 @@ func (o Options) Strategies() []string {
 	if s := o.Get("strategy"); s != "all" {
 		return []string{s}
 	}
-	return StrategyNames
+	return strategyNames
 }
 
 // relevant reports whether option name changes anything under strategy st,

@@ -369,7 +369,7 @@ func checkValue(kind valueKind, v string) error {
 		}
 	case vStrategy:
 		if !validStrategy(v) {
-			return errors.New("want one of " + strings.Join(StrategyNames, ", "))
+			return errors.New("want one of " + strings.Join(strategyNames, ", "))
 		}
 	case vCodes:
 		for _, c := range strings.Split(v, ",") {

@@ -62,7 +62,7 @@ func TestReparentAgreesWithSource(t *testing.T) {
 		if !strings.Contains(string(src), "align=divergence") {
 			continue
 		}
-		for _, st := range StrategyNames {
+		for _, st := range strategyNames {
 			before := map[*partition][]batchKey{}
 			runSourceUntil(t, file, src, st, nil, func(w *world, c *command) bool {
 				if c.opcode == opMirror && argStr(c, "align") == "divergence" {

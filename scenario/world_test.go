@@ -5,8 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/mirrorpath/mirrorpath/pid"
 )
 
 // runWorld executes a file step by step and returns the world for
@@ -196,20 +194,6 @@ func TestMirrorLoop(t *testing.T) {
 	}
 }
 
-// TestStrategyNamesMatchPID: the names are spelled as package pid spells
-// them (one name per strategy everywhere).
-func TestStrategyNamesMatchPID(t *testing.T) {
-	all := pid.Strategies()
-	if len(all) != len(StrategyNames) {
-		t.Fatalf("pid has %d strategies, scenario %d", len(all), len(StrategyNames))
-	}
-	for i, st := range all {
-		if st.String() != StrategyNames[i] {
-			t.Errorf("strategy %d: pid %q, scenario %q", i, st, StrategyNames[i])
-		}
-	}
-}
-
 // TestFollowerEndsNotBeyondItsLeader: a truncation inside a batch leaves each
 // replica's log end at the truncation offset with the batch gone; a new
 // leader reopens and ends after its last batch instead, below its followers.
@@ -344,7 +328,7 @@ func TestElectLaggingMirrorReplica(t *testing.T) {
 	if err := opts.Set("unknown-source", "write"); err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range StrategyNames {
+	for _, st := range strategyNames {
 		r, err := RunStrategy(s, st, opts)
 		if err != nil {
 			t.Fatal(err)

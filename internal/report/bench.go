@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/mirrorpath/mirrorpath/internal/benchgate"
+	"github.com/mirrorpath/mirrorpath/pid"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
@@ -544,16 +545,17 @@ func sortKeys(ks []Key) []Key {
 	return out
 }
 
-// Strategies in table order (docs/strategies.md), after the as-is baseline.
-var strategyOrder = []string{"asis", "verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}
-
+// strategyRank orders benchmark strategies as docs/strategies.md's table
+// (pid.Strategies), after the as-is baseline; unknown names go last.
 func strategyRank(s string) int {
-	for i, x := range strategyOrder {
-		if x == s {
-			return i
-		}
+	if s == "asis" {
+		return 0
 	}
-	return len(strategyOrder)
+	st, err := pid.ParseStrategy(s)
+	if err != nil {
+		return len(pid.Strategies()) + 1
+	}
+	return 1 + int(st)
 }
 
 // ParseSize reads a size or count such as "100B", "16KiB", "1MiB", "1000",

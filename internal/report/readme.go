@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mirrorpath/mirrorpath/pid"
 	"golang.org/x/perf/benchunit"
 )
 
@@ -345,13 +346,13 @@ func upperFirst(s string) string {
 }
 
 // strategyDesign is one sentence per design (docs/strategies.md).
-var strategyDesign = map[string]string{
-	"verbatim":    "stores mirrored batches as-is and does nothing at failover: the unprotected baseline.",
-	"negate":      "rewrites every mirrored PID p to −(p+2) (`pid.MapNegate`).",
-	"negate-skip": "rewrites mirrored PIDs p ≥ 0 to −(p+2) and passes negative ones through (`pid.MapNegateSkip`).",
-	"bitfield":    "rewrites a mirrored PID to 1 · region(source cluster) · its low 31 bits (`pid.MapBitfield`), salted on collision.",
-	"barrier":     "stores batches as-is; when the mirror stops, a MIRROR_PID_RESET control batch in the log clears producer state wherever it is appended or replayed.",
-	"allocator":   "stores batches as-is; at failover the destination's PID allocator advances past every PID it holds before any partition is writable (Redpanda's design).",
+var strategyDesign = map[pid.Strategy]string{
+	pid.Verbatim:   "stores mirrored batches as-is and does nothing at failover: the unprotected baseline.",
+	pid.Negate:     "rewrites every mirrored PID p to −(p+2) (`pid.MapNegate`).",
+	pid.NegateSkip: "rewrites mirrored PIDs p ≥ 0 to −(p+2) and passes negative ones through (`pid.MapNegateSkip`).",
+	pid.Bitfield:   "rewrites a mirrored PID to 1 · region(source cluster) · its low 31 bits (`pid.MapBitfield`), salted on collision.",
+	pid.Barrier:    "stores batches as-is; when the mirror stops, a MIRROR_PID_RESET control batch in the log clears producer state wherever it is appended or replayed.",
+	pid.Allocator:  "stores batches as-is; at failover the destination's PID allocator advances past every PID it holds before any partition is writable (Redpanda's design).",
 }
 
 // readmeVerdicts writes the verdict matrix and one generated paragraph per
@@ -406,9 +407,9 @@ func (r *Report) readmeVerdicts(ew *errWriter, from string) {
 				broken++
 			}
 		}
-		desc, ok := strategyDesign[s]
-		if !ok {
-			desc = "has no description in internal/report yet (docs/strategies.md describes it)."
+		desc := "is described in docs/strategies.md."
+		if st, err := pid.ParseStrategy(s); err == nil && strategyDesign[st] != "" {
+			desc = strategyDesign[st]
 		}
 		ew.printf("- **%s** %s ", s, desc)
 		if broken == 0 {
