@@ -87,7 +87,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
 		snapshotState(h)
 		snap := h.m.AppendSnapshot(nil, h.p)
-		if len(snap) != 10+3*SnapshotEntrySize || SnapshotEntrySize != 46 {
+		if len(snap) != 10+3*snapshotEntrySize || snapshotEntrySize != 46 {
 			t.Fatalf("snapshot size %d", len(snap))
 		}
 		if be.Uint16(snap) != 1 || be.Uint32(snap[2:]) != codec.Checksum(snap[6:]) || be.Uint32(snap[6:]) != 3 {
@@ -167,7 +167,7 @@ func TestCorruptSnapshotFallsBack(t *testing.T) {
 			}
 		}
 		// A truncated entry list with a valid CRC.
-		short := slices.Clone(good[:len(good)-SnapshotEntrySize])
+		short := slices.Clone(good[:len(good)-snapshotEntrySize])
 		be.PutUint32(short[2:], codec.Checksum(short[6:]))
 		if err := h.m.LoadSnapshot(h.p, short, 0); !errors.Is(err, ErrSnapshotTruncated) {
 			t.Fatalf("count beyond the file: %v", err)

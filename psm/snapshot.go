@@ -33,14 +33,14 @@ const (
 	snapOffCount      = snapOffCRC + 4
 	snapOffEntries    = snapOffCount + 4 // 10
 	snapCRCStart      = snapOffCount     // PRODUCER_ENTRIES_OFFSET = 6
-	SnapshotVersion   = 1
-	SnapshotEntrySize = 8 + 2 + 4 + 8 + 4 + 8 + 4 + 8 // 46
+	snapshotVersion   = 1
+	snapshotEntrySize = 8 + 2 + 4 + 8 + 4 + 8 + 4 + 8 // 46
 )
 
 var be = binary.BigEndian
 
 func appendSnapshotHeader(dst []byte, n int) []byte {
-	dst = be.AppendUint16(dst, SnapshotVersion)
+	dst = be.AppendUint16(dst, snapshotVersion)
 	dst = be.AppendUint32(dst, 0) // CRC, filled by finishSnapshot
 	return be.AppendUint32(dst, uint32(n))
 }
@@ -73,7 +73,7 @@ func checkSnapshot(src []byte) (int, error) {
 	if len(src) < snapOffEntries {
 		return 0, ErrSnapshotTruncated
 	}
-	if v := int16(be.Uint16(src[snapOffVersion:])); v != SnapshotVersion {
+	if v := int16(be.Uint16(src[snapOffVersion:])); v != snapshotVersion {
 		return 0, ErrSnapshotVersion
 	}
 	if be.Uint32(src[snapOffCRC:]) != codec.Checksum(src[snapCRCStart:]) {
@@ -83,7 +83,7 @@ func checkSnapshot(src []byte) (int, error) {
 	if n < 0 {
 		return 0, ErrSnapshotCount
 	}
-	if n > int64(len(src)-snapOffEntries)/SnapshotEntrySize {
+	if n > int64(len(src)-snapOffEntries)/snapshotEntrySize {
 		return 0, ErrSnapshotTruncated
 	}
 	return int(n), nil
@@ -91,7 +91,7 @@ func checkSnapshot(src []byte) (int, error) {
 
 // snapshotEntry decodes entry i of a snapshot that checkSnapshot accepted.
 func snapshotEntry(src []byte, i int) ProducerInfo {
-	b := src[snapOffEntries+i*SnapshotEntrySize:]
+	b := src[snapOffEntries+i*snapshotEntrySize:]
 	in := ProducerInfo{
 		ProducerID:       int64(be.Uint64(b[0:])),
 		Epoch:            int16(be.Uint16(b[8:])),

@@ -41,7 +41,7 @@ func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 	dst = slices.Grow(dst, snapOffEntries+len(enc))
 	dst = appendSnapshotHeader(dst, len(refs))
 	for _, r := range refs {
-		dst = append(dst, enc[r.pos:r.pos+SnapshotEntrySize]...)
+		dst = append(dst, enc[r.pos:r.pos+snapshotEntrySize]...)
 	}
 	return finishSnapshot(dst, start)
 }
@@ -120,7 +120,7 @@ func (s *Store) LoadSnapshot(p PartitionID, src []byte, nowMs int64) error {
 	const ahead = 16
 	for i := range n {
 		if j := i + ahead; j < n {
-			sp.prefetchSlot(int64(be.Uint64(src[snapOffEntries+j*SnapshotEntrySize:])))
+			sp.prefetchSlot(int64(be.Uint64(src[snapOffEntries+j*snapshotEntrySize:])))
 		}
 		in := snapshotEntry(src, i)
 		v := valOf(&in)

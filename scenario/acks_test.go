@@ -43,7 +43,7 @@ func TestMarkerWrittenAgainAfterLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := RunStrategy(s, "verbatim", DefaultOptions())
+	r, err := runStrategy(s, "verbatim", DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func recordEveryStep(t *testing.T, s *Script, st string, opts Options, src []byt
 	for i := range s.commands {
 		c := &s.commands[i]
 		if err := w.exec(c); err != nil {
-			return // a run that stops early is RunStrategy's to report
+			return // a run that stops early is runStrategy's to report
 		}
 		w.or.afterStep()
 		if missed := w.or.unrecorded(); len(missed) > 0 {
@@ -46,7 +46,7 @@ func TestEveryWriteRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts, err := Resolve(s, nil)
+		opts, err := resolveOptions(s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

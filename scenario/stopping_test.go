@@ -89,7 +89,7 @@ func TestHazardR1Alias(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err = Resolve(s, nil)
+		o, err = resolveOptions(s, nil)
 		if err != nil || o.Get("unknown-source") != want {
 			t.Fatalf("file hazard-r1=%s: %v, unknown-source=%s", v, err, o.Get("unknown-source"))
 		}

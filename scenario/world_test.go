@@ -35,7 +35,7 @@ func runSourceUntil(t *testing.T, name string, src []byte, strategy string, flag
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, err := Resolve(s, flags)
+	opts, err := resolveOptions(s, flags)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestReadCommittedView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, _ := Resolve(s, nil)
+	opts, _ := resolveOptions(s, nil)
 	for _, st := range []string{"negate", "verbatim"} {
 		w := newWorld(st, opts)
 		for i := range s.commands {
@@ -302,7 +302,7 @@ func TestSnapshotWindowAfterMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := RunStrategy(s, "verbatim", DefaultOptions())
+	r, err := runStrategy(s, "verbatim", DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestElectLaggingMirrorReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range strategyNames {
-		r, err := RunStrategy(s, st, opts)
+		r, err := runStrategy(s, st, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
