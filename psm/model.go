@@ -176,11 +176,11 @@ func (m *Model) HasLateTransaction(p PartitionID, nowMs int64) bool {
 		return false
 	}
 	oldest := sortedTxns(part.ongoing)[0]
-	lastTs := int64(-1)
+	lastTS := int64(-1)
 	if e := part.producers[oldest.ProducerID]; e != nil {
-		lastTs = e.lastTimestamp
+		lastTS = e.lastTimestamp
 	}
-	return m.opts.late(lastTs, nowMs)
+	return m.opts.late(lastTS, nowMs)
 }
 
 func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) (Guard, error) {

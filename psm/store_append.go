@@ -149,12 +149,12 @@ func (a *StoreAppender) Pending(pid int64) (ProducerInfo, bool) {
 		}
 		if !found {
 			s := &a.part.shards[f.shard].slots[f.slot]
-			v = slotVal{lastTs: s.lastTs, txnFirst: s.txnFirst, coordEpoch: s.coordEpoch, epoch: s.epoch}
+			v = slotVal{lastTS: s.lastTS, txnFirst: s.txnFirst, coordEpoch: s.coordEpoch, epoch: s.epoch}
 			found = true
 		}
 		v.maybeUpdateEpoch(f.epoch)
 		v.push(f.m)
-		v.lastTs = f.m.Timestamp
+		v.lastTS = f.m.Timestamp
 	}
 	if !found {
 		return ProducerInfo{}, false
@@ -307,10 +307,10 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 		u.n, u.head = 0, 0
 		if cv != nil {
 			w.curEpoch, w.curLastSeq = cv.epoch, cv.lastSeq()
-			u.lastTs, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTs, cv.txnFirst, cv.coordEpoch, cv.epoch
+			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTS, cv.txnFirst, cv.coordEpoch, cv.epoch
 		} else {
 			w.curEpoch, w.curLastSeq = -1, -1
-			u.lastTs, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
+			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
 		}
 		if !a.verifGone {
 			if e := sp.verifEntry(pid); e != nil {
@@ -443,7 +443,7 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 		}
 		u.maybeUpdateEpoch(b.ProducerEpoch)
 		u.coordEpoch = b.CoordinatorEpoch
-		u.lastTs = b.ControlTimestamp
+		u.lastTS = b.ControlTimestamp
 		u.txnFirst = -1
 		return done, false, nil
 	}
@@ -463,7 +463,7 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 		OffsetDelta: b.LastOffsetDelta}
 	m.CRC, m.HasCRC = a.s.opts.windowCRC(b)
 	u.push(m)
-	u.lastTs = b.MaxTimestamp
+	u.lastTS = b.MaxTimestamp
 	if u.txnFirst < 0 && b.Transactional {
 		u.txnFirst = b.BaseOffset
 		return false, true, nil

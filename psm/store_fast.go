@@ -283,8 +283,8 @@ func (s *Store) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Commi
 		cv.n, cv.head = 0, 0
 		cv.epoch = epoch
 	}
-	cv.lastTs = b.MaxTimestamp
-	sh.noteTs(b.MaxTimestamp)
+	cv.lastTS = b.MaxTimestamp
+	sh.noteTS(b.MaxTimestamp)
 	m := BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
 		OffsetDelta: b.LastOffsetDelta}
 	m.CRC, m.HasCRC = a.s.opts.windowCRC(b)
@@ -326,7 +326,7 @@ func (a *StoreAppender) promoteOne(f *fastAppend) {
 			u := &a.pend[pi].upd
 			u.maybeUpdateEpoch(f.epoch)
 			u.push(f.m)
-			u.lastTs = f.m.Timestamp
+			u.lastTS = f.m.Timestamp
 			return
 		}
 	}
@@ -337,7 +337,7 @@ func (a *StoreAppender) promoteOne(f *fastAppend) {
 		i, ok = sh.find(f.pid, sp.gen, f.h)
 	}
 	w := pendingEntry{pid: f.pid, h: f.h, slot: -1, curEpoch: -1, curLastSeq: -1,
-		upd: slotVal{lastTs: f.m.Timestamp, txnFirst: -1, coordEpoch: -1, epoch: -1}}
+		upd: slotVal{lastTS: f.m.Timestamp, txnFirst: -1, coordEpoch: -1, epoch: -1}}
 	if ok {
 		cv := &sh.slots[i]
 		w.slot, w.version, w.curEpoch, w.curLastSeq = int32(i), sh.version, cv.epoch, cv.lastSeq()
@@ -368,8 +368,8 @@ func (a *StoreAppender) Commit() *Committed {
 				s.n, s.head = 0, 0
 				s.epoch = f.epoch
 			}
-			s.lastTs = f.m.Timestamp
-			sh.noteTs(f.m.Timestamp)
+			s.lastTS = f.m.Timestamp
+			sh.noteTS(f.m.Timestamp)
 			s.push(&sh.wins[i], f.m)
 			checkSlot(sp, sh, i)
 			return &a.comNone
@@ -428,8 +428,8 @@ func (sh *shard) write(sp *storePart, i int, epoch int16, m *BatchMetadata) {
 		s.n, s.head = 0, 0
 		s.epoch = epoch
 	}
-	s.lastTs = m.Timestamp
-	sh.noteTs(m.Timestamp)
+	s.lastTS = m.Timestamp
+	sh.noteTS(m.Timestamp)
 	s.push(&sh.wins[i], *m)
 	checkSlot(sp, sh, i)
 }

@@ -102,7 +102,7 @@ func appendSlotEntry(dst []byte, v *slot, w *window) []byte {
 	dst = be.AppendUint32(dst, uint32(v.lastSeq()))
 	dst = be.AppendUint64(dst, uint64(lastOffset))
 	dst = be.AppendUint32(dst, uint32(newest.OffsetDelta))
-	dst = be.AppendUint64(dst, uint64(v.lastTs))
+	dst = be.AppendUint64(dst, uint64(v.lastTS))
 	dst = be.AppendUint32(dst, uint32(v.coordEpoch))
 	return be.AppendUint64(dst, uint64(v.txnFirst))
 }
@@ -124,7 +124,7 @@ func (s *Store) LoadSnapshot(p PartitionID, src []byte, nowMs int64) error {
 		}
 		in := snapshotEntry(src, i)
 		v := valOf(&in)
-		if s.isExpired(v.txnFirst, v.lastTs, nowMs) {
+		if s.isExpired(v.txnFirst, v.lastTS, nowMs) {
 			continue
 		}
 		sp.upsert(in.ProducerID, &v)

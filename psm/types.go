@@ -274,8 +274,8 @@ func (o Options) withDefaults() Options {
 
 // late is the test of ProducerStateManager#hasLateTransaction on the last
 // timestamp of the oldest open transaction's producer (-1: none).
-func (o Options) late(lastTs, nowMs int64) bool {
-	return lastTs > 0 && nowMs-lastTs > o.MaxTransactionTimeoutMs+LateTransactionBufferMs
+func (o Options) late(lastTS, nowMs int64) bool {
+	return lastTS > 0 && nowMs-lastTS > o.MaxTransactionTimeoutMs+LateTransactionBufferMs
 }
 
 // windowCRC is what the duplicate window keeps of b's CRC: b's, when known

@@ -130,7 +130,7 @@ func markers(name string) (begin, end string) {
 	return "<!-- mirrorpath:" + name + ":begin -->", "<!-- mirrorpath:" + name + ":end -->"
 }
 
-// ErrNoSection: the document has no marked region of that name.
+// ErrNoSection reports that the document has no marked region of that name.
 var ErrNoSection = errors.New("no marked section")
 
 // MarkedSection returns the text between a section's markers (after the
