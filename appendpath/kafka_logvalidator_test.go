@@ -29,7 +29,6 @@ package appendpath
 import (
 	"bytes"
 	"fmt"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"strconv"
 	"testing"
 	"time"
@@ -39,6 +38,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/kafkatests"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // logValidatorNotApplicable lists the methods of LogValidatorTest that do

@@ -2,7 +2,6 @@ package appendpath
 
 import (
 	"errors"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"math"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"

@@ -1,10 +1,10 @@
 package appendpath
 
 import (
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 

@@ -3,9 +3,9 @@ package appendpath
 import (
 	"errors"
 	"fmt"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 )
 

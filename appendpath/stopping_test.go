@@ -2,12 +2,12 @@ package appendpath
 
 import (
 	"errors"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"strings"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )

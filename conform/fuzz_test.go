@@ -3,7 +3,6 @@ package conform
 import (
 	"context"
 	"fmt"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"math"
 	"os"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // Bounds of one fuzz input: at most maxFuzzOps operations (each one to four

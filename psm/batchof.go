@@ -2,9 +2,9 @@ package psm
 
 import (
 	"errors"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // BatchOf reads what producer state needs from one v2 batch: the header and,

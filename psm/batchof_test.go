@@ -2,10 +2,10 @@ package psm
 
 import (
 	"bytes"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 func buildBatch(t testing.TB, h codec.BatchHeader, recs []codec.Record) codec.Batch {

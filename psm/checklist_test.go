@@ -1,8 +1,9 @@
 package psm
 
 import (
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // The producer-state checks that are not plain sequences of appends, each run

@@ -1,11 +1,11 @@
 package psm
 
 import (
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"math"
 	"slices"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 

@@ -1,9 +1,10 @@
 package psm
 
 import (
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"math"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // fastVerdict is what one copy of the fast-path check says of a batch: it

@@ -2,12 +2,12 @@ package psm
 
 import (
 	"errors"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"maps"
 	"math"
 	"slices"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )

@@ -1,12 +1,12 @@
 package psm
 
 import (
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"iter"
 	"maps"
 	"slices"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // Model is the reference producer-state manager: Go maps, pointers and the

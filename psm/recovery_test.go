@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 

@@ -2,10 +2,10 @@ package psm
 
 import (
 	"errors"
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // releases are the release lines of Options.Release, newest first.

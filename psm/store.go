@@ -1,13 +1,14 @@
 package psm
 
 import (
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"iter"
 	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // Store is the fast producer-state manager. Each partition owns its producer

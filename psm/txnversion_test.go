@@ -1,8 +1,9 @@
 package psm
 
 import (
-	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // The transaction-version rules of a COMMIT or ABORT marker
