@@ -1,6 +1,8 @@
 package psm
 
 import (
+	"errors"
+
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
@@ -34,6 +36,10 @@ var (
 	ErrMarkerWithoutTxnVersion error = kafkaerr.NewReason(kafkaerr.UnknownServerError,
 		"psm: COORDINATOR marker states no transaction version")
 )
+
+// ErrUnknownName reports an option name (HasProducerIDRule, BarrierApply)
+// that is not one of the names this package prints.
+var ErrUnknownName = errors.New("psm: unknown name")
 
 // ErrCorruptSnapshot is the marker every snapshot defect matches
 // (CorruptSnapshotException): the caller deletes the file and falls back to

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/enum"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
@@ -55,6 +56,26 @@ const (
 	NonNegativeOne
 )
 
+// hasProducerIDRules spells the rules as scenario's has-producer-id option
+// does.
+var hasProducerIDRules = enum.Table[HasProducerIDRule]{Kind: "has-producer-id rule",
+	Names: []string{"stock", "not-minus-one"}, Err: ErrUnknownName}
+
+// HasProducerIDRules lists every rule.
+func HasProducerIDRules() []HasProducerIDRule { return hasProducerIDRules.Values() }
+
+// String returns the rule's name: stock or not-minus-one.
+func (r HasProducerIDRule) String() string { return hasProducerIDRules.String(r) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (r HasProducerIDRule) MarshalText() ([]byte, error) { return hasProducerIDRules.MarshalText(r) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name matches
+// ErrUnknownName.
+func (r *HasProducerIDRule) UnmarshalText(b []byte) error {
+	return hasProducerIDRules.UnmarshalText(r, b)
+}
+
 // BarrierApply selects how a MIRROR_PID_RESET barrier inside a multi-batch
 // append is ordered against the other batches of that append.
 type BarrierApply uint8
@@ -74,6 +95,23 @@ const (
 	// removed the producers (docs/producer-state.md, "The barrier").
 	Prototype
 )
+
+// barrierApplies spells the orders as scenario's barrier-apply option does.
+var barrierApplies = enum.Table[BarrierApply]{Kind: "barrier apply", Names: []string{"exact", "prototype"},
+	Err: ErrUnknownName}
+
+// BarrierApplies lists every order.
+func BarrierApplies() []BarrierApply { return barrierApplies.Values() }
+
+// String returns the order's name: exact or prototype.
+func (b BarrierApply) String() string { return barrierApplies.String(b) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (b BarrierApply) MarshalText() ([]byte, error) { return barrierApplies.MarshalText(b) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name matches
+// ErrUnknownName.
+func (b *BarrierApply) UnmarshalText(text []byte) error { return barrierApplies.UnmarshalText(b, text) }
 
 // Kafka defaults (TransactionLogConfig, ProducerStateEntry).
 const (

@@ -256,6 +256,18 @@ var grammar = [opCount]syntax{
 // (docs/strategies.md): the scenario language spells a strategy as pid does.
 var strategyNames = namesOf(pid.Strategies())
 
+// defaultFirst returns the names of values with def's first (an option's
+// Values[0] is its default), the others in their order.
+func defaultFirst[T comparable](def T, values []T) []string {
+	names := []string{fmt.Sprint(def)}
+	for _, v := range values {
+		if v != def {
+			names = append(names, fmt.Sprint(v))
+		}
+	}
+	return names
+}
+
 // namesOf returns the String of each value: the scenario language spells
 // pid's enums (strategy, CRC fix, fold, policy) as pid does.
 func namesOf[T fmt.Stringer](values []T) []string {
