@@ -195,19 +195,19 @@ const (
 	Kafka41
 )
 
-func (r Release) String() string {
-	switch r {
-	case Kafka4:
-		return "kafka4"
-	case Kafka3:
-		return "kafka3"
-	case Kafka40:
-		return "kafka4.0"
-	case Kafka41:
-		return "kafka4.1"
-	}
-	return "Release(" + strconv.Itoa(int(r)) + ")"
-}
+// releaseNames spells each release as scenario's kafka-release option does: the
+// first Kafka version its rules describe.
+var releaseNames = enum.Table[Release]{Kind: "release", Names: []string{"4.2", "3.6", "4.0", "4.1"}, Err: ErrUnknownName}
+
+// String returns the release's name: 4.2, 4.1, 4.0 or 3.6.
+func (r Release) String() string { return releaseNames.String(r) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (r Release) MarshalText() ([]byte, error) { return releaseNames.MarshalText(r) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name matches
+// ErrUnknownName.
+func (r *Release) UnmarshalText(b []byte) error { return releaseNames.UnmarshalText(r, b) }
 
 // staleEpochFirst: a transactional batch or marker from CLIENT or
 // COORDINATOR whose epoch is below its producer's is refused before the

@@ -48,7 +48,7 @@ var OptionSpecs = []OptionSpec{
 	{"stop-abort-marker", []string{"versioned", "current-epoch", "prototype"}, "STOPPING's ABORT: the transaction version's marker (TV2 at epoch + 1, the version stated), the producer's epoch with the version stated, or the prototype's (the producer's epoch, no version stated)"},
 	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
 	{"txn-version", []string{"1", "2"}, "transaction version of every transactional producer (transaction.version): 2 bumps the epoch at each commit or abort and its markers must carry an epoch above the producer's"},
-	{"kafka-release", []string{"4.2", "4.1", "4.0", "3.6"}, "Kafka release whose producer-state rules the brokers follow: 4.2 and later, 4.1 and 4.0 (markers not checked by transaction version), 3.6 to 3.9 (an open transaction at any epoch counts as ongoing)"},
+	{"kafka-release", namesOf([]psm.Release{psm.Kafka4, psm.Kafka41, psm.Kafka40, psm.Kafka3}), "Kafka release whose producer-state rules the brokers follow: 4.2 and later, 4.1 and 4.0 (markers not checked by transaction version), 3.6 to 3.9 (an open transaction at any epoch counts as ongoing)"},
 	{"dedup-check", []string{"seq", "crc"}, "duplicate detection compares epoch and sequences only (seq, Kafka's), or also the cached batch's CRC, refusing a match with another CRC (crc)"},
 	{"allocator-margin", []string{"1000"}, "allocator: the failover advances the destination's PID allocator to the highest PID of its partitions plus this margin"},
 	{"allocator-mode", []string{"awaited", "async"}, "allocator: promotion waits for the allocator advance (awaited), or does not and the advance lands after the first local InitProducerId (async, Redpanda CORE-16631)"},
@@ -174,15 +174,9 @@ func (o Options) For(st string) map[string]string {
 
 // release is the psm.Release of option kafka-release.
 func release(o Options) psm.Release {
-	switch o.Get("kafka-release") {
-	case "4.1":
-		return psm.Kafka41
-	case "4.0":
-		return psm.Kafka40
-	case "3.6":
-		return psm.Kafka3
-	}
-	return psm.Kafka4
+	var r psm.Release
+	_ = r.UnmarshalText([]byte(o.Get("kafka-release"))) // checked by Set; the zero value is the default
+	return r
 }
 
 // txnVersion is the psm.TxnVersion of option txn-version.
