@@ -11,7 +11,7 @@ import (
 
 // Read returns a copy of whole batches starting with the one that holds
 // offset, at most maxBytes of them but at least one batch. At or past the
-// log end offset it returns nil; below the log start ErrOffsetOutOfRange.
+// log end offset it returns nil; below the log start kafkaerr.OffsetOutOfRange.
 // Allocates the result.
 func (p *Partition) Read(offset int64, maxBytes int) ([]byte, error) {
 	p.mu.Lock()

@@ -72,32 +72,32 @@ func TestAppendClientRejections(t *testing.T) {
 		in   []byte
 		want error
 	}{
-		{"base offset not 0", testlog.WithOffsets(good, 9, -1), ErrInvalidRecord},
-		{"two batches", chunk(good, good), ErrInvalidRecord},
-		{"empty", nil, ErrInvalidRecord},
-		{"truncated", good[:len(good)-3], ErrCorruptMessage},
-		{"crc", badCRC, ErrCorruptMessage},
-		{"too large", big, ErrMessageTooLarge},
+		{"base offset not 0", testlog.WithOffsets(good, 9, -1), kafkaerr.InvalidRecord},
+		{"two batches", chunk(good, good), kafkaerr.InvalidRecord},
+		{"empty", nil, kafkaerr.InvalidRecord},
+		{"truncated", good[:len(good)-3], kafkaerr.CorruptMessage},
+		{"crc", badCRC, kafkaerr.CorruptMessage},
+		{"too large", big, kafkaerr.MessageTooLarge},
 		{"count != lastOffsetDelta+1", mod(func(b codec.Batch) {
 			b[codec.OffRecordsCount+3] = 5
-		}), ErrInvalidRecord},
+		}), kafkaerr.InvalidRecord},
 		{"count 0", mod(func(b codec.Batch) {
 			b[codec.OffRecordsCount+3] = 0
 			b[codec.OffLastOffsetDelta+3] = 0xff
 			b[codec.OffLastOffsetDelta] = 0xff
 			b[codec.OffLastOffsetDelta+1] = 0xff
 			b[codec.OffLastOffsetDelta+2] = 0xff
-		}), ErrInvalidRecord}, // LogValidator#validateBatch, not a framing error
+		}), kafkaerr.InvalidRecord}, // LogValidator#validateBatch, not a framing error
 		{"count MinInt32, lastOffsetDelta MaxInt32", mod(func(b codec.Batch) {
 			binary.BigEndian.PutUint32(b[codec.OffRecordsCount:], 1<<31)
 			binary.BigEndian.PutUint32(b[codec.OffLastOffsetDelta:], 1<<31-1)
-		}), ErrInvalidRecord},
+		}), kafkaerr.InvalidRecord},
 		{"lastOffsetDelta -1, count 1", mod(func(b codec.Batch) {
 			binary.BigEndian.PutUint32(b[codec.OffRecordsCount:], 1)
 			binary.BigEndian.PutUint32(b[codec.OffLastOffsetDelta:], 0xffffffff)
-		}), ErrInvalidRecord},
-		{"control", mkMarker(5, 0, 0, true), ErrInvalidRecord},
-		{"pid without sequence", mkBatch(t, bspec{PID: 5, Seq: -1}), ErrInvalidRecord},
+		}), kafkaerr.InvalidRecord},
+		{"control", mkMarker(5, 0, 0, true), kafkaerr.InvalidRecord},
+		{"pid without sequence", mkBatch(t, bspec{PID: 5, Seq: -1}), kafkaerr.InvalidRecord},
 		{"sequence gap after first", nil, nil}, // placeholder replaced below
 	}
 	cases = cases[:len(cases)-1]
@@ -126,9 +126,9 @@ func TestAppendClientProducerStateErrorsChangeNothing(t *testing.T) {
 		b    []byte
 		want error
 	}{
-		{mkBatch(t, bspec{PID: 5, Epoch: 2, Seq: 5}), psm.ErrOutOfOrderSequence},
-		{mkBatch(t, bspec{PID: 5, Epoch: 1, Seq: 2}), psm.ErrInvalidProducerEpoch},
-		{mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 1}), psm.ErrOutOfOrderSequence},
+		{mkBatch(t, bspec{PID: 5, Epoch: 2, Seq: 5}), kafkaerr.OutOfOrderSequenceNumber},
+		{mkBatch(t, bspec{PID: 5, Epoch: 1, Seq: 2}), kafkaerr.InvalidProducerEpoch},
+		{mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 1}), kafkaerr.OutOfOrderSequenceNumber},
 	} {
 		if _, err := p.AppendClient(c.b); !errors.Is(err, c.want) {
 			t.Fatalf("got %v want %v", err, c.want)
@@ -189,7 +189,7 @@ func TestTransactionsIndexAndLSO(t *testing.T) {
 	if got := p.AbortedTxns(nil, 0, 100); !slices.Equal(got, want) {
 		t.Fatalf("txn index %+v, want %+v", got, want)
 	}
-	if _, err := p.AppendCoordinator(mkMarker(3, 0, 3, false)); !errors.Is(err, psm.ErrTransactionCoordinatorFenced) {
+	if _, err := p.AppendCoordinator(mkMarker(3, 0, 3, false)); !errors.Is(err, kafkaerr.TransactionCoordinatorFenced) {
 		// coordinator epoch 3 < 4 is fine for a different producer: expect success
 		if err != nil {
 			t.Fatal(err)
@@ -201,7 +201,7 @@ func TestTransactionsIndexAndLSO(t *testing.T) {
 	// Non-transactional data while a txn is open: INVALID_TXN_STATE, nothing written.
 	mustClient(mkBatch(t, bspec{PID: 7, Seq: 0, Txn: true}))
 	leo := p.LogEndOffset()
-	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Seq: 1})); !errors.Is(err, psm.ErrInvalidTxnState) {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Seq: 1})); !errors.Is(err, kafkaerr.InvalidTxnState) {
 		t.Fatalf("got %v", err)
 	}
 	if p.LogEndOffset() != leo {
@@ -255,7 +255,7 @@ func TestAppendMirroredStrategies(t *testing.T) {
 				if _, ok := p.Producer(c.want[0]); !ok {
 					t.Fatal("producer state not keyed by the mapped PID")
 				}
-				if _, err := p.AppendClient(mkBatch(t, bspec{PID: 100, Seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+				if _, err := p.AppendClient(mkBatch(t, bspec{PID: 100, Seq: 0})); !errors.Is(err, kafkaerr.ReadOnlyTopic) {
 					t.Fatalf("client append while MIRRORING: %v", err)
 				}
 			})
@@ -283,7 +283,7 @@ func TestAppendMirroredRejectedChunkWritesNothing(t *testing.T) {
 			in := bytes.Clone(bad)
 			_, err := p.AppendMirrored(in, srcA)
 			var be *BatchError
-			if !errors.Is(err, psm.ErrInvalidTxnState) || !errors.As(err, &be) || be.Index != 1 {
+			if !errors.Is(err, kafkaerr.InvalidTxnState) || !errors.As(err, &be) || be.Index != 1 {
 				t.Fatalf("got %v", err)
 			}
 			if !bytes.Equal(in, bad) {
@@ -308,16 +308,16 @@ func TestBitfieldUnmappableFails(t *testing.T) {
 	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Bitfield})
 	in := chunk(testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 0}), 0, 0), testlog.WithOffsets(mkBatch(t, bspec{PID: 1<<31 + 5, Seq: 0}), 1, 0))
 	_, err := p.AppendMirrored(in, srcA)
-	if !errors.Is(err, ErrUnmappablePID) {
+	if !errors.Is(err, kafkaerr.UnmappableProducerID) {
 		t.Fatalf("got %v", err)
 	}
 	if p.State() != Failed || p.LogEndOffset() != 0 || p.ProducerCount() != 0 {
 		t.Fatalf("state %s LEO %d producers %d", p.State(), p.LogEndOffset(), p.ProducerCount())
 	}
-	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 0}), 0, 0), srcA); !errors.Is(err, ErrMirrorFailed) {
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Seq: 0}), 0, 0), srcA); !errors.Is(err, kafkaerr.MirrorPartitionFailed) {
 		t.Fatalf("got %v", err)
 	}
-	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 5, Seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 5, Seq: 0})); !errors.Is(err, kafkaerr.ReadOnlyTopic) {
 		t.Fatalf("got %v", err)
 	}
 	// Alias keeps the low bits instead.
@@ -401,7 +401,7 @@ func TestAppendClientRecordStructure(t *testing.T) {
 	binary.BigEndian.PutUint32(b[codec.OffLastOffsetDelta:], 1)
 	codec.Batch(b).UpdateCRC()
 	p := mustOpen(t, Config{})
-	if _, err := p.AppendClient(b); !errors.Is(err, ErrInvalidRecord) {
+	if _, err := p.AppendClient(b); !errors.Is(err, kafkaerr.InvalidRecord) {
 		t.Fatalf("got %v", err)
 	}
 	// The same bytes mirrored are not parsed (REPLICATION skips LogValidator).
@@ -461,7 +461,7 @@ func TestAppendMirroredMixedSizes(t *testing.T) {
 				bad[lastBig+500] ^= 1
 				_, err := p.AppendMirrored(bad, srcA)
 				var be *BatchError
-				if !errors.Is(err, ErrCorruptMessage) || !errors.As(err, &be) || be.Index != 4 {
+				if !errors.Is(err, kafkaerr.CorruptMessage) || !errors.As(err, &be) || be.Index != 4 {
 					t.Fatalf("corrupt fetch: %v", err)
 				}
 				if p.LogEndOffset() != 0 || len(readAll(t, p)) != 0 || p.ProducerCount() != 0 {
@@ -566,7 +566,7 @@ func TestAppendMirroredRollDueChecksBeforeRoll(t *testing.T) {
 		segs, leo := p.log.Segments(), p.LogEndOffset()
 		bad := bytes.Clone(b)
 		bad[len(bad)-1] ^= 1 // a record byte: the CRC no longer matches
-		if _, err := p.AppendMirrored(bad, srcA); !errors.Is(err, ErrCorruptMessage) {
+		if _, err := p.AppendMirrored(bad, srcA); !errors.Is(err, kafkaerr.CorruptMessage) {
 			t.Fatalf("dir %q: corrupt roll-due append: %v", dir, err)
 		}
 		if p.log.Segments() != segs || p.LogEndOffset() != leo || !slices.EqualFunc(readAll(t, p), before, bytes.Equal) {

@@ -3,6 +3,7 @@ package appendpath
 import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/invariants"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
@@ -48,7 +49,7 @@ func stageChecked(src, dst []byte, k kind) error {
 	for pos := 0; pos < len(src); n++ {
 		size := frameSize(src[pos:])
 		if size < 0 {
-			return fail(k, n, pos, ErrCorruptMessage)
+			return fail(k, n, pos, kafkaerr.CorruptMessage)
 		}
 		b := codec.Batch(src[pos : pos+size])
 		var crc uint32
@@ -61,7 +62,7 @@ func stageChecked(src, dst []byte, k kind) error {
 			run = pos + size
 		}
 		if crc != b.CRC() || b.LastOffsetDelta() < 0 {
-			return fail(k, n, pos, ErrCorruptMessage)
+			return fail(k, n, pos, kafkaerr.CorruptMessage)
 		}
 		pos += size
 	}
@@ -99,7 +100,7 @@ func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, e
 		} else {
 			if size = frameSize(src[pos:]); size < 0 {
 				app.Abort()
-				return Result{}, fail(k, n, pos, ErrCorruptMessage)
+				return Result{}, fail(k, n, pos, kafkaerr.CorruptMessage)
 			}
 			in := codec.Batch(src[pos : pos+size])
 			if n == 0 && size < fuseMin {
@@ -120,7 +121,7 @@ func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, e
 			}
 			if crc != in.CRC() || in.LastOffsetDelta() < 0 {
 				app.Abort()
-				return Result{}, fail(k, n, pos, ErrCorruptMessage)
+				return Result{}, fail(k, n, pos, kafkaerr.CorruptMessage)
 			}
 			if refused != nil {
 				pos += size

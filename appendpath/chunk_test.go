@@ -11,6 +11,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
@@ -164,7 +165,7 @@ func checkChunksMatchBatches(t *testing.T, m chunkMode, prog []byte) {
 			wantRes.LastOffset, wantRes.Batches = r.LastOffset, i+1
 		}
 		if corrupt >= 0 {
-			wantAt, want = corrupt, ErrCorruptMessage
+			wantAt, want = corrupt, kafkaerr.CorruptMessage
 		}
 		before := partitionState(t, p)
 		in := chunk(batches...)

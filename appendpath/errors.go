@@ -7,46 +7,33 @@ import (
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
-// Append errors, as Kafka names them on the wire: the kafkaerr values, so the
-// producer-state errors that psm's Add returns (OUT_OF_ORDER_SEQUENCE_NUMBER,
-// INVALID_PRODUCER_EPOCH, …) come back unchanged beside them, or Reason
-// sentinels that wrap one. Classify with errors.Is.
+// Append errors, as Kafka names them on the wire: the kafkaerr codes
+// themselves, so the producer-state errors that psm's Add returns come back
+// unchanged beside them. INVALID_RECORD: a CLIENT batch breaks a LogValidator
+// rule (LogValidator#validateBatch): not exactly one batch, baseOffset ≠ 0,
+// recordsCount ≠ lastOffsetDelta+1, recordsCount ≤ 0, a control batch, a PID
+// without a sequence (all bare); or, as a *RecordError, a record rule
+// (ErrRecordStructure, ErrNullKey, ErrBadCompression, ErrDecompressedTooLarge).
+// INVALID_TIMESTAMP: a CLIENT record whose timestamp is outside the topic's
+// window, or a batch the producer flagged LogAppendTime
+// (LogValidator#validateTimestamp), always a *RecordError. CORRUPT_MESSAGE:
+// framing or CRC failure (CorruptRecordException). MESSAGE_TOO_LARGE: a batch
+// above Config.MaxMessageBytes (leader origins only). OFFSET_OUT_OF_RANGE: Read
+// below the log start offset. READ_ONLY_TOPIC: a CLIENT or COORDINATOR append
+// to a partition that is MIRRORING, STOPPING or FAILED (KIP-1279's
+// ReadOnlyTopicException). NOT_MIRRORING: a mirrored append to a partition
+// that is not MIRRORING (the fetcher was removed by STOPPING).
+// MIRROR_PARTITION_FAILED: a mirrored append to a partition in FAILED.
+// UNMAPPABLE_PRODUCER_ID: the strategy cannot map a source PID (bitfield with
+// policy reject and PID ≥ 2^31; the -1 slot with salts off; no free region);
+// the chunk is not appended, the partition moves to FAILED, and the append
+// returns the pid package's error, wrapped in this code unless it is
+// pid.ErrUnmappable, a Reason that wraps it already. Classify with errors.Is.
 var (
-	// ErrInvalidRecord: a CLIENT batch breaks a LogValidator rule
-	// (LogValidator#validateBatch): not exactly one batch, baseOffset ≠ 0,
-	// recordsCount ≠ lastOffsetDelta+1, recordsCount ≤ 0, a control batch, a
-	// PID without a sequence (all bare); or, as a *RecordError, a record rule
-	// (ErrRecordStructure, ErrNullKey, ErrBadCompression,
-	// ErrDecompressedTooLarge).
-	ErrInvalidRecord = kafkaerr.InvalidRecord
-	// ErrInvalidTimestamp: a CLIENT record whose timestamp is outside the
-	// topic's window, or a batch the producer flagged LogAppendTime
-	// (LogValidator#validateTimestamp). Always a *RecordError.
-	ErrInvalidTimestamp = kafkaerr.InvalidTimestamp
-	// ErrCorruptMessage: framing or CRC failure (CorruptRecordException).
-	ErrCorruptMessage = kafkaerr.CorruptMessage
-	// ErrMessageTooLarge: a batch above Config.MaxMessageBytes (leader origins only).
-	ErrMessageTooLarge = kafkaerr.MessageTooLarge
-	// ErrOffsetOutOfRange: Read below the log start offset.
-	ErrOffsetOutOfRange = kafkaerr.OffsetOutOfRange
 	// ErrOffsetsOutOfOrder: a REPLICATION append whose offsets do not increase
 	// (Kafka's UnexpectedAppendOffsetException / OffsetsOutOfOrderException,
 	// which reach the wire as UNKNOWN_SERVER_ERROR).
 	ErrOffsetsOutOfOrder = kafkaerr.NewReason(kafkaerr.UnknownServerError, "appendpath: batch offsets do not increase")
-	// ErrReadOnlyTopic: a CLIENT or COORDINATOR append to a partition that is
-	// MIRRORING, STOPPING or FAILED (KIP-1279's ReadOnlyTopicException).
-	ErrReadOnlyTopic = kafkaerr.ReadOnlyTopic
-	// ErrNotMirroring: a mirrored append to a partition that is not MIRRORING
-	// (the fetcher was removed by STOPPING).
-	ErrNotMirroring = kafkaerr.NotMirroring
-	// ErrMirrorFailed: a mirrored append to a partition in FAILED.
-	ErrMirrorFailed = kafkaerr.MirrorPartitionFailed
-	// ErrUnmappablePID: the strategy cannot map a source PID (bitfield with
-	// policy reject and PID ≥ 2^31; the -1 slot with salts off; no free
-	// region). The chunk is not appended and the partition moves to FAILED;
-	// the append returns the pid package's error, wrapped in this code unless it
-	// is pid.ErrUnmappable, a Reason that wraps it already.
-	ErrUnmappablePID = kafkaerr.UnmappableProducerID
 )
 
 // Errors that are not append results.
@@ -78,7 +65,7 @@ var (
 	ErrTerminal = errors.New("appendpath: mirror partition failed for good")
 	// ErrSourceMismatch: a mirrored append names another source cluster
 	// than the mirror checkpoint (Hazards.FailOnSourceChange); it matches
-	// ErrMirrorFailed too.
+	// kafkaerr.MirrorPartitionFailed too.
 	ErrSourceMismatch = errors.New("appendpath: inconsistent source cluster id")
 )
 
@@ -121,8 +108,8 @@ const MaxRecordErrorIndexes = 8
 
 // RecordError is a CLIENT batch that LogValidator rejects for what its
 // records hold (Kafka's RecordValidationException). Err is the error on the
-// wire: ErrInvalidTimestamp when any record broke a timestamp rule, else
-// ErrInvalidRecord (LogValidator#processRecordErrors), or
+// wire: kafkaerr.InvalidTimestamp when any record broke a timestamp rule, else
+// kafkaerr.InvalidRecord (LogValidator#processRecordErrors), or
 // kafkaerr.UnknownServerError. Reason is the rule the first record at fault
 // broke, Indexes the first MaxRecordErrorIndexes indexes (from 0, ascending)
 // of the records at fault, Count how many there were; Cause is codec's error

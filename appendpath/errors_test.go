@@ -6,7 +6,6 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
-	"github.com/mirrorpath/mirrorpath/psm"
 )
 
 // Every error that reaches the wire as UNKNOWN_SERVER_ERROR matches the one
@@ -17,12 +16,10 @@ func TestErrorsMatchTheirWireCode(t *testing.T) {
 		code *kafkaerr.Error
 	}{
 		{ErrOffsetsOutOfOrder, kafkaerr.UnknownServerError},
-		{psm.ErrUnknownServerError, kafkaerr.UnknownServerError},
 		{&RecordError{Err: kafkaerr.UnknownServerError, Reason: ErrUnsupportedCompression}, kafkaerr.UnknownServerError},
 		{&BatchError{Index: 1, Err: ErrOffsetsOutOfOrder}, kafkaerr.UnknownServerError},
 		{pid.ErrUnmappable, kafkaerr.UnmappableProducerID},
-		{&BatchError{Err: pid.ErrUnmappable}, ErrUnmappablePID},
-		{ErrReadOnlyTopic, kafkaerr.ReadOnlyTopic},
+		{&BatchError{Err: pid.ErrUnmappable}, kafkaerr.UnmappableProducerID},
 	} {
 		if !errors.Is(c.err, c.code) {
 			t.Errorf("%v does not match %v", c.err, c.code)
@@ -34,10 +31,10 @@ func TestErrorsMatchTheirWireCode(t *testing.T) {
 	// The other direction on purpose: the bare wire code is not the reason
 	// that wraps it.
 	//lint:ignore SA1032 the code is the error and the reason the target, as meant
-	if errors.Is(psm.ErrUnknownServerError, ErrOffsetsOutOfOrder) {
+	if errors.Is(kafkaerr.UnknownServerError, ErrOffsetsOutOfOrder) {
 		t.Error("the wire code matches a reason that wraps it")
 	}
-	if got, want := (&BatchError{Index: 2, Pos: 61, Err: ErrReadOnlyTopic}).Error(), "READ_ONLY_TOPIC (1001) at batch 2 (byte 61)"; got != want {
+	if got, want := (&BatchError{Index: 2, Pos: 61, Err: kafkaerr.ReadOnlyTopic}).Error(), "READ_ONLY_TOPIC (1001) at batch 2 (byte 61)"; got != want {
 		t.Errorf("BatchError text %q, want %q", got, want)
 	}
 }

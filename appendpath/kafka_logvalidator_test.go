@@ -38,6 +38,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/kafkatests"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // logValidatorNotApplicable lists the methods of LogValidatorTest that do
@@ -152,7 +153,7 @@ func TestKafkaLogValidator_testValidationOfBatchesWithNonSequentialInnerOffsets(
 	}
 	in := vBatch(t, codec.BatchHeader{BaseTimestamp: codec.NoTimestamp, ProducerID: codec.NoProducerID,
 		ProducerEpoch: codec.NoProducerEpoch, BaseSequence: codec.NoSequence}, recs, codec.CompressionGzip)
-	mustReject(t, mustOpen(t, Config{}), in, ErrInvalidRecord, nil)
+	mustReject(t, mustOpen(t, Config{}), in, kafkaerr.InvalidRecord, nil)
 }
 
 // twoBatches is LogValidatorTest's createTwoBatchedRecords: a batch of one
@@ -182,7 +183,7 @@ func TestKafkaLogValidator_checkOnlyOneBatch(t *testing.T) {
 		{"2,zstd,gzip", codec.CompressionZstd},
 	} {
 		t.Run(p.name, func(t *testing.T) {
-			mustReject(t, mustOpen(t, Config{}), twoBatches(t, p.source), ErrInvalidRecord, nil)
+			mustReject(t, mustOpen(t, Config{}), twoBatches(t, p.source), kafkaerr.InvalidRecord, nil)
 		})
 	}
 }
@@ -201,7 +202,7 @@ func TestKafkaLogValidator_testBatchWithoutRecordsNotAllowed(t *testing.T) {
 			if codec.Batch(in).RecordsCount() != 0 || codec.Batch(in).Compression() != c {
 				t.Fatalf("count %d codec %v", codec.Batch(in).RecordsCount(), codec.Batch(in).Compression())
 			}
-			mustReject(t, mustOpen(t, windowed(5000, 5000)), in, ErrInvalidRecord, nil)
+			mustReject(t, mustOpen(t, windowed(5000, 5000)), in, kafkaerr.InvalidRecord, nil)
 		})
 	}
 }
@@ -285,7 +286,7 @@ func TestKafkaLogValidator_testInconsistentCountAndOffset(t *testing.T) {
 	for _, c := range [][2]int32{{0, 3}, {15, 3}, {-3, 3}} {
 		t.Run(fmt.Sprintf("%d,%d", c[0], c[1]), func(t *testing.T) {
 			in, p := countOverrides(t, c[0], c[1])
-			mustReject(t, p, in, ErrInvalidRecord, nil)
+			mustReject(t, p, in, kafkaerr.InvalidRecord, nil)
 		})
 	}
 }
@@ -298,7 +299,7 @@ func TestKafkaLogValidator_testUnmatchedNumberOfRecords(t *testing.T) {
 	for _, c := range [][2]int32{{5, 6}, {1, 2}} {
 		t.Run(fmt.Sprintf("%d,%d", c[0], c[1]), func(t *testing.T) {
 			in, p := countOverrides(t, c[0], c[1])
-			mustReject(t, p, in, ErrInvalidRecord, ErrRecordStructure)
+			mustReject(t, p, in, kafkaerr.InvalidRecord, ErrRecordStructure)
 		})
 	}
 }
@@ -309,7 +310,7 @@ func TestKafkaLogValidator_testUnmatchedNumberOfRecords(t *testing.T) {
 func invalidCreateTime(t *testing.T, c codec.Compression) *RecordError {
 	t.Helper()
 	in := kRecords(t, kNow-1001, c)
-	re := mustReject(t, mustOpen(t, windowed(1000, 1000)), in, ErrInvalidTimestamp, ErrTimestampOutOfRange)
+	re := mustReject(t, mustOpen(t, windowed(1000, 1000)), in, kafkaerr.InvalidTimestamp, ErrTimestampOutOfRange)
 	wantIndexes(t, re, 3, 0, 1, 2)
 	return re
 }
@@ -341,7 +342,7 @@ func TestKafkaLogValidator_checkInvalidSequence(t *testing.T) {
 				[]codec.Record{{Value: []byte("hello")}}, c))
 			binaryPut32(in[codec.OffBaseSequence:], uint32(0xfffffffe)) // -2, at byte 53 as in Kafka's test
 			in.UpdateCRC()
-			mustReject(t, mustOpen(t, windowed(1000, 1000)), in, ErrInvalidRecord, nil)
+			mustReject(t, mustOpen(t, windowed(1000, 1000)), in, kafkaerr.InvalidRecord, nil)
 		})
 	}
 }
@@ -356,7 +357,7 @@ func TestKafkaLogValidator_checkNoKeyCompactedTopic(t *testing.T) {
 		t.Run("2,"+c.String()+","+c.String(), func(t *testing.T) {
 			cfg := windowed(1000, 1000)
 			cfg.Compacted = true
-			re := mustReject(t, mustOpen(t, cfg), kRecords(t, codec.NoTimestamp, c), ErrInvalidRecord, ErrNullKey)
+			re := mustReject(t, mustOpen(t, cfg), kRecords(t, codec.NoTimestamp, c), kafkaerr.InvalidRecord, ErrNullKey)
 			wantIndexes(t, re, 3, 0, 1, 2)
 		})
 	}
@@ -399,7 +400,7 @@ func TestKafkaLogValidator_testRelativeOffsetAssignmentCompressedV2(t *testing.T
 // LogValidatorTest#testControlRecordsNotAllowedFromClients: a producer may
 // not append a control batch (a COMMIT marker): INVALID_RECORD.
 func TestKafkaLogValidator_testControlRecordsNotAllowedFromClients(t *testing.T) {
-	mustReject(t, mustOpen(t, windowed(5000, 5000)), mkMarker(23423, 5, 0, false), ErrInvalidRecord, nil)
+	mustReject(t, mustOpen(t, windowed(5000, 5000)), mkMarker(23423, 5, 0, false), kafkaerr.InvalidRecord, nil)
 }
 
 // TestKafkaLogValidator_testControlRecordsNotCompressed ports
@@ -434,8 +435,8 @@ func TestKafkaLogValidator_testNonIncreasingOffsetRecordBatchHasMetricsLogged(t 
 	if in.BaseOffset() != -1 {
 		t.Fatalf("base offset %d", in.BaseOffset())
 	}
-	mustReject(t, mustOpen(t, windowed(5000, 5000)), in, ErrInvalidRecord, nil)
-	mustReject(t, mustOpen(t, windowed(5000, 5000)), base0, ErrInvalidRecord, nil)
+	mustReject(t, mustOpen(t, windowed(5000, 5000)), in, kafkaerr.InvalidRecord, nil)
+	mustReject(t, mustOpen(t, windowed(5000, 5000)), base0, kafkaerr.InvalidRecord, nil)
 }
 
 // TestKafkaLogValidator_testInvalidTimestampExceptionHasBatchIndex ports
@@ -445,7 +446,7 @@ func TestKafkaLogValidator_testNonIncreasingOffsetRecordBatchHasMetricsLogged(t 
 // fault, 3 of 3.
 func TestKafkaLogValidator_testInvalidTimestampExceptionHasBatchIndex(t *testing.T) {
 	re := invalidCreateTime(t, codec.CompressionGzip)
-	if re.Err != ErrInvalidTimestamp || re.Count != 3 {
+	if re.Err != kafkaerr.InvalidTimestamp || re.Count != 3 {
 		t.Errorf("%v: %d records", re.Err, re.Count)
 	}
 }
@@ -468,7 +469,7 @@ func TestKafkaLogValidator_testBatchWithInvalidRecordsAndInvalidTimestamp(t *tes
 		ProducerEpoch: codec.NoProducerEpoch, BaseSequence: codec.NoSequence}, recs, codec.CompressionGzip)
 	cfg := windowed(1000, 1000)
 	cfg.Compacted = true
-	re := mustReject(t, mustOpen(t, cfg), in, ErrInvalidTimestamp, ErrTimestampOutOfRange)
+	re := mustReject(t, mustOpen(t, cfg), in, kafkaerr.InvalidTimestamp, ErrTimestampOutOfRange)
 	wantIndexes(t, re, 6, 0, 1, 2, 3, 4, 5)
 }
 
@@ -479,7 +480,7 @@ func timestampWindow(t *testing.T, ts int64) {
 	t.Helper()
 	before, after := (24 * time.Hour).Milliseconds(), time.Hour.Milliseconds()
 	re := mustReject(t, mustOpen(t, windowed(before, after)), kRecords(t, ts, codec.CompressionGzip),
-		ErrInvalidTimestamp, ErrTimestampOutOfRange)
+		kafkaerr.InvalidTimestamp, ErrTimestampOutOfRange)
 	wantIndexes(t, re, 3, 0, 1, 2)
 	// The edges of the window are inside it.
 	for _, edge := range []int64{kNow - before, kNow + after} {

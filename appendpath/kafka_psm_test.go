@@ -10,6 +10,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
@@ -36,9 +37,9 @@ var kafkaPSMAppendPathTests = []struct {
 		if r := kpClient(t, p, bspec{PID: 1, Seq: 1}, nil); !r.Duplicate || r.FirstOffset != 1 {
 			t.Fatalf("repeat of seq 1: %+v, want the duplicate at offset 1", r)
 		}
-		kpClient(t, p, bspec{PID: 1, Seq: 5}, psm.ErrOutOfOrderSequence)
+		kpClient(t, p, bspec{PID: 1, Seq: 5}, kafkaerr.OutOfOrderSequenceNumber)
 		kpClient(t, p, bspec{PID: 1, Epoch: 1}, nil)
-		kpClient(t, p, bspec{PID: 1}, psm.ErrInvalidProducerEpoch)
+		kpClient(t, p, bspec{PID: 1}, kafkaerr.InvalidProducerEpoch)
 	}},
 	// A marker of an unknown producer creates its entry at the marker's
 	// epoch; older epochs are fenced, the producer restarts at sequence 0.
@@ -48,8 +49,8 @@ var kafkaPSMAppendPathTests = []struct {
 		if in := kpProducer(t, p, 1); in.Epoch != 2 || in.LastSeq() != -1 {
 			t.Fatalf("entry %+v", in)
 		}
-		kpClient(t, p, bspec{PID: 1}, psm.ErrInvalidProducerEpoch)
-		kpClient(t, p, bspec{PID: 1, Epoch: 2, Seq: 17}, psm.ErrOutOfOrderSequence)
+		kpClient(t, p, bspec{PID: 1}, kafkaerr.InvalidProducerEpoch)
+		kpClient(t, p, bspec{PID: 1, Epoch: 2, Seq: 17}, kafkaerr.OutOfOrderSequenceNumber)
 		kpClient(t, p, bspec{PID: 1, Epoch: 2}, nil)
 	}},
 	// A follower's batch at sequence MaxInt32, then the leader's at 0.
@@ -65,7 +66,7 @@ var kafkaPSMAppendPathTests = []struct {
 	{"testProducerSequenceInvalidWrapAround", func(t *testing.T) {
 		p := mustOpen(t, Config{})
 		kpReplica(t, p, bspec{PID: 1, Epoch: 15, Seq: math.MaxInt32, Base: 735}, nil)
-		kpClient(t, p, bspec{PID: 1, Epoch: 15, Seq: 1}, psm.ErrOutOfOrderSequence)
+		kpClient(t, p, bspec{PID: 1, Epoch: 15, Seq: 1}, kafkaerr.OutOfOrderSequenceNumber)
 	}},
 	// Loading a log (a restart with no snapshot left) replays its first
 	// batch of a producer at any sequence.
@@ -99,15 +100,15 @@ var kafkaPSMAppendPathTests = []struct {
 		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
 		kpClient(t, p, bspec{PID: 1, Seq: 1, Txn: true}, nil)
 		kpCoordinator(t, p, mkMarker(1, 1, 0, true), nil)
-		kpClient(t, p, bspec{PID: 1, Epoch: 1, Seq: 2, Txn: true}, psm.ErrOutOfOrderSequence)
-		kpClient(t, p, bspec{PID: 1, Epoch: 2, Seq: 2, Txn: true}, psm.ErrOutOfOrderSequence)
+		kpClient(t, p, bspec{PID: 1, Epoch: 1, Seq: 2, Txn: true}, kafkaerr.OutOfOrderSequenceNumber)
+		kpClient(t, p, bspec{PID: 1, Epoch: 2, Seq: 2, Txn: true}, kafkaerr.OutOfOrderSequenceNumber)
 		kpClient(t, p, bspec{PID: 1, Epoch: 1, Txn: true}, nil)
 	}},
 	// Non-transactional data inside an open transaction.
 	{"testNonTransactionalAppendWithOngoingTransaction", func(t *testing.T) {
 		p := mustOpen(t, Config{})
 		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
-		kpClient(t, p, bspec{PID: 1, Seq: 1}, psm.ErrInvalidTxnState)
+		kpClient(t, p, bspec{PID: 1, Seq: 1}, kafkaerr.InvalidTxnState)
 	}},
 	// A truncation deletes the snapshots past the new log end and, with the
 	// log start at 1, the one at it; the rebuild loads the newest left.
@@ -214,7 +215,7 @@ var kafkaPSMAppendPathTests = []struct {
 	{"testAcceptAppendWithSequenceGapsOnReplica", func(t *testing.T) {
 		p := mustOpen(t, Config{})
 		kpClient(t, p, bspec{PID: 1}, nil)
-		kpClient(t, p, bspec{PID: 1, Seq: 3}, psm.ErrOutOfOrderSequence)
+		kpClient(t, p, bspec{PID: 1, Seq: 3}, kafkaerr.OutOfOrderSequenceNumber)
 		kpReplica(t, p, bspec{PID: 1, Seq: 3, Base: 1}, nil)
 		if in := kpProducer(t, p, 1); in.LastSeq() != 3 {
 			t.Fatalf("entry %+v", in)
@@ -305,7 +306,7 @@ var kafkaPSMAppendPathTests = []struct {
 	{"testOldEpochForControlRecord", func(t *testing.T) {
 		p := mustOpen(t, Config{})
 		kpClient(t, p, bspec{PID: 1, Epoch: 5, Txn: true}, nil)
-		kpCoordinator(t, p, mkMarker(1, 3, 0, false), psm.ErrInvalidProducerEpoch)
+		kpCoordinator(t, p, mkMarker(1, 3, 0, false), kafkaerr.InvalidProducerEpoch)
 	}},
 	// COORDINATOR data has no sequence to check.
 	{"testSequenceNotValidatedForGroupMetadataTopic", func(t *testing.T) {
@@ -320,7 +321,7 @@ var kafkaPSMAppendPathTests = []struct {
 		kpCoordinator(t, p, mkMarker(1, 5, 1, false), nil)
 		kpCoordinator(t, p, mkMarker(1, 5, 1, false), nil)
 		kpCoordinator(t, p, mkMarker(1, 5, 2, false), nil)
-		kpCoordinator(t, p, mkMarker(1, 5, 1, false), psm.ErrTransactionCoordinatorFenced)
+		kpCoordinator(t, p, mkMarker(1, 5, 1, false), kafkaerr.TransactionCoordinatorFenced)
 	}},
 	// The coordinator epoch survives a restart.
 	{"testCoordinatorFencedAfterReload", func(t *testing.T) {
@@ -330,7 +331,7 @@ var kafkaPSMAppendPathTests = []struct {
 		kpClient(t, p, bspec{PID: 1, Txn: true}, nil)
 		kpCoordinator(t, p, mkMarker(1, 0, 1, false), nil)
 		p = kpRestart(t, p, cfg, false)
-		kpCoordinator(t, p, mkMarker(1, 0, 0, false), psm.ErrTransactionCoordinatorFenced)
+		kpCoordinator(t, p, mkMarker(1, 0, 0, false), kafkaerr.TransactionCoordinatorFenced)
 	}},
 	// A restart whose newest snapshot is empty, cut or overwritten deletes
 	// it, loads the older one and replays the rest.
@@ -466,7 +467,7 @@ var kafkaPSMAppendPathTests = []struct {
 			t.Fatalf("entry %+v", in)
 		}
 		p = kpRestart(t, p, cfg, false)
-		kpClient(t, p, bspec{PID: 1, Txn: true}, psm.ErrInvalidProducerEpoch)
+		kpClient(t, p, bspec{PID: 1, Txn: true}, kafkaerr.InvalidProducerEpoch)
 	}},
 	// A restart keeps every unexpired producer of the snapshot.
 	{"testLoadFromSnapshotRetainsNonExpiredProducers", func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/invariants"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage"
@@ -73,9 +74,7 @@ type Config struct {
 
 	// Producer state: a shared Store and this partition's ID in it, or nil
 	// for a Store of its own built with PSMOptions. The append path calls
-	// the concrete *psm.Store (no dynamic dispatch per batch); psm.Manager,
-	// the interface it shares with the reference Model, is for psm's
-	// differential tests.
+	// the concrete *psm.Store (no dynamic dispatch per batch).
 	PSM         *psm.Store
 	PartitionID psm.PartitionID
 	PSMOptions  psm.Options
@@ -203,7 +202,7 @@ func (k kind) origin() psm.Origin {
 // LogValidator's maxTimestamp/LogAppendTime fix are applied in the log's
 // copy (a compressed batch with inner offsets other than 0..n-1 is rebuilt
 // and the rebuilt batch stored); batch is never modified. Refused with
-// ErrReadOnlyTopic unless the partition is writable (Stopped). Errors are
+// kafkaerr.ReadOnlyTopic unless the partition is writable (Stopped). Errors are
 // bare *kafkaerr.Error sentinels, except record-rule rejections: a
 // *RecordError that matches its sentinel with errors.Is. O(len(batch)) for
 // the CRC, the record walk (plus decompression) and one copy; no allocation
@@ -212,7 +211,7 @@ func (p *Partition) AppendClient(batch []byte) (Result, error) {
 	p.mu.Lock()
 	if p.state != Stopped {
 		p.mu.Unlock()
-		return Result{}, ErrReadOnlyTopic
+		return Result{}, kafkaerr.ReadOnlyTopic
 	}
 	res, err := p.appendLocked(batch, kindClient)
 	p.mu.Unlock()
@@ -222,7 +221,7 @@ func (p *Partition) AppendClient(batch []byte) (Result, error) {
 // AppendCoordinator appends one batch written by a coordinator (transaction
 // markers; COORDINATOR origin): size, CRC, epoch checks, offsets assigned.
 // A marker states transaction version 0, as a WriteTxnMarkers request
-// below version 2 does. Refused with ErrReadOnlyTopic unless the partition
+// below version 2 does. Refused with kafkaerr.ReadOnlyTopic unless the partition
 // is writable.
 func (p *Partition) AppendCoordinator(batch []byte) (Result, error) {
 	return p.AppendTxnMarker(batch, psm.TV0)
@@ -236,7 +235,7 @@ func (p *Partition) AppendTxnMarker(batch []byte, tv psm.TxnVersion) (Result, er
 	p.mu.Lock()
 	if p.state != Stopped {
 		p.mu.Unlock()
-		return Result{}, ErrReadOnlyTopic
+		return Result{}, kafkaerr.ReadOnlyTopic
 	}
 	res, err := p.appendMarkerLocked(batch, tv)
 	p.mu.Unlock()
@@ -263,9 +262,9 @@ func (p *Partition) appendMarkerLocked(batch []byte, tv psm.TxnVersion) (Result,
 func (p *Partition) AppendMirrored(batches []byte, source [16]byte) (Result, error) {
 	p.mu.Lock()
 	if p.state != Mirroring {
-		err := ErrNotMirroring
+		err := kafkaerr.NotMirroring
 		if p.state == Failed {
-			err = ErrMirrorFailed
+			err = kafkaerr.MirrorPartitionFailed
 		}
 		p.mu.Unlock()
 		return Result{}, err
@@ -368,12 +367,12 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	for pos := 0; pos < len(src); n++ {
 		size := frameSize(src[pos:])
 		if size < 0 {
-			return Result{}, fail(k, n, pos, ErrCorruptMessage)
+			return Result{}, fail(k, n, pos, kafkaerr.CorruptMessage)
 		}
 		b := codec.Batch(src[pos : pos+size])
 		if leader {
 			if n > 0 {
-				return Result{}, ErrInvalidRecord // one batch per partition (LogValidator#validateOneBatchRecords)
+				return Result{}, kafkaerr.InvalidRecord // one batch per partition (LogValidator#validateOneBatchRecords)
 			}
 			if err := p.checkLeader(b, k); err != nil {
 				return Result{}, err
@@ -391,7 +390,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 				run = pos + size
 			}
 			if crc != b.CRC() || b.LastOffsetDelta() < 0 {
-				return Result{}, fail(k, n, pos, ErrCorruptMessage)
+				return Result{}, fail(k, n, pos, kafkaerr.CorruptMessage)
 			}
 		}
 		pos += size
@@ -403,7 +402,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		if k == kindMirror || k == kindReplica {
 			return Result{FirstOffset: -1, LastOffset: -1}, nil // an empty fetch
 		}
-		return Result{}, ErrInvalidRecord
+		return Result{}, kafkaerr.InvalidRecord
 	}
 	if leader && p.val.rebuilt {
 		src = p.val.out // LogValidator rebuilt the batch: write that instead
@@ -561,27 +560,16 @@ func (p *Partition) takeSnapshot(offset int64) error {
 	return nil
 }
 
-// SetLeaderEpoch sets the leader epoch (a leader election).
-func (p *Partition) SetLeaderEpoch(e int32) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.leaderEpoch = e
-	p.maxEpoch = max(p.maxEpoch, e)
-}
-
-// Mapper returns the PID mapper (origins table, collision stats).
-func (p *Partition) Mapper() *pid.Mapper { return p.mapper }
-
 // unmappable refuses the append of a batch the strategy cannot map (a PID
 // >= 2^31 under policy reject, the -1 slot without salts, no free region, a
 // salt that cannot be recorded): producer state's pending append is dropped
 // and the partition moves to FAILED, whatever the cause. The error matches
-// ErrUnmappablePID.
+// kafkaerr.UnmappableProducerID.
 func (p *Partition) unmappable(app *psm.StoreAppender, err error) error {
 	app.Abort()
 	p.state = Failed
-	if !errors.Is(err, ErrUnmappablePID) {
-		err = fmt.Errorf("%w: %w", ErrUnmappablePID, err)
+	if !errors.Is(err, kafkaerr.UnmappableProducerID) {
+		err = fmt.Errorf("%w: %w", kafkaerr.UnmappableProducerID, err)
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
@@ -20,7 +21,7 @@ func TestStaleMarkerEpochRefusedFirst(t *testing.T) {
 			kpClient(t, p, bspec{PID: 1, Epoch: 1}, nil)
 			end := p.LogEndOffset()
 			_, err := p.AppendTxnMarker(mkMarker(1, 0, 0, false), psm.TVUnknown)
-			kpWant(t, "AppendTxnMarker", err, psm.ErrInvalidProducerEpoch)
+			kpWant(t, "AppendTxnMarker", err, kafkaerr.InvalidProducerEpoch)
 			if p.LogEndOffset() != end {
 				t.Fatalf("log end %d after a refused marker, want %d", p.LogEndOffset(), end)
 			}
@@ -61,7 +62,7 @@ func TestPrototypeBarrierClearsOnRefusedAppend(t *testing.T) {
 			in := chunk(testlogWithBase(codec.AppendBarrierNoSource(nil, 0, 1700000000600), end),
 				testlogWithBase(controlOfType(1, 1, 3), end+1))
 			_, err := p.AppendReplica(in)
-			kpWant(t, "AppendReplica", err, psm.ErrUnknownServerError)
+			kpWant(t, "AppendReplica", err, kafkaerr.UnknownServerError)
 			if p.LogEndOffset() != end {
 				t.Fatalf("log end %d after a refused chunk, want %d", p.LogEndOffset(), end)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
@@ -55,7 +56,7 @@ func TestStopAbortMarker(t *testing.T) {
 		{AbortVersioned, psm.TV1, nil, 3},
 		{AbortVersioned, psm.TV2, nil, 4},
 		{AbortCurrentEpoch, psm.TV1, nil, 3},
-		{AbortCurrentEpoch, psm.TV2, psm.ErrInvalidProducerEpoch, 0},
+		{AbortCurrentEpoch, psm.TV2, kafkaerr.InvalidProducerEpoch, 0},
 		{AbortPrototype, psm.TV1, psm.ErrMarkerWithoutTxnVersion, 0},
 		{AbortPrototype, psm.TV2, psm.ErrMarkerWithoutTxnVersion, 0},
 	} {
@@ -133,7 +134,7 @@ func TestAppendTxnMarker(t *testing.T) {
 	if _, err := p.AppendTxnMarker(mkMarker(5, 3, 0, false), psm.TVUnknown); !errors.Is(err, psm.ErrMarkerWithoutTxnVersion) {
 		t.Fatalf("no version stated: %v", err)
 	}
-	if _, err := p.AppendTxnMarker(mkMarker(5, 3, 0, false), psm.TV2); !errors.Is(err, psm.ErrInvalidProducerEpoch) {
+	if _, err := p.AppendTxnMarker(mkMarker(5, 3, 0, false), psm.TV2); !errors.Is(err, kafkaerr.InvalidProducerEpoch) {
 		t.Fatalf("TV2 at the producer's epoch: %v", err)
 	}
 	if _, err := p.AppendTxnMarker(mkMarker(5, 4, 0, false), psm.TV2); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 )
 
@@ -101,7 +102,7 @@ func (p *Partition) checkSource(source [16]byte) error {
 		return nil
 	}
 	p.state, p.terminal = Failed, true
-	return fmt.Errorf("%w: %w: checkpoint names %s, the append %s", ErrMirrorFailed, ErrSourceMismatch,
+	return fmt.Errorf("%w: %w: checkpoint names %s, the append %s", kafkaerr.MirrorPartitionFailed, ErrSourceMismatch,
 		pid.FormatClusterID(p.mirrored.Source), pid.FormatClusterID(source))
 }
 

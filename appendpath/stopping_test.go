@@ -7,6 +7,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
@@ -100,7 +101,7 @@ func TestStopStepErrors(t *testing.T) {
 			if p.State() != want {
 				t.Fatalf("%s: state %s after the failure, want %s", name, p.State(), want)
 			}
-			if _, err := p.AppendClient(mkBatch(t, bspec{PID: 11, Seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+			if _, err := p.AppendClient(mkBatch(t, bspec{PID: 11, Seq: 0})); !errors.Is(err, kafkaerr.ReadOnlyTopic) {
 				t.Fatalf("%s: client append after the failure: %v", name, err)
 			}
 			err = p.Stop(opt)
@@ -254,10 +255,10 @@ func TestFailTerminal(t *testing.T) {
 	if err := p.Stop(StopOptions{}); !errors.Is(err, ErrTerminal) || p.State() != Failed {
 		t.Fatalf("Stop after Fail: %v, state %s", err, p.State())
 	}
-	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 1}), 0, 4), srcA); !errors.Is(err, ErrMirrorFailed) {
+	if _, err := p.AppendMirrored(testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 1}), 0, 4), srcA); !errors.Is(err, kafkaerr.MirrorPartitionFailed) {
 		t.Fatalf("mirrored append after Fail: %v", err)
 	}
-	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 11, Seq: 0})); !errors.Is(err, ErrReadOnlyTopic) {
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 11, Seq: 0})); !errors.Is(err, kafkaerr.ReadOnlyTopic) {
 		t.Fatalf("client append after Fail: %v", err)
 	}
 }
@@ -344,7 +345,7 @@ func TestFailOnSourceChange(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, ErrSourceMismatch) || !errors.Is(err, ErrMirrorFailed) || p.State() != Failed || p.LogEndOffset() != end {
+		if !errors.Is(err, ErrSourceMismatch) || !errors.Is(err, kafkaerr.MirrorPartitionFailed) || p.State() != Failed || p.LogEndOffset() != end {
 			t.Fatalf("fail: %v, state %s, log end %d (want %d)", err, p.State(), p.LogEndOffset(), end)
 		}
 		if err := p.Stop(StopOptions{}); !errors.Is(err, ErrTerminal) {

@@ -192,9 +192,9 @@ func (e *recordErrs) add(i int32, reason error, timestamp bool) {
 }
 
 func (e *recordErrs) err() error {
-	re := &RecordError{Err: ErrInvalidRecord, Reason: e.first, Count: e.count, idx: e.idx}
+	re := &RecordError{Err: kafkaerr.InvalidRecord, Reason: e.first, Count: e.count, idx: e.idx}
 	if e.timestamp {
-		re.Err, re.Reason = ErrInvalidTimestamp, e.firstTS
+		re.Err, re.Reason = kafkaerr.InvalidTimestamp, e.firstTS
 	}
 	re.Indexes = re.idx[:min(e.count, len(re.idx))]
 	return re
@@ -234,9 +234,9 @@ func (v *validator) check(b codec.Batch, now func() time.Time, maxMessageBytes i
 		v.buf = out // buf's storage or its growth: kept for the next batch and for rebuild
 		if err != nil {
 			if err == codec.ErrDecompressionLimit {
-				return recordError(ErrInvalidRecord, ErrDecompressedTooLarge, err, -1)
+				return recordError(kafkaerr.InvalidRecord, ErrDecompressedTooLarge, err, -1)
 			}
-			return recordError(ErrInvalidRecord, ErrBadCompression, err, -1)
+			return recordError(kafkaerr.InvalidRecord, ErrBadCompression, err, -1)
 		}
 		data = out
 	}
@@ -299,7 +299,7 @@ func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordEr
 		// this loop to the reference like the general one.
 		for i := range count {
 			if err := it.Read(&r); err != nil {
-				return 0, false, recordError(ErrInvalidRecord, ErrRecordStructure, err, i)
+				return 0, false, recordError(kafkaerr.InvalidRecord, ErrRecordStructure, err, i)
 			}
 			maxTs = max(maxTs, base+r.TimestampDelta)
 			inPlace = inPlace && r.OffsetDelta == i
@@ -308,7 +308,7 @@ func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordEr
 	}
 	for i := range count { // count > 0: the iterator returns io.EOF after the last, never before
 		if err := it.Read(&r); err != nil {
-			return 0, false, recordError(ErrInvalidRecord, ErrRecordStructure, err, i)
+			return 0, false, recordError(kafkaerr.InvalidRecord, ErrRecordStructure, err, i)
 		}
 		var fault error
 		ts := base + r.TimestampDelta
@@ -379,7 +379,7 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 		// fail (record lengths, header counts): INVALID_RECORD, see the
 		// design note.
 		if err := it.Read(&r); err != nil {
-			return recordError(ErrInvalidRecord, ErrRecordStructure, err, i)
+			return recordError(kafkaerr.InvalidRecord, ErrRecordStructure, err, i)
 		}
 		ts := base + r.TimestampDelta
 		if lat {
@@ -423,7 +423,7 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 	be.PutUint32(out[codec.OffRecordsCount:], uint32(count))
 	be.PutUint16(out[codec.OffAttributes:], uint16(h.Attributes|codec.Attributes(b.Compression())))
 	if len(out)-codec.LogOverhead > math.MaxInt32 || len(out) > maxMessageBytes {
-		return ErrMessageTooLarge
+		return kafkaerr.MessageTooLarge
 	}
 	be.PutUint32(out[codec.OffBatchLength:], uint32(len(out)-codec.LogOverhead))
 	codec.Batch(out).UpdateCRC()
@@ -459,19 +459,19 @@ func (v *validator) trim(out bool) {
 // maxTimestamp / LogAppendTime stamp apply to COORDINATOR batches too.
 func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 	if k == kindClient && b.BaseOffset() != 0 {
-		return ErrInvalidRecord
+		return kafkaerr.InvalidRecord
 	}
 	if len(b) > p.cfg.MaxMessageBytes {
-		return ErrMessageTooLarge
+		return kafkaerr.MessageTooLarge
 	}
 	if b.VerifyCRC() != nil {
-		return ErrCorruptMessage
+		return kafkaerr.CorruptMessage
 	}
 	if k != kindClient {
 		if b.LastOffsetDelta() < 0 {
 			// Kafka does not check a COORDINATOR batch's offset range; a
 			// negative one would put lastOffset before baseOffset in our log.
-			return ErrCorruptMessage
+			return kafkaerr.CorruptMessage
 		}
 	} else {
 		// LogValidator#validateBatch: lastOffset−baseOffset+1 > 0 (baseOffset
@@ -481,11 +481,11 @@ func (p *Partition) checkLeader(b codec.Batch, k kind) error {
 		n := b.RecordsCount()
 		switch {
 		case b.LastOffsetDelta() < 0, n <= 0, int64(n) != int64(b.LastOffsetDelta())+1:
-			return ErrInvalidRecord
+			return kafkaerr.InvalidRecord
 		case b.IsControl():
-			return ErrInvalidRecord
+			return kafkaerr.InvalidRecord
 		case b.HasProducerID() && b.BaseSequence() < 0:
-			return ErrInvalidRecord
+			return kafkaerr.InvalidRecord
 		}
 	}
 	// LogValidator's record checks (validate.go); p.val says what the staged

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
-	"github.com/mirrorpath/mirrorpath/psm"
 )
 
 // fuzzLimit is MaxDecompressedBytes of the fuzz partitions: small, so that
@@ -77,23 +76,23 @@ func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 	if b.RecordsCount() <= 0 {
 		// validateBatch: count ≤ 0 is INVALID_RECORD whatever lastOffsetDelta
 		// (count−1, which wraps to MaxInt32 for a count of MinInt32) says.
-		return refOutcome{code: ErrInvalidRecord}
+		return refOutcome{code: kafkaerr.InvalidRecord}
 	}
 	if len(b) > 1048588 {
-		return refOutcome{code: ErrMessageTooLarge}
+		return refOutcome{code: kafkaerr.MessageTooLarge}
 	}
 	c := b.Compression()
 	if !c.Valid() {
-		return refOutcome{code: psm.ErrUnknownServerError, reason: ErrUnsupportedCompression}
+		return refOutcome{code: kafkaerr.UnknownServerError, reason: ErrUnsupportedCompression}
 	}
 	data := []byte(b[codec.HeaderSize:])
 	if c != codec.CompressionNone {
 		out, err := codec.Decompress(nil, b, fuzzLimit)
 		if errors.Is(err, codec.ErrDecompressionLimit) {
-			return refOutcome{code: ErrInvalidRecord, reason: ErrDecompressedTooLarge}
+			return refOutcome{code: kafkaerr.InvalidRecord, reason: ErrDecompressedTooLarge}
 		}
 		if err != nil {
-			return refOutcome{code: ErrInvalidRecord, reason: ErrBadCompression}
+			return refOutcome{code: kafkaerr.InvalidRecord, reason: ErrBadCompression}
 		}
 		data = out
 	}
@@ -110,7 +109,7 @@ func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 			err = codec.ErrRecordsLeftover
 		}
 		if err != nil {
-			return refOutcome{code: ErrInvalidRecord, reason: ErrRecordStructure, indexes: []int32{int32(i)}, count: 1}
+			return refOutcome{code: kafkaerr.InvalidRecord, reason: ErrRecordStructure, indexes: []int32{int32(i)}, count: 1}
 		}
 		recs = append(recs, r)
 		data = data[n:]
@@ -159,9 +158,9 @@ func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 		o.count++
 	}
 	if o.count > 0 {
-		o.code = ErrInvalidRecord
+		o.code = kafkaerr.InvalidRecord
 		if tsFault {
-			o.code, o.reason = ErrInvalidTimestamp, tsReason
+			o.code, o.reason = kafkaerr.InvalidTimestamp, tsReason
 		}
 		return o
 	}
@@ -188,12 +187,12 @@ func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 				err = codec.ErrRecordsLeftover
 			}
 			if err != nil {
-				return refOutcome{code: ErrInvalidRecord, reason: ErrRecordStructure, indexes: []int32{int32(i)}, count: 1}
+				return refOutcome{code: kafkaerr.InvalidRecord, reason: ErrRecordStructure, indexes: []int32{int32(i)}, count: 1}
 			}
 			records = records[n:]
 			ts := timestampOf(r)
 			if ts < -1 {
-				return refOutcome{code: psm.ErrUnknownServerError, reason: ErrRebuildNegativeTimestamp,
+				return refOutcome{code: kafkaerr.UnknownServerError, reason: ErrRebuildNegativeTimestamp,
 					indexes: []int32{int32(i)}, count: 1}
 			}
 			r.Attributes, r.OffsetDelta, r.TimestampDelta = 0, int32(i), ts-o.baseTs

@@ -17,7 +17,6 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/cputime"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
-	"github.com/mirrorpath/mirrorpath/psm"
 )
 
 // Test batches of the LogValidator tests: producer 5, epoch 0, records with
@@ -198,7 +197,7 @@ func TestValidateCompressedStructuralDefect(t *testing.T) {
 	// refuses too.
 	raw := append(encode(vRecs(2)), 14, 0, 4, 4, 1, 1, 2, 1, 1) // len 7, attrs, tsΔ 2, offΔ 2, null key, null value, 1 header, key len -1, value len -1
 	p := mustOpen(t, Config{})
-	re := mustReject(t, p, rawBatch(t, vHeader(0), 3, raw, codec.CompressionGzip), ErrInvalidRecord, ErrRecordStructure)
+	re := mustReject(t, p, rawBatch(t, vHeader(0), 3, raw, codec.CompressionGzip), kafkaerr.InvalidRecord, ErrRecordStructure)
 	wantIndexes(t, re, 1, 2)
 	if !errors.Is(re, codec.ErrHeaderKeyLength) {
 		t.Fatalf("cause %v", re.Cause)
@@ -225,7 +224,7 @@ func TestValidateCompressedRecordLengthIgnored(t *testing.T) {
 		}
 	}
 	p := mustOpen(t, Config{})
-	re := mustReject(t, p, rawBatch(t, vHeader(0), 3, raw, codec.CompressionNone), ErrInvalidRecord, ErrRecordStructure)
+	re := mustReject(t, p, rawBatch(t, vHeader(0), 3, raw, codec.CompressionNone), kafkaerr.InvalidRecord, ErrRecordStructure)
 	wantIndexes(t, re, 1, 2)
 }
 
@@ -240,7 +239,7 @@ func TestValidateCompressedPartialOnlyRebuild(t *testing.T) {
 	raw := encode(recs)
 	raw[len(encode(recs[:2]))] = 0x7f // record 2's length: -64
 	p := mustOpen(t, Config{})
-	re := mustReject(t, p, rawBatch(t, vHeader(0), 3, raw, codec.CompressionGzip), ErrInvalidRecord, ErrRecordStructure)
+	re := mustReject(t, p, rawBatch(t, vHeader(0), 3, raw, codec.CompressionGzip), kafkaerr.InvalidRecord, ErrRecordStructure)
 	wantIndexes(t, re, 1, 2)
 	if !errors.Is(re, codec.ErrRecordLength) {
 		t.Fatalf("cause %v", re.Cause)
@@ -250,23 +249,23 @@ func TestValidateCompressedPartialOnlyRebuild(t *testing.T) {
 func TestValidateCompressedFewerRecordsThanCount(t *testing.T) {
 	p := mustOpen(t, Config{})
 	re := mustReject(t, p, rawBatch(t, vHeader(0), 4, encode(vRecs(3)), codec.CompressionZstd),
-		ErrInvalidRecord, codec.ErrRecordTruncated)
+		kafkaerr.InvalidRecord, codec.ErrRecordTruncated)
 	wantIndexes(t, re, 1, 3)
 }
 
 func TestValidateCompressedMoreRecordsThanCount(t *testing.T) {
 	p := mustOpen(t, Config{})
 	re := mustReject(t, p, rawBatch(t, vHeader(0), 2, encode(vRecs(3)), codec.CompressionGzip),
-		ErrInvalidRecord, codec.ErrRecordsLeftover)
+		kafkaerr.InvalidRecord, codec.ErrRecordsLeftover)
 	wantIndexes(t, re, 1, 1)
 }
 
 func TestValidateUncompressedCountMismatch(t *testing.T) {
 	p := mustOpen(t, Config{})
 	mustReject(t, p, rawBatch(t, vHeader(0), 4, encode(vRecs(3)), codec.CompressionNone),
-		ErrInvalidRecord, codec.ErrRecordTruncated)
+		kafkaerr.InvalidRecord, codec.ErrRecordTruncated)
 	mustReject(t, p, rawBatch(t, vHeader(0), 2, encode(vRecs(3)), codec.CompressionNone),
-		ErrInvalidRecord, codec.ErrRecordsLeftover)
+		kafkaerr.InvalidRecord, codec.ErrRecordsLeftover)
 }
 
 func TestValidateCompressedCorruptStream(t *testing.T) {
@@ -275,7 +274,7 @@ func TestValidateCompressedCorruptStream(t *testing.T) {
 	binaryPut32(in[codec.OffBatchLength:], uint32(len(in)-codec.LogOverhead))
 	codec.Batch(in).UpdateCRC()
 	p := mustOpen(t, Config{})
-	re := mustReject(t, p, in, ErrInvalidRecord, ErrBadCompression)
+	re := mustReject(t, p, in, kafkaerr.InvalidRecord, ErrBadCompression)
 	wantIndexes(t, re, 0)
 }
 
@@ -284,7 +283,7 @@ func TestValidateDecompressedTooLarge(t *testing.T) {
 	for _, c := range allCodecs[1:] {
 		t.Run("codec="+c.String(), func(t *testing.T) {
 			p := mustOpen(t, Config{MaxDecompressedBytes: 1024})
-			mustReject(t, p, vBatch(t, vHeader(0), recs, c), ErrInvalidRecord, ErrDecompressedTooLarge)
+			mustReject(t, p, vBatch(t, vHeader(0), recs, c), kafkaerr.InvalidRecord, ErrDecompressedTooLarge)
 			if cap(p.val.buf) > 1025 {
 				t.Fatalf("scratch grew to %d past the limit", cap(p.val.buf))
 			}
@@ -299,7 +298,7 @@ func TestValidateUnknownCodec(t *testing.T) {
 	in := vBatch(t, vHeader(0), vRecs(2), codec.CompressionNone)
 	codec.Batch(in).SetAttributes(6)
 	p := mustOpen(t, Config{})
-	mustReject(t, p, in, psm.ErrUnknownServerError, ErrUnsupportedCompression)
+	mustReject(t, p, in, kafkaerr.UnknownServerError, ErrUnsupportedCompression)
 }
 
 // offsetsOff returns vRecs(n) with inner offset deltas other than 0..n-1
@@ -382,7 +381,7 @@ func TestValidateRebuildNegativeTimestamp(t *testing.T) {
 	h.BaseTimestamp = -10
 	h.MaxTimestamp = -7
 	p := mustOpen(t, Config{})
-	re := mustReject(t, p, vBatch(t, h, offsetsOff(4), codec.CompressionGzip), psm.ErrUnknownServerError,
+	re := mustReject(t, p, vBatch(t, h, offsetsOff(4), codec.CompressionGzip), kafkaerr.UnknownServerError,
 		ErrRebuildNegativeTimestamp)
 	wantIndexes(t, re, 1, 0)
 }
@@ -400,7 +399,7 @@ func TestValidateRebuildTooLarge(t *testing.T) {
 	recs[199].OffsetDelta = 199
 	in := vBatch(t, vHeader(0), recs, codec.CompressionSnappy)
 	p := mustOpen(t, Config{MaxMessageBytes: len(in)})
-	mustReject(t, p, in, ErrMessageTooLarge, nil)
+	mustReject(t, p, in, kafkaerr.MessageTooLarge, nil)
 	p = mustOpen(t, Config{MaxMessageBytes: len(in) + 1000})
 	if s := mustAccept(t, p, in); len(s) <= len(in) {
 		t.Fatalf("rebuilt %d bytes, original %d: the test does not grow the batch", len(s), len(in))
@@ -415,7 +414,7 @@ func windowed(before, after int64) Config {
 
 func TestValidateTimestampTooOld(t *testing.T) {
 	p := mustOpen(t, windowed(999, 0)) // now = vBase+1000: records 0 and 1 are 1000 and 999 ms old
-	re := mustReject(t, p, vBatch(t, vHeader(0), vRecs(4), codec.CompressionNone), ErrInvalidTimestamp,
+	re := mustReject(t, p, vBatch(t, vHeader(0), vRecs(4), codec.CompressionNone), kafkaerr.InvalidTimestamp,
 		ErrTimestampOutOfRange)
 	wantIndexes(t, re, 1, 0)
 	p = mustOpen(t, windowed(1000, 0))
@@ -428,7 +427,7 @@ func TestValidateTimestampTooNew(t *testing.T) {
 	for _, c := range []codec.Compression{codec.CompressionNone, codec.CompressionLZ4} {
 		t.Run("codec="+c.String(), func(t *testing.T) {
 			p := mustOpen(t, windowed(0, 10))
-			re := mustReject(t, p, vBatch(t, h, vRecs(6), c), ErrInvalidTimestamp, ErrTimestampOutOfRange)
+			re := mustReject(t, p, vBatch(t, h, vRecs(6), c), kafkaerr.InvalidTimestamp, ErrTimestampOutOfRange)
 			wantIndexes(t, re, 3, 3, 4, 5)
 		})
 	}
@@ -437,14 +436,14 @@ func TestValidateTimestampTooNew(t *testing.T) {
 func TestValidateTimestampUsesPartitionClock(t *testing.T) {
 	now := time.UnixMilli(vBase + 5000)
 	p := mustOpen(t, Config{TimestampBeforeMaxMs: 4000, Now: func() time.Time { return now }})
-	mustReject(t, p, vBatch(t, vHeader(0), vRecs(2), codec.CompressionNone), ErrInvalidTimestamp, ErrTimestampOutOfRange)
+	mustReject(t, p, vBatch(t, vHeader(0), vRecs(2), codec.CompressionNone), kafkaerr.InvalidTimestamp, ErrTimestampOutOfRange)
 	now = time.UnixMilli(vBase + 4000)
 	mustAccept(t, p, vBatch(t, vHeader(0), vRecs(2), codec.CompressionNone))
 }
 
 func TestValidateTimestampIndexesCapped(t *testing.T) {
 	p := mustOpen(t, windowed(1, 0))
-	re := mustReject(t, p, vBatch(t, vHeader(0), vRecs(20), codec.CompressionNone), ErrInvalidTimestamp,
+	re := mustReject(t, p, vBatch(t, vHeader(0), vRecs(20), codec.CompressionNone), kafkaerr.InvalidTimestamp,
 		ErrTimestampOutOfRange)
 	wantIndexes(t, re, 20, 0, 1, 2, 3, 4, 5, 6, 7)
 	if len(re.Indexes) != MaxRecordErrorIndexes {
@@ -457,7 +456,7 @@ func TestValidateNoTimestampIsNotChecked(t *testing.T) {
 	h.BaseTimestamp = -1 // record 0 reads as -1 (NO_TIMESTAMP), the others as 0, 1, ...
 	h.MaxTimestamp = 2
 	p := mustOpen(t, windowed(10, 10))
-	re := mustReject(t, p, vBatch(t, h, vRecs(4), codec.CompressionNone), ErrInvalidTimestamp, ErrTimestampOutOfRange)
+	re := mustReject(t, p, vBatch(t, h, vRecs(4), codec.CompressionNone), kafkaerr.InvalidTimestamp, ErrTimestampOutOfRange)
 	wantIndexes(t, re, 3, 1, 2, 3)
 	recs := vRecs(1)
 	recs[0].TimestampDelta = 0
@@ -494,7 +493,7 @@ func TestValidateProducerLogAppendTimeOnLogAppendTimeTopic(t *testing.T) {
 	h := vHeader(0)
 	h.Attributes = codec.AttrLogAppendTime
 	p := mustOpen(t, Config{TimestampType: LogAppendTime})
-	re := mustReject(t, p, vBatch(t, h, vRecs(3), codec.CompressionNone), ErrInvalidTimestamp, ErrProducerLogAppendTime)
+	re := mustReject(t, p, vBatch(t, h, vRecs(3), codec.CompressionNone), kafkaerr.InvalidTimestamp, ErrProducerLogAppendTime)
 	wantIndexes(t, re, 3, 0, 1, 2)
 }
 
@@ -511,12 +510,12 @@ func TestValidateProducerLogAppendTimeOnCreateTimeTopic(t *testing.T) {
 	}
 	// Out of range: every record is at fault.
 	h.MaxTimestamp, h.ProducerID = vBase+300, 6
-	re := mustReject(t, p, vBatch(t, h, vRecs(3), codec.CompressionNone), ErrInvalidTimestamp, ErrTimestampOutOfRange)
+	re := mustReject(t, p, vBatch(t, h, vRecs(3), codec.CompressionNone), kafkaerr.InvalidTimestamp, ErrTimestampOutOfRange)
 	wantIndexes(t, re, 3, 0, 1, 2)
 	// maxTimestamp -1: the records read as NO_TIMESTAMP, which a
 	// LogAppendTime batch may not carry.
 	h.MaxTimestamp = -1
-	re = mustReject(t, p, vBatch(t, h, vRecs(2), codec.CompressionNone), ErrInvalidTimestamp, ErrProducerLogAppendTime)
+	re = mustReject(t, p, vBatch(t, h, vRecs(2), codec.CompressionNone), kafkaerr.InvalidTimestamp, ErrProducerLogAppendTime)
 	wantIndexes(t, re, 2, 0, 1)
 }
 
@@ -587,9 +586,9 @@ func TestValidateCompactedNullKey(t *testing.T) {
 			recs := vRecs(5)
 			recs[1].Key, recs[4].Key = nil, nil
 			p := mustOpen(t, Config{Compacted: true})
-			re := mustReject(t, p, vBatch(t, vHeader(0), recs, c), ErrInvalidRecord, ErrNullKey)
+			re := mustReject(t, p, vBatch(t, vHeader(0), recs, c), kafkaerr.InvalidRecord, ErrNullKey)
 			wantIndexes(t, re, 2, 1, 4)
-			if errors.Is(re, ErrInvalidTimestamp) {
+			if errors.Is(re, kafkaerr.InvalidTimestamp) {
 				t.Fatal("INVALID_TIMESTAMP without a timestamp fault")
 			}
 		})
@@ -619,9 +618,9 @@ func TestValidateTimestampWinsOverRecord(t *testing.T) {
 	p := mustOpen(t, Config{Compacted: true, TimestampAfterMaxMs: 0, TimestampBeforeMaxMs: 1})
 	p.val.after = 0 // a 0 ms window (Config cannot say it: 0 means the default)
 	p.val.windowed = true
-	re := mustReject(t, p, vBatch(t, h, recs, codec.CompressionNone), ErrInvalidTimestamp, ErrTimestampOutOfRange)
+	re := mustReject(t, p, vBatch(t, h, recs, codec.CompressionNone), kafkaerr.InvalidTimestamp, ErrTimestampOutOfRange)
 	wantIndexes(t, re, 3, 0, 2, 3)
-	if !errors.Is(re, ErrInvalidTimestamp) || errors.Is(re, ErrInvalidRecord) {
+	if !errors.Is(re, kafkaerr.InvalidTimestamp) || errors.Is(re, kafkaerr.InvalidRecord) {
 		t.Fatalf("%v", re)
 	}
 }
@@ -636,7 +635,7 @@ func TestValidateStructureStopsTheWalk(t *testing.T) {
 	h := vHeader(0)
 	h.BaseTimestamp = 1
 	p := mustOpen(t, windowed(10, 10))
-	re := mustReject(t, p, rawBatch(t, h, 3, raw, codec.CompressionNone), ErrInvalidRecord, ErrRecordStructure)
+	re := mustReject(t, p, rawBatch(t, h, 3, raw, codec.CompressionNone), kafkaerr.InvalidRecord, ErrRecordStructure)
 	wantIndexes(t, re, 1, 1)
 }
 
@@ -652,7 +651,7 @@ func TestValidateNotOnReplicationPaths(t *testing.T) {
 	in := vBatch(t, h, recs, codec.CompressionGzip)
 	cfg := Config{TimestampType: LogAppendTime, Compacted: true, TimestampBeforeMaxMs: 1, TimestampAfterMaxMs: 1}
 	p := mustOpen(t, cfg)
-	mustReject(t, p, in, ErrInvalidTimestamp, nil)
+	mustReject(t, p, in, kafkaerr.InvalidTimestamp, nil)
 	if _, err := p.AppendReplica(in); err != nil {
 		t.Fatal(err)
 	}
@@ -830,7 +829,7 @@ func TestValidateCoordinatorTimestampWindow(t *testing.T) {
 	m := codec.AppendEndTxnMarker(nil, 9, 0, 3, false, testNow().UnixMilli()-3600000)
 	before := readAll(t, p)
 	_, err := p.AppendCoordinator(m)
-	if !errors.Is(err, ErrInvalidTimestamp) || !errors.Is(err, ErrTimestampOutOfRange) {
+	if !errors.Is(err, kafkaerr.InvalidTimestamp) || !errors.Is(err, ErrTimestampOutOfRange) {
 		t.Fatalf("err %v, want INVALID_TIMESTAMP (out of range)", err)
 	}
 	if after := readAll(t, p); len(after) != len(before) {

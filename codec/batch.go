@@ -33,16 +33,6 @@ func (c Compression) String() string {
 // Valid reports whether c is one of the five codecs Kafka defines.
 func (c Compression) Valid() bool { return int(c) < len(compressionNames) }
 
-// ParseCompression parses a codec name as String prints it.
-func ParseCompression(s string) (Compression, bool) {
-	for i, n := range compressionNames {
-		if n == s {
-			return Compression(i), true
-		}
-	}
-	return 0, false
-}
-
 // Attributes is the batch attributes field. Only the low byte carries meaning;
 // readers ignore bits 8-15.
 type Attributes int16

@@ -37,7 +37,7 @@ import (
 // MaxZstdWindow, the lz4 block scratch at the 4 MiB largest block size.
 
 // ErrBadCompression reports a compressed stream its codec rejects. It
-// matches ErrCorrupt.
+// matches ErrCorruption.
 var ErrBadCompression = corrupt("codec: corrupt compressed records")
 
 // MaxZstdWindow is the largest zstd window Decompress accepts (8 MiB, more

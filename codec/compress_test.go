@@ -107,7 +107,7 @@ func TestSnappyRawAndXerial(t *testing.T) {
 		"xerial version 0":     append(bytes.Clone(xerial[:8]), 0, 0, 0, 0, 0, 0, 0, 1),
 		"raw garbage":          {0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
 	} {
-		if _, err := Decompress(nil, mk(section), 1<<20); !errors.Is(err, ErrBadCompression) || !errors.Is(err, ErrCorrupt) {
+		if _, err := Decompress(nil, mk(section), 1<<20); !errors.Is(err, ErrBadCompression) || !errors.Is(err, ErrCorruption) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -224,7 +224,7 @@ func TestDecompressErrors(t *testing.T) {
 	for _, c := range allCodecs[1:] {
 		b := Batch(bytes.Clone(raw))
 		b.SetAttributes(Attributes(c)) // plain records read as a compressed stream
-		if _, err := Decompress(nil, b, 1<<20); !errors.Is(err, ErrCorrupt) {
+		if _, err := Decompress(nil, b, 1<<20); !errors.Is(err, ErrCorruption) {
 			t.Errorf("%v over plain bytes: %v", c, err)
 		}
 	}

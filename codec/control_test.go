@@ -64,8 +64,8 @@ func TestParseControlKey(t *testing.T) {
 		if !errors.Is(err, tc.err) || (tc.err == nil && (v != tc.version || typ != tc.typ)) {
 			t.Errorf("ParseControlKey(%x) = %d %v %v, want %d %v %v", tc.key, v, typ, err, tc.version, tc.typ, tc.err)
 		}
-		if tc.err != nil && !errors.Is(err, ErrCorrupt) {
-			t.Errorf("ParseControlKey(%x): %v does not match ErrCorrupt", tc.key, err)
+		if tc.err != nil && !errors.Is(err, ErrCorruption) {
+			t.Errorf("ParseControlKey(%x): %v does not match ErrCorruption", tc.key, err)
 		}
 	}
 	if ControlType(42).Known() || ControlType(42).String() != "UNKNOWN(42)" {
@@ -272,7 +272,7 @@ func TestControlRecordErrors(t *testing.T) {
 	// recordsCount 0: distinguishable, not corrupt.
 	empty := AppendEndTxnMarker(nil, 1, 0, 0, false, 0)
 	be.PutUint32(empty[OffRecordsCount:], 0)
-	if _, err := Batch(empty).ControlRecord(); !errors.Is(err, ErrNoRecords) || errors.Is(err, ErrCorrupt) {
+	if _, err := Batch(empty).ControlRecord(); !errors.Is(err, ErrNoRecords) || errors.Is(err, ErrCorruption) {
 		t.Errorf("empty: %v", err)
 	}
 	notControl := testhex.Unhex(t, vectorA)

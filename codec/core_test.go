@@ -223,7 +223,7 @@ func TestParseBatchRejects(t *testing.T) {
 		{"magic1", mut(func(b []byte) []byte { b[16] = 1; return b }), ErrBadMagic},
 	}
 	for _, c := range cases {
-		if _, err := ParseBatch(c.in); !errors.Is(err, c.want) || !errors.Is(err, ErrCorrupt) {
+		if _, err := ParseBatch(c.in); !errors.Is(err, c.want) || !errors.Is(err, ErrCorruption) {
 			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
 		}
 	}
@@ -246,7 +246,7 @@ func TestFraming(t *testing.T) {
 	if !errors.Is(err, ErrPartial) || !errors.As(err, &fe) || fe.Pos != 1148 || p3 != 1148 {
 		t.Fatalf("trailing partial: %v at %d", err, p3)
 	}
-	if errors.Is(err, ErrCorrupt) {
+	if errors.Is(err, ErrCorruption) {
 		t.Fatal("a partial batch is not corruption")
 	}
 	if _, _, err := r.Next(); err != io.EOF {

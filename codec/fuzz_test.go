@@ -146,8 +146,8 @@ func FuzzParseRepaired(f *testing.F) {
 			t.Fatalf("%d bytes allocated for %d input bytes (cap %d)", alloc, len(b), limit)
 		}
 		if err != nil {
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("error %v does not match ErrCorrupt", err)
+			if !errors.Is(err, ErrCorruption) {
+				t.Fatalf("error %v does not match ErrCorruption", err)
 			}
 			return
 		}
@@ -215,7 +215,7 @@ func FuzzParseRaw(f *testing.F) {
 			last = pos
 			if err != nil {
 				var fe *FormatError
-				if !errors.As(err, &fe) || fe.Pos != pos || !(errors.Is(err, ErrCorrupt) || errors.Is(err, ErrPartial)) {
+				if !errors.As(err, &fe) || fe.Pos != pos || !(errors.Is(err, ErrCorruption) || errors.Is(err, ErrPartial)) {
 					t.Fatalf("unclassified error %v", err)
 				}
 				if b == nil {
@@ -225,11 +225,11 @@ func FuzzParseRaw(f *testing.F) {
 			if _, perr := ParseBatch(b); perr != nil {
 				t.Fatalf("framed batch fails ParseBatch: %v", perr)
 			}
-			if buf, err = b.Check(buf, 1<<20); err != nil && !errors.Is(err, ErrCorrupt) {
+			if buf, err = b.Check(buf, 1<<20); err != nil && !errors.Is(err, ErrCorruption) {
 				t.Fatalf("Check: unclassified %v", err)
 			}
 			if b.IsControl() {
-				if _, err := b.ControlRecord(); err != nil && !errors.Is(err, ErrCorrupt) &&
+				if _, err := b.ControlRecord(); err != nil && !errors.Is(err, ErrCorruption) &&
 					!errors.Is(err, ErrNoRecords) && !errors.Is(err, ErrCompressed) {
 					t.Fatalf("ControlRecord: unclassified %v", err)
 				}
@@ -412,14 +412,14 @@ func FuzzDecompress(f *testing.F) {
 				t.Fatalf("%v: reference exceeds limit %d, ours accepts %d bytes", c, limit, len(got))
 			case whole && !errors.Is(err, ErrDecompressionLimit):
 				t.Fatalf("%v: valid stream of %d bytes over limit %d, ours: %v", c, len(full), limit, err)
-			case !errors.Is(err, ErrDecompressionLimit) && !errors.Is(err, ErrCorrupt):
+			case !errors.Is(err, ErrDecompressionLimit) && !errors.Is(err, ErrCorruption):
 				t.Fatalf("%v: unclassified %v", c, err)
 			}
 		default:
 			if err == nil {
 				t.Fatalf("%v: reference fails (%v), ours gives %d bytes", c, rerr, len(got))
 			}
-			if !errors.Is(err, ErrCorrupt) {
+			if !errors.Is(err, ErrCorruption) {
 				t.Fatalf("%v: unclassified %v", c, err)
 			}
 		}

@@ -248,10 +248,10 @@ func TestKafkaDefaultRecordBatch_buildDefaultRecordBatchWithSequenceWrapAround(t
 func TestKafkaDefaultRecordBatch_testInvalidRecordSize(t *testing.T) {
 	b := abc3(t, codec.CompressionNone)
 	binaryPut32(b[codec.OffBatchLength:], 10)
-	if _, err := codec.ParseBatch(b); !errors.Is(err, codec.ErrCorrupt) {
+	if _, err := codec.ParseBatch(b); !errors.Is(err, codec.ErrCorruption) {
 		t.Errorf("ParseBatch: %v, want a corruption", err)
 	}
-	if _, _, err := codec.Next(b); !errors.Is(err, codec.ErrCorrupt) {
+	if _, _, err := codec.Next(b); !errors.Is(err, codec.ErrCorruption) {
 		t.Errorf("Next: %v, want a corruption", err)
 	}
 	if err := clientAppend(t, b); !errors.Is(err, kafkaerr.CorruptMessage) {

@@ -53,7 +53,7 @@ func checkKafkaVerdict(t *testing.T, name, batchHex string, want kafkaVerdict) {
 	switch {
 	case want.fails && err == nil:
 		t.Errorf("%s: Kafka fails the batch, we read %q", name, got)
-	case want.fails && !errors.Is(err, ErrCorrupt):
+	case want.fails && !errors.Is(err, ErrCorruption):
 		t.Errorf("%s: want a corruption error, got %v", name, err)
 	case !want.fails && err != nil:
 		t.Errorf("%s: Kafka reads %q, we fail: %v", name, want.values, err)
@@ -158,7 +158,7 @@ func TestKafkaGzipMembers(t *testing.T) {
 		switch {
 		case c.want == nil && err == nil:
 			t.Errorf("%s: Kafka fails, we read %d bytes", c.name, len(got))
-		case c.want == nil && !errors.Is(err, ErrCorrupt):
+		case c.want == nil && !errors.Is(err, ErrCorruption):
 			t.Errorf("%s: unclassified %v", c.name, err)
 		case c.want != nil && (err != nil || !bytes.Equal(got, c.want)):
 			t.Errorf("%s: Kafka reads %d bytes, we %d (%v)", c.name, len(c.want), len(got), err)

@@ -162,7 +162,7 @@ func TestPartialRecordRules(t *testing.T) {
 		if (perr == nil) != c.partial || (rerr == nil) != c.partial {
 			t.Errorf("%s: partial read %v, reference %v, Kafka accepts: %v", c.name, perr, rerr, c.partial)
 		}
-		if perr != nil && !errors.Is(perr, ErrCorrupt) {
+		if perr != nil && !errors.Is(perr, ErrCorruption) {
 			t.Errorf("%s: unclassified %v", c.name, perr)
 		}
 		if (ferr == nil) != c.full {
@@ -211,7 +211,7 @@ func FuzzPartialRecords(f *testing.F) {
 		if err == nil && (!slices.Equal(offs, roffs) || !slices.Equal(keys, rkeys)) {
 			t.Fatalf("offsets %v keys %v, reference %v %v", offs, keys, roffs, rkeys)
 		}
-		if err != nil && !errors.Is(err, ErrCorrupt) {
+		if err != nil && !errors.Is(err, ErrCorruption) {
 			t.Fatalf("unclassified %v", err)
 		}
 		full, ferr := walkAll(NewRecordIter(data, n))

@@ -6,7 +6,7 @@ import (
 	"iter"
 )
 
-// Record-level errors. Each matches ErrBadRecord and ErrCorrupt with
+// Record-level errors. Each matches ErrBadRecord and ErrCorruption with
 // errors.Is, so callers that only care about "invalid record" (Kafka's
 // InvalidRecordException) test for ErrBadRecord; tests and the dump tool can
 // tell the defects of DefaultRecord#readFrom and the DefaultRecordBatch
@@ -21,7 +21,7 @@ var (
 	ErrHeaderKeyLength = badRecord("codec: negative record header key length")
 )
 
-// Conditions that are not defects of the bytes; they do not match ErrCorrupt.
+// Conditions that are not defects of the bytes; they do not match ErrCorruption.
 var (
 	// ErrCompressed: the records of a compressed batch were asked for without
 	// decompressing them first (use Decompress or Batch.OpenRecords).
@@ -31,12 +31,12 @@ var (
 	ErrNoRecords = errors.New("codec: batch has no records")
 )
 
-// badRecordError is a sentinel that matches ErrBadRecord and ErrCorrupt.
+// badRecordError is a sentinel that matches ErrBadRecord and ErrCorruption.
 type badRecordError struct{ msg string }
 
 func badRecord(msg string) error          { return &badRecordError{msg} }
 func (e *badRecordError) Error() string   { return e.msg }
-func (e *badRecordError) Is(t error) bool { return t == ErrBadRecord || t == ErrCorrupt }
+func (e *badRecordError) Is(t error) bool { return t == ErrBadRecord || t == ErrCorruption }
 
 // Record is one v2 record (DefaultRecord; docs/format.md):
 //
@@ -477,9 +477,6 @@ func (it *RecordIter) Read(r *Record) error {
 // Pos is the offset, within the records bytes, of the next record, or of the
 // record at fault after an error.
 func (it *RecordIter) Pos() int { return it.pos }
-
-// Remaining is the number of records not yet returned.
-func (it *RecordIter) Remaining() int { return int(it.left) }
 
 // All yields the records, then a final (Record{}, err) pair if iteration
 // stopped on a defect; it yields nothing for io.EOF.

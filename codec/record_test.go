@@ -96,7 +96,7 @@ func TestRecordErrors(t *testing.T) {
 	for _, tc := range recordErrCases {
 		recs := testhex.Unhex(t, tc.hex)
 		_, err := walkAll(NewRecordIter(recs, tc.count))
-		if !errors.Is(err, tc.err) || !errors.Is(err, ErrBadRecord) || !errors.Is(err, ErrCorrupt) {
+		if !errors.Is(err, tc.err) || !errors.Is(err, ErrBadRecord) || !errors.Is(err, ErrCorruption) {
 			t.Errorf("%s: got %v, want %v", tc.name, err, tc.err)
 		}
 		if _, rerr := refWalk(recs, tc.count); rerr == nil {

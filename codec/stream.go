@@ -13,7 +13,7 @@ import (
 const DefaultMaxBatch = 64 << 20
 
 // ErrBatchTooLarge reports a batchLength above a BatchReader's bound: the
-// batch is not read. It matches ErrCorrupt; raise the bound to read a log
+// batch is not read. It matches ErrCorruption; raise the bound to read a log
 // written with a larger max.message.bytes.
 var ErrBatchTooLarge = corrupt("codec: batch larger than the reader's bound")
 

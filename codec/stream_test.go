@@ -173,8 +173,8 @@ func TestBatchReaderBound(t *testing.T) {
 		if !errors.As(err, &fe) || fe.Err != ErrBatchTooLarge || fe.Pos != pos || fe.Field != "batchLength" {
 			t.Fatalf("got %v at %d, want ErrBatchTooLarge there", err, pos)
 		}
-		if !errors.Is(err, ErrCorrupt) {
-			t.Fatal("ErrBatchTooLarge does not match ErrCorrupt")
+		if !errors.Is(err, ErrCorruption) {
+			t.Fatal("ErrBatchTooLarge does not match ErrCorruption")
 		}
 		break
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
-	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // Bounds of one fuzz input: at most maxFuzzOps operations (each one to four
@@ -264,31 +264,31 @@ func knownDivergence(res Result, r *fuzzRun) string {
 	case knownTxnFromIdempotent:
 		// kfake does not refuse the batch: it accepts it, or applies its
 		// idempotent checks (sequence, epoch) instead.
-		if d.Kafka == codeName(psm.ErrInvalidTxnState.Code) && d.Broker != d.Kafka {
+		if d.Kafka == codeName(kafkaerr.InvalidTxnState.Code) && d.Broker != d.Kafka {
 			return r.last
 		}
 	case knownMarkerOnlySeq:
-		if d.Kafka == codeName(psm.ErrOutOfOrderSequence.Code) && strings.HasPrefix(d.Broker, "base offset") {
+		if d.Kafka == codeName(kafkaerr.OutOfOrderSequenceNumber.Code) && strings.HasPrefix(d.Broker, "base offset") {
 			return r.last
 		}
 	case knownVerificationEntry:
-		if d.Kafka == codeName(psm.ErrOutOfOrderSequence.Code) && strings.HasPrefix(d.Broker, "base offset") {
+		if d.Kafka == codeName(kafkaerr.OutOfOrderSequenceNumber.Code) && strings.HasPrefix(d.Broker, "base offset") {
 			return r.last
 		}
 	case knownRejectedEpoch:
-		if d.Broker == codeName(psm.ErrInvalidProducerEpoch.Code) && d.Kafka != d.Broker {
+		if d.Broker == codeName(kafkaerr.InvalidProducerEpoch.Code) && d.Kafka != d.Broker {
 			return r.last
 		}
 	case knownWrap:
 		// kfake expects the wrong next sequence: it refuses the right one
 		// and accepts the wrong one.
-		oos := codeName(psm.ErrOutOfOrderSequence.Code)
+		oos := codeName(kafkaerr.OutOfOrderSequenceNumber.Code)
 		if strings.HasPrefix(d.Kafka, "base offset") && d.Broker == oos ||
 			d.Kafka == oos && strings.HasPrefix(d.Broker, "base offset") {
 			return r.last
 		}
 	case knownNewLogSeq:
-		if strings.HasPrefix(d.Kafka, "base offset") && d.Broker == codeName(psm.ErrOutOfOrderSequence.Code) {
+		if strings.HasPrefix(d.Kafka, "base offset") && d.Broker == codeName(kafkaerr.OutOfOrderSequenceNumber.Code) {
 			return r.last
 		}
 	}

@@ -82,10 +82,10 @@ func (r *ref) produce(h codec.BatchHeader, txnID *string, values []string, nowMs
 				// as INVALID_PRODUCER_EPOCH). From Kafka 4.2 the partition
 				// refuses it first as well
 				// (UnifiedLog#analyzeAndValidateProducerState, KAFKA-19690).
-				return produceWant{code: psm.ErrInvalidProducerEpoch.Code, base: -1}
+				return produceWant{code: kafkaerr.InvalidProducerEpoch.Code, base: -1}
 			}
 			if !r.added[b.ProducerID] {
-				return produceWant{code: psm.ErrInvalidTxnState.Code, base: -1}
+				return produceWant{code: kafkaerr.InvalidTxnState.Code, base: -1}
 			}
 			// Dial caps Produce at Kafka 3.6's version, below 12, so no
 			// request is TV2 (supportsEpochBump).
@@ -106,7 +106,7 @@ func (r *ref) produce(h codec.BatchHeader, txnID *string, values []string, nowMs
 		if errors.As(err, &ke) {
 			return produceWant{code: ke.Code, base: -1}
 		}
-		return produceWant{code: psm.ErrUnknownServerError.Code, base: -1}
+		return produceWant{code: kafkaerr.UnknownServerError.Code, base: -1}
 	}
 	if out.Duplicate.Found {
 		a.Abort()

@@ -74,10 +74,10 @@ func TestEnumNamesPastTheTable(t *testing.T) {
 		marshal func() ([]byte, error)
 		want    string
 	}{
-		{Strategy(len(strategyNames)), Strategy(len(strategyNames)).MarshalText, "strategy("},
-		{CRCFix(len(crcFixNames)), CRCFix(len(crcFixNames)).MarshalText, "crc-fix("},
-		{Policy(len(policyNames)), Policy(len(policyNames)).MarshalText, "policy("},
-		{Fold(len(foldNames)), Fold(len(foldNames)).MarshalText, "fold("},
+		{Strategy(len(strategies.Names)), Strategy(len(strategies.Names)).MarshalText, "strategy("},
+		{CRCFix(len(crcFixes.Names)), CRCFix(len(crcFixes.Names)).MarshalText, "crc-fix("},
+		{Policy(len(policies.Names)), Policy(len(policies.Names)).MarshalText, "policy("},
+		{Fold(len(folds.Names)), Fold(len(folds.Names)).MarshalText, "fold("},
 	} {
 		if got := c.v.String(); len(got) < len(c.want) || got[:len(c.want)] != c.want {
 			t.Errorf("String() = %q, want %q…", got, c.want)
@@ -88,16 +88,16 @@ func TestEnumNamesPastTheTable(t *testing.T) {
 	}
 	// The last value of each table is named.
 	for _, c := range []struct{ got, want string }{
-		{Strategy(len(strategyNames) - 1).String(), strategyNames[len(strategyNames)-1]},
-		{CRCFix(len(crcFixNames) - 1).String(), crcFixNames[len(crcFixNames)-1]},
-		{Policy(len(policyNames) - 1).String(), policyNames[len(policyNames)-1]},
-		{Fold(len(foldNames) - 1).String(), foldNames[len(foldNames)-1]},
+		{Strategy(len(strategies.Names) - 1).String(), strategies.Names[len(strategies.Names)-1]},
+		{CRCFix(len(crcFixes.Names) - 1).String(), crcFixes.Names[len(crcFixes.Names)-1]},
+		{Policy(len(policies.Names) - 1).String(), policies.Names[len(policies.Names)-1]},
+		{Fold(len(folds.Names) - 1).String(), folds.Names[len(folds.Names)-1]},
 	} {
 		if c.got != c.want {
 			t.Errorf("String() = %q, want %q", c.got, c.want)
 		}
 	}
-	if b, err := Fold(len(foldNames) - 1).MarshalText(); err != nil || string(b) != foldNames[len(foldNames)-1] {
+	if b, err := Fold(len(folds.Names) - 1).MarshalText(); err != nil || string(b) != folds.Names[len(folds.Names)-1] {
 		t.Errorf("MarshalText of the last fold = %q, %v", b, err)
 	}
 }

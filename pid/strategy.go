@@ -2,8 +2,8 @@ package pid
 
 import (
 	"errors"
-	"fmt"
-	"strings"
+
+	"github.com/mirrorpath/mirrorpath/internal/enum"
 )
 
 // ErrUnknownName reports a strategy, CRC fix, policy or fold name that is not
@@ -27,34 +27,30 @@ const (
 	Allocator
 )
 
-var strategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}
+// strategies is the one list of the strategies' names, in table order
+// (docs/strategies.md).
+var strategies = enum.Table[Strategy]{Kind: "strategy", Err: ErrUnknownName,
+	Names: []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}}
 
 // Strategies lists every strategy in table order (docs/strategies.md).
-func Strategies() []Strategy {
-	return []Strategy{Verbatim, Negate, NegateSkip, Bitfield, Barrier, Allocator}
-}
+func Strategies() []Strategy { return strategies.Values() }
 
 // ParseStrategy returns the strategy spelled s; the error matches
 // ErrUnknownName.
-func ParseStrategy(s string) (Strategy, error) {
-	return parseName[Strategy]("strategy", s, strategyNames)
-}
+func ParseStrategy(s string) (Strategy, error) { return strategies.Parse(s) }
 
 // String returns the strategy's name, or "strategy(N)" for a value out of range.
-func (s Strategy) String() string { return nameOf("strategy", uint8(s), strategyNames) }
+func (s Strategy) String() string { return strategies.String(s) }
 
 // Rewrites reports whether the strategy changes the producerId of mirrored
 // batches (and so needs a CRC fix): negate, negate-skip and bitfield.
 func (s Strategy) Rewrites() bool { return s == Negate || s == NegateSkip || s == Bitfield }
 
 // MarshalText implements encoding.TextMarshaler (flag.TextVar, JSON keys).
-func (s Strategy) MarshalText() ([]byte, error) { return marshalName(uint8(s), strategyNames) }
+func (s Strategy) MarshalText() ([]byte, error) { return strategies.MarshalText(s) }
 
 // UnmarshalText implements encoding.TextUnmarshaler with ParseStrategy.
-func (s *Strategy) UnmarshalText(b []byte) (err error) {
-	*s, err = ParseStrategy(string(b))
-	return err
-}
+func (s *Strategy) UnmarshalText(b []byte) error { return strategies.UnmarshalText(s, b) }
 
 // CRCFix is how a rewriting strategy repairs the batch CRC after it changes
 // producerId (bytes 43..50, inside the CRC range). The zero value is Full.
@@ -65,22 +61,19 @@ const (
 	Patch               // patch the stored CRC from the old PID: O(1) in size
 )
 
-var crcFixNames = []string{"full", "patch"}
+var crcFixes = enum.Table[CRCFix]{Kind: "crc-fix", Names: []string{"full", "patch"}, Err: ErrUnknownName}
 
 // CRCFixes lists every CRC fix.
-func CRCFixes() []CRCFix { return []CRCFix{Full, Patch} }
+func CRCFixes() []CRCFix { return crcFixes.Values() }
 
 // ParseCRCFix returns the fix spelled s ("full" or "patch").
-func ParseCRCFix(s string) (CRCFix, error) { return parseName[CRCFix]("crc fix", s, crcFixNames) }
+func ParseCRCFix(s string) (CRCFix, error) { return crcFixes.Parse(s) }
 
-func (f CRCFix) String() string { return nameOf("crc-fix", uint8(f), crcFixNames) }
+func (f CRCFix) String() string { return crcFixes.String(f) }
 
-func (f CRCFix) MarshalText() ([]byte, error) { return marshalName(uint8(f), crcFixNames) }
+func (f CRCFix) MarshalText() ([]byte, error) { return crcFixes.MarshalText(f) }
 
-func (f *CRCFix) UnmarshalText(b []byte) (err error) {
-	*f, err = ParseCRCFix(string(b))
-	return err
-}
+func (f *CRCFix) UnmarshalText(b []byte) error { return crcFixes.UnmarshalText(f, b) }
 
 // Policy decides what bitfield does with a source PID that does not fit in
 // 31 bits (p >= 2^31). The zero value is Reject.
@@ -95,22 +88,19 @@ const (
 	Alias
 )
 
-var policyNames = []string{"reject", "alias"}
+var policies = enum.Table[Policy]{Kind: "policy", Names: []string{"reject", "alias"}, Err: ErrUnknownName}
 
 // Policies lists every policy.
-func Policies() []Policy { return []Policy{Reject, Alias} }
+func Policies() []Policy { return policies.Values() }
 
 // ParsePolicy returns the policy spelled s ("reject" or "alias").
-func ParsePolicy(s string) (Policy, error) { return parseName[Policy]("policy", s, policyNames) }
+func ParsePolicy(s string) (Policy, error) { return policies.Parse(s) }
 
-func (p Policy) String() string { return nameOf("policy", uint8(p), policyNames) }
+func (p Policy) String() string { return policies.String(p) }
 
-func (p Policy) MarshalText() ([]byte, error) { return marshalName(uint8(p), policyNames) }
+func (p Policy) MarshalText() ([]byte, error) { return policies.MarshalText(p) }
 
-func (p *Policy) UnmarshalText(b []byte) (err error) {
-	*p, err = ParsePolicy(string(b))
-	return err
-}
+func (p *Policy) UnmarshalText(b []byte) error { return policies.UnmarshalText(p, b) }
 
 // Fold selects the function that folds a 128-bit cluster ID to a 32-bit
 // bitfield region. The zero value is XOR, the design's fold.
@@ -121,22 +111,19 @@ const (
 	Mix             // FoldMix: a 64-bit mixing fold, for comparison
 )
 
-var foldNames = []string{"xor", "mix"}
+var folds = enum.Table[Fold]{Kind: "fold", Names: []string{"xor", "mix"}, Err: ErrUnknownName}
 
 // Folds lists every fold.
-func Folds() []Fold { return []Fold{XOR, Mix} }
+func Folds() []Fold { return folds.Values() }
 
 // ParseFold returns the fold spelled s ("xor" or "mix").
-func ParseFold(s string) (Fold, error) { return parseName[Fold]("fold", s, foldNames) }
+func ParseFold(s string) (Fold, error) { return folds.Parse(s) }
 
-func (f Fold) String() string { return nameOf("fold", uint8(f), foldNames) }
+func (f Fold) String() string { return folds.String(f) }
 
-func (f Fold) MarshalText() ([]byte, error) { return marshalName(uint8(f), foldNames) }
+func (f Fold) MarshalText() ([]byte, error) { return folds.MarshalText(f) }
 
-func (f *Fold) UnmarshalText(b []byte) (err error) {
-	*f, err = ParseFold(string(b))
-	return err
-}
+func (f *Fold) UnmarshalText(b []byte) error { return folds.UnmarshalText(f, b) }
 
 // Region folds a cluster ID with f. An out-of-range Fold folds with XOR.
 // O(1), no allocation.
@@ -145,27 +132,4 @@ func (f Fold) Region(cluster [16]byte) uint32 {
 		return FoldMix(cluster)
 	}
 	return FoldXOR(cluster)
-}
-
-func parseName[T ~uint8](kind, s string, names []string) (T, error) {
-	for i, n := range names {
-		if s == n {
-			return T(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: %s %q (want one of %s)", ErrUnknownName, kind, s, strings.Join(names, ", "))
-}
-
-func nameOf(kind string, v uint8, names []string) string {
-	if int(v) < len(names) {
-		return names[v]
-	}
-	return fmt.Sprintf("%s(%d)", kind, v)
-}
-
-func marshalName(v uint8, names []string) ([]byte, error) {
-	if int(v) < len(names) {
-		return []byte(names[v]), nil
-	}
-	return nil, fmt.Errorf("%w: value %d", ErrUnknownName, v)
 }

@@ -2,6 +2,8 @@ package psm
 
 import (
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // The hot paths of the Store do not allocate once its tables and scratch have
@@ -83,7 +85,7 @@ func TestStoreUpdateDoesNotAllocate(t *testing.T) {
 	assertNoAllocs(t, "rejected", func() {
 		a := s.Begin(0, Client)
 		*b = data(5, 0, seq[5]+3, 1)
-		if _, err := a.Add(b); err != ErrOutOfOrderSequence {
+		if _, err := a.Add(b); err != kafkaerr.OutOfOrderSequenceNumber {
 			t.Fatal(err)
 		}
 		a.Abort()

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // BatchOf reads what producer state needs from one v2 batch: the header and,
@@ -11,7 +12,7 @@ import (
 // for COMMIT and ABORT, the coordinator epoch). O(first record), no
 // allocation; b must hold at least a whole header (codec.ParseBatch).
 //
-// Errors: ErrInvalidRecord when the first control record is malformed (bad
+// Errors: kafkaerr.InvalidRecord when the first control record is malformed (bad
 // key, marker value shorter than 6 bytes or with a negative version:
 // InvalidRecordException in Kafka) or the control batch is compressed (Kafka
 // never writes one and the barrier check must not decompress). A control
@@ -40,13 +41,13 @@ func BatchOf(b codec.Batch) (Batch, error) {
 		if errors.Is(err, codec.ErrNoRecords) {
 			return out, nil
 		}
-		return out, ErrInvalidRecord
+		return out, kafkaerr.InvalidRecord
 	}
 	out.ControlType, out.ControlTimestamp = c.Type, c.Timestamp
 	if c.Type == codec.ControlCommit || c.Type == codec.ControlAbort {
 		m, err := codec.ParseEndTxnMarker(c.Value)
 		if err != nil {
-			return out, ErrInvalidRecord
+			return out, kafkaerr.InvalidRecord
 		}
 		out.CoordinatorEpoch = m.CoordinatorEpoch
 	}

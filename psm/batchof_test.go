@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 func buildBatch(t testing.TB, h codec.BatchHeader, recs []codec.Record) codec.Batch {
@@ -49,11 +50,11 @@ func TestBatchOf(t *testing.T) {
 
 	ctl := codec.BatchHeader{Attributes: codec.AttrControl | codec.AttrTransactional, ProducerID: 1, BaseSequence: -1}
 	short := buildBatch(t, ctl, []codec.Record{{Key: []byte{0, 0, 0, 1}, Value: []byte{0, 0, 0}}})
-	if _, err := BatchOf(short); err != ErrInvalidRecord {
+	if _, err := BatchOf(short); err != kafkaerr.InvalidRecord {
 		t.Fatalf("short marker value: %v", err)
 	}
 	badKey := buildBatch(t, ctl, []codec.Record{{Key: []byte{0, 1}, Value: []byte{0, 0, 0, 0, 0, 0}}})
-	if _, err := BatchOf(badKey); err != ErrInvalidRecord {
+	if _, err := BatchOf(badKey); err != kafkaerr.InvalidRecord {
 		t.Fatalf("short key: %v", err)
 	}
 	leader := buildBatch(t, ctl, []codec.Record{{Key: []byte{0, 0, 0, 2}, Value: []byte{0, 0}}})
@@ -95,7 +96,7 @@ func FuzzBatchOf(f *testing.F) {
 			got.Control != b.IsControl() || got.Transactional != b.IsTransactional() {
 			t.Fatalf("header fields differ: %+v", got)
 		}
-		if err != nil && err != ErrInvalidRecord {
+		if err != nil && err != kafkaerr.InvalidRecord {
 			t.Fatalf("error %v is not a kafkaerr sentinel", err)
 		}
 		if err != nil {

@@ -102,8 +102,8 @@ func checkPartFull(sp *storePart) {
 					invariantf("pid %d at slot %d not found by probing (%d, %v)", s.pid, i, j, ok)
 				}
 				checkWindow(s, &sh.wins[i])
-				if s.txnFirst < 0 && (s.lastTs < sh.tsMin || s.lastTs > sh.tsMax) {
-					invariantf("shard %d slot %d lastTs %d outside bounds [%d, %d]", si, i, s.lastTs, sh.tsMin, sh.tsMax)
+				if s.txnFirst < 0 && (s.lastTS < sh.tsMin || s.lastTS > sh.tsMax) {
+					invariantf("shard %d slot %d lastTS %d outside bounds [%d, %d]", si, i, s.lastTS, sh.tsMin, sh.tsMax)
 				}
 			}
 		}

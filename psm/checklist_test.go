@@ -2,6 +2,8 @@ package psm
 
 import (
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // The producer-state checks that are not plain sequences of appends, each run
@@ -13,9 +15,9 @@ func TestRejectedBatchLeavesStateUnchanged(t *testing.T) {
 		h.ok(Client, txnData(1, 0, 0, 2), txnData(2, 0, 0, 1))
 		h.ok(Coordinator, marker(2, 0, false, 3))
 		// h.fails compares the whole state before and after.
-		h.fails(ErrInvalidTxnState, Replication, data(1, 0, 2, 1))
-		h.fails(ErrOutOfOrderSequence, Client, txnData(1, 0, 7, 1))
-		h.fails(ErrTransactionCoordinatorFenced, Coordinator, marker(2, 0, false, 1))
+		h.fails(kafkaerr.InvalidTxnState, Replication, data(1, 0, 2, 1))
+		h.fails(kafkaerr.OutOfOrderSequenceNumber, Client, txnData(1, 0, 7, 1))
+		h.fails(kafkaerr.TransactionCoordinatorFenced, Coordinator, marker(2, 0, false, 1))
 		// Inside one append: a rejected batch leaves the earlier ones of the append in place.
 		a := h.m.Begin(h.p, Replication)
 		b1 := txnData(1, 0, 2, 1)
@@ -25,7 +27,7 @@ func TestRejectedBatchLeavesStateUnchanged(t *testing.T) {
 		}
 		bad := data(1, 0, 3, 1)
 		bad.BaseOffset = h.next + 1
-		if _, err := a.Add(&bad); err != ErrInvalidTxnState {
+		if _, err := a.Add(&bad); err != kafkaerr.InvalidTxnState {
 			t.Fatalf("got %v", err)
 		}
 		a.Commit()
@@ -37,7 +39,7 @@ func TestRejectedBatchLeavesStateUnchanged(t *testing.T) {
 
 func TestVerificationGuard(t *testing.T) {
 	forEachImpl(t, Options{VerifyTransactions: true}, func(t *testing.T, h *harness) {
-		h.fails(ErrInvalidTxnState, Client, txnData(1, 0, 0, 1)) // no guard at all
+		h.fails(kafkaerr.InvalidTxnState, Client, txnData(1, 0, 0, 1)) // no guard at all
 		g := h.verify(1, 5, 0, TV0, 0)
 		if g == 0 {
 			t.Fatal("sentinel guard for a producer with no open txn")
@@ -48,14 +50,14 @@ func TestVerificationGuard(t *testing.T) {
 		// Wrong guard.
 		a := h.m.Begin(h.p, Client)
 		a.SetGuard(g + 100)
-		if _, err := a.Add(ref(txnData(1, 0, 3, 1))); err != ErrInvalidTxnState {
+		if _, err := a.Add(ref(txnData(1, 0, 3, 1))); err != kafkaerr.InvalidTxnState {
 			t.Fatalf("wrong guard: %v", err)
 		}
 		a.Abort()
 		// Right guard, but a sequence above the lowest one being verified (3).
 		a = h.m.Begin(h.p, Client)
 		a.SetGuard(g)
-		if _, err := a.Add(ref(txnData(1, 0, 5, 1))); err != ErrOutOfOrderSequence {
+		if _, err := a.Add(ref(txnData(1, 0, 5, 1))); err != kafkaerr.OutOfOrderSequenceNumber {
 			t.Fatalf("seq above lowest: %v", err)
 		}
 		b := txnData(1, 0, 3, 1)
@@ -79,7 +81,7 @@ func TestVerificationGuard(t *testing.T) {
 		h.m.ExpireProducers(h.p, DefaultExpirationMs)
 		a = h.m.Begin(h.p, Client)
 		a.SetGuard(g4)
-		if _, err := a.Add(ref(txnData(4, 0, 0, 1))); err != ErrInvalidTxnState {
+		if _, err := a.Add(ref(txnData(4, 0, 0, 1))); err != kafkaerr.InvalidTxnState {
 			t.Fatalf("expired guard still verified: %v", err)
 		}
 		a.SetGuard(g5)

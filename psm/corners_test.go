@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 
@@ -17,7 +18,7 @@ import (
 // nothing that lives in memory only (verification entries) survives.
 func restart(t *testing.T, h *harness, opts Options, snap []byte, nowMs int64) {
 	t.Helper()
-	var m Manager = NewModel(opts)
+	var m manager = NewModel(opts)
 	if _, ok := h.m.(*Store); ok {
 		m = NewStore(opts)
 	}
@@ -91,8 +92,8 @@ func TestCornerOpenTxnNoDataAcrossRestart(t *testing.T) {
 		a = h.m.Begin(h.p, Client)
 		a.SetGuard(stale)
 		b = at(txnData(1, 0, 2, 1), h.next)
-		if _, err := a.Add(&b); err != ErrInvalidTxnState {
-			t.Fatalf("pre-restart guard: %v, want %v", err, ErrInvalidTxnState)
+		if _, err := a.Add(&b); err != kafkaerr.InvalidTxnState {
+			t.Fatalf("pre-restart guard: %v, want %v", err, kafkaerr.InvalidTxnState)
 		}
 		a.Abort()
 		g = h.verify(1, 2, 0, TV0, 0)
@@ -186,7 +187,7 @@ func TestCornerPrefixTruncationKeepsDedup(t *testing.T) {
 			}
 			restart(t, h, Options{}, h.m.AppendSnapshot(nil, h.p), 0)
 		}
-		h.fails(ErrOutOfOrderSequence, Client, data(1, 0, 7, 1))
+		h.fails(kafkaerr.OutOfOrderSequenceNumber, Client, data(1, 0, 7, 1))
 		h.ok(Client, data(1, 0, 5, 1))
 	})
 }
@@ -216,9 +217,9 @@ func TestCornerEpochExhaustionDelayedMarker(t *testing.T) {
 			if in := h.producer(1); in.Epoch != math.MaxInt16 || in.TxnFirstOffset != -1 {
 				t.Fatalf("round %d: entry %+v, want epoch 32767 and no open transaction", round, in)
 			}
-			h.fails(ErrInvalidProducerEpoch, Client, txnData(1, e, 3, 1))
-			h.fails(ErrInvalidProducerEpoch, Client, data(1, math.MinInt16, 0, 1))
-			h.fails(ErrInvalidProducerEpoch, Coordinator, marker(1, e, true, 0))
+			h.fails(kafkaerr.InvalidProducerEpoch, Client, txnData(1, e, 3, 1))
+			h.fails(kafkaerr.InvalidProducerEpoch, Client, data(1, math.MinInt16, 0, 1))
+			h.fails(kafkaerr.InvalidProducerEpoch, Coordinator, marker(1, e, true, 0))
 			restart(t, h, Options{}, h.m.AppendSnapshot(nil, h.p), 0)
 		}
 		// The coordinator's retry of the same marker closes nothing.
@@ -254,7 +255,7 @@ func TestCornerPIDsNearMaxInt64(t *testing.T) {
 			if !slices.Equal(got, pids) {
 				t.Fatalf("producers %v, want %v", got, pids)
 			}
-			h.fails(ErrOutOfOrderSequence, Client, data(math.MaxInt64, 0, 3, 1))
+			h.fails(kafkaerr.OutOfOrderSequenceNumber, Client, data(math.MaxInt64, 0, 3, 1))
 		})
 	}
 }

@@ -17,7 +17,7 @@ import (
 func TestDedupCRC(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		opts := Options{DedupCRC: on}
-		for _, m := range []Manager{NewModel(opts), NewStore(opts)} {
+		for _, m := range []manager{NewModel(opts), NewStore(opts)} {
 			for _, origin := range []Origin{Replication, Client} {
 				first := data(5, 0, 0, 5)
 				first.CRC, first.HasCRC = 0xfeed, true

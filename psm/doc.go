@@ -41,8 +41,8 @@
 // Add validates each batch against the committed state plus the earlier
 // batches of the same append, exactly as UnifiedLog.analyzeAndValidateProducerState
 // with one ProducerAppendInfo per PID. A rejected batch returns a *kafkaerr.Error
-// sentinel (ErrOutOfOrderSequence, ErrInvalidProducerEpoch, ErrInvalidTxnState,
-// ErrTransactionCoordinatorFenced, …) and changes nothing. A CLIENT batch that
+// sentinel (kafkaerr.OutOfOrderSequenceNumber, kafkaerr.InvalidProducerEpoch, kafkaerr.InvalidTxnState,
+// kafkaerr.TransactionCoordinatorFenced, …) and changes nothing. A CLIENT batch that
 // exactly repeats one of its producer's last five committed batches is
 // reported in Outcome.Duplicate and not applied. Commit runs the post-write
 // steps in Kafka's order (ProducerStateManager#update, #completeTxn): entries, started transactions, then per
@@ -134,7 +134,7 @@
 //     rejected append changes nothing (under BarrierApply Prototype, but for
 //     the barrier's removal of the producers).
 //   - A control batch of a type other than COMMIT, ABORT and MIRROR_PID_RESET
-//     from a tracked PID is ErrUnknownServerError (Kafka throws
+//     from a tracked PID is kafkaerr.UnknownServerError (Kafka throws
 //     IllegalArgumentException, which reaches the wire as UNKNOWN_SERVER_ERROR).
 //   - The verification guard (KIP-890) is off unless Options.VerifyTransactions.
 //   - The LogValidator checks (record count, CLIENT control

@@ -3,31 +3,23 @@ package psm
 import (
 	"errors"
 
+	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
-// Append errors: the Kafka wire codes (package kafkaerr) that Add returns,
-// bare, so that the error path does not allocate. They are the kafkaerr
-// values themselves; classify with errors.Is.
+// Append errors. Add returns the kafkaerr codes themselves, bare, so that
+// the error path does not allocate: UNKNOWN_SERVER_ERROR for a control type
+// other than COMMIT/ABORT (IllegalArgumentException); CORRUPT_MESSAGE for a
+// batch that does not frame; OUT_OF_ORDER_SEQUENCE_NUMBER for a sequence gap,
+// a wrong first sequence after an epoch bump, a partial or old duplicate, or a
+// sequence above the verification entry's lowest; INVALID_PRODUCER_EPOCH for an
+// epoch below the stored one (CLIENT, COORDINATOR); INVALID_TXN_STATE for
+// non-transactional data while a transaction is open, or a transactional batch
+// that misses its verification; TRANSACTION_COORDINATOR_FENCED for a marker
+// whose coordinator epoch is below the stored one; INVALID_RECORD for an
+// undecodable control record (BatchOf). The Reasons below wrap one code each.
+// Classify with errors.Is.
 var (
-	// ErrUnknownServerError: a control type other than COMMIT/ABORT
-	// (IllegalArgumentException).
-	ErrUnknownServerError = kafkaerr.UnknownServerError
-	// ErrCorruptMessage: a batch that does not frame.
-	ErrCorruptMessage = kafkaerr.CorruptMessage
-	// ErrOutOfOrderSequence: sequence gap, wrong first sequence after an epoch
-	// bump, partial or old duplicate, or a sequence above the verification
-	// entry's lowest sequence.
-	ErrOutOfOrderSequence = kafkaerr.OutOfOrderSequenceNumber
-	// ErrInvalidProducerEpoch: epoch below the stored one (CLIENT, COORDINATOR).
-	ErrInvalidProducerEpoch = kafkaerr.InvalidProducerEpoch
-	// ErrInvalidTxnState: non-transactional data while a transaction is open,
-	// or a transactional batch that misses its verification.
-	ErrInvalidTxnState = kafkaerr.InvalidTxnState
-	// ErrTransactionCoordinatorFenced: marker coordinator epoch below the stored one.
-	ErrTransactionCoordinatorFenced = kafkaerr.TransactionCoordinatorFenced
-	// ErrInvalidRecord: an undecodable control record (BatchOf).
-	ErrInvalidRecord = kafkaerr.InvalidRecord
 	// ErrDuplicateCRCMismatch (Options.DedupCRC): a CLIENT batch with the
 	// epoch and first and last sequence of a cached batch but another CRC, so
 	// not a retry of it. OUT_OF_ORDER_SEQUENCE_NUMBER: every client surfaces
@@ -45,10 +37,14 @@ var (
 		"psm: COORDINATOR marker states no transaction version")
 )
 
+// ErrUnknownName reports an option name (HasProducerIDRule, BarrierApply)
+// that is not one of the names this package prints.
+var ErrUnknownName = errors.New("psm: unknown name")
+
 // ErrCorruptSnapshot is the marker every snapshot defect matches
 // (CorruptSnapshotException): the caller deletes the file and falls back to
 // the next older snapshot.
-var ErrCorruptSnapshot = errors.New("psm: corrupt producer snapshot")
+var ErrCorruptSnapshot = codec.NewCorruption("psm: corrupt producer snapshot")
 
 // Snapshot defects; each matches ErrCorruptSnapshot.
 var (
@@ -62,4 +58,4 @@ type snapshotError struct{ msg string }
 
 func corruptSnapshot(msg string) error   { return &snapshotError{msg} }
 func (e *snapshotError) Error() string   { return e.msg }
-func (e *snapshotError) Is(t error) bool { return t == ErrCorruptSnapshot }
+func (e *snapshotError) Is(t error) bool { return t == ErrCorruptSnapshot || t == codec.ErrCorruption }

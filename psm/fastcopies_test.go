@@ -3,6 +3,8 @@ package psm
 import (
 	"math"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // fastVerdict is what one copy of the fast-path check says of a batch: it
@@ -51,23 +53,23 @@ func TestFastPathCopiesAgree(t *testing.T) {
 		want   fastVerdict
 	}{
 		{"client in sequence", Client, data(1, 2, 3, 1), false, fast(nil)},
-		{"client sequence gap", Client, data(1, 2, 5, 1), false, fast(ErrOutOfOrderSequence)},
-		{"client lower epoch", Client, data(1, 1, 3, 1), false, fast(ErrInvalidProducerEpoch)},
+		{"client sequence gap", Client, data(1, 2, 5, 1), false, fast(kafkaerr.OutOfOrderSequenceNumber)},
+		{"client lower epoch", Client, data(1, 1, 3, 1), false, fast(kafkaerr.InvalidProducerEpoch)},
 		{"client higher epoch at 0", Client, data(1, 3, 0, 1), false, fast(nil)},
-		{"client higher epoch not at 0", Client, data(1, 3, 4, 1), false, fast(ErrOutOfOrderSequence)},
+		{"client higher epoch not at 0", Client, data(1, 3, 4, 1), false, fast(kafkaerr.OutOfOrderSequenceNumber)},
 		{"client possible duplicate", Client, data(1, 2, 2, 1), false, general},
 		// An empty window's unused last sequences read as 0: a batch ending
 		// at 0 may be a duplicate, which the general path tells.
 		{"client no batch yet, ending at 0", Client, data(3, 0, 0, 1), false, general},
 		{"client no batch yet, at 0", Client, data(3, 0, 0, 2), false, fast(nil)},
-		{"client no batch yet, not at 0", Client, data(3, 0, 17, 1), false, fast(ErrOutOfOrderSequence)},
+		{"client no batch yet, not at 0", Client, data(3, 0, 17, 1), false, fast(kafkaerr.OutOfOrderSequenceNumber)},
 		{"client wrap to 0", Client, data(4, 0, 0, 2), false, fast(nil)},
-		{"client wrap to 1", Client, data(4, 0, 1, 1), false, fast(ErrOutOfOrderSequence)},
-		{"client data in open transaction", Client, data(2, 0, 1, 1), false, fast(ErrInvalidTxnState)},
+		{"client wrap to 1", Client, data(4, 0, 1, 1), false, fast(kafkaerr.OutOfOrderSequenceNumber)},
+		{"client data in open transaction", Client, data(2, 0, 1, 1), false, fast(kafkaerr.InvalidTxnState)},
 		{"replication sequence gap", Replication, data(1, 2, 9, 1), false, fast(nil)},
 		{"replication lower epoch", Replication, data(1, 0, 9, 1), false, fast(nil)},
 		{"replication repeat", Replication, data(1, 2, 2, 1), false, fast(nil)},
-		{"replication data in open transaction", Replication, data(2, 0, 1, 1), false, fast(ErrInvalidTxnState)},
+		{"replication data in open transaction", Replication, data(2, 0, 1, 1), false, fast(kafkaerr.InvalidTxnState)},
 		{"coordinator", Coordinator, data(1, 2, 3, 1), false, general},
 		{"transactional", Client, txnData(1, 2, 3, 1), false, general},
 		{"control", Replication, marker(1, 2, false, 0), false, general},

@@ -64,7 +64,7 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 	for _, barrier := range []BarrierApply{Exact, Prototype} {
 		opts := Options{BarrierApply: barrier}
 		model, store := NewModel(opts), NewStore(opts)
-		for _, m := range []Manager{model, store} {
+		for _, m := range []manager{model, store} {
 			populate(m, 0, 10) // PIDs 0..9 at seq 0, epoch 0
 		}
 		var next int64 = 10
@@ -75,7 +75,7 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 				c    Committed
 			}
 			var got [2]answer
-			for k, m := range []Manager{model, store} {
+			for k, m := range []manager{model, store} {
 				a := m.Begin(0, st.origin)
 				off := next
 				for _, b := range st.batches {
@@ -116,7 +116,7 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 // next Begin, and the same pointer whichever way it is reached.
 func TestHeldAppenderMatchesModel(t *testing.T) {
 	model, store := NewModel(Options{}), NewStore(Options{})
-	for _, m := range []Manager{model, store} {
+	for _, m := range []manager{model, store} {
 		populate(m, 0, 4) // PIDs 0..3 at seq 0, epoch 0
 	}
 	held := store.Appender(0)

@@ -284,7 +284,7 @@ func (d *diff) restart() {
 	d.model, d.store = model, store
 }
 
-// update is an append of one batch through Manager.Update (begun appenders
+// update is an append of one batch through manager.Update (begun appenders
 // of the same partition left unfinished, which Update discards).
 func (d *diff) update(p PartitionID, origin Origin) {
 	b := d.batch()

@@ -15,7 +15,7 @@ func forEachImpl(t *testing.T, opts Options, fn func(t *testing.T, h *harness)) 
 	t.Helper()
 	for _, impl := range []string{"model", "store"} {
 		t.Run("impl="+impl, func(t *testing.T) {
-			var m Manager = NewModel(opts)
+			var m manager = NewModel(opts)
 			if impl == "store" {
 				m = NewStore(opts)
 			}
@@ -27,7 +27,7 @@ func forEachImpl(t *testing.T, opts Options, fn func(t *testing.T, h *harness)) 
 // harness plays a log: it assigns offsets like the append path and commits.
 type harness struct {
 	t    *testing.T
-	m    Manager
+	m    manager
 	p    PartitionID
 	next int64 // log end offset
 }
@@ -142,7 +142,7 @@ type state struct {
 	snapshot  []byte
 }
 
-func dumpState(m Manager, p PartitionID) state {
+func dumpState(m manager, p PartitionID) state {
 	var s state
 	for in := range m.Producers(p) {
 		s.producers = append(s.producers, in)

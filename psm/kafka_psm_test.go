@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
@@ -87,7 +88,7 @@ func forEachKPSM(t *testing.T, opts Options, fn func(t *testing.T, k *kpsm)) {
 	}
 }
 
-func kpNewManager(impl string, opts Options) Manager {
+func kpNewManager(impl string, opts Options) manager {
 	if impl == "store" {
 		return NewStore(opts)
 	}
@@ -230,7 +231,7 @@ func (k *kpsm) probeLowest(g Guard, pid int64, epoch int16, want int32) {
 	a.SetGuard(g)
 	b := txnData(pid, epoch, want+1, 1)
 	b.BaseOffset = k.next
-	if _, err := a.Add(&b); err != ErrOutOfOrderSequence {
+	if _, err := a.Add(&b); err != kafkaerr.OutOfOrderSequenceNumber {
 		k.t.Fatalf("seq %d above the lowest verified %d: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", want+1, want, err)
 	}
 	b = txnData(pid, epoch, want, 1)
@@ -309,9 +310,9 @@ var kafkaPSMTests = []kafkaPSMTest{
 		if r := k.ok(Client, data(1, 0, 1, 1)); !r.outs[0].Duplicate.Found || r.outs[0].Duplicate.FirstOffset != 1 {
 			t.Fatalf("repeat of seq 1: %+v, want the duplicate at offset 1", r.outs[0])
 		}
-		k.fails(ErrOutOfOrderSequence, Client, data(1, 0, 5, 1))
+		k.fails(kafkaerr.OutOfOrderSequenceNumber, Client, data(1, 0, 5, 1))
 		k.ok(Client, data(1, 1, 0, 1))
-		k.fails(ErrInvalidProducerEpoch, Client, data(1, 0, 0, 1))
+		k.fails(kafkaerr.InvalidProducerEpoch, Client, data(1, 0, 0, 1))
 	}},
 	// A marker of a producer with no state creates its entry at the
 	// marker's epoch with no sequence: older epochs are fenced, and the
@@ -322,8 +323,8 @@ var kafkaPSMTests = []kafkaPSMTest{
 		if in.ProducerID != 1 || in.Epoch != 2 || in.LastSeq() != -1 {
 			t.Fatalf("entry after the marker %+v", in)
 		}
-		k.fails(ErrInvalidProducerEpoch, Client, data(1, 0, 0, 1))
-		k.fails(ErrOutOfOrderSequence, Client, data(1, 2, 17, 1))
+		k.fails(kafkaerr.InvalidProducerEpoch, Client, data(1, 0, 0, 1))
+		k.fails(kafkaerr.OutOfOrderSequenceNumber, Client, data(1, 2, 17, 1))
 		k.ok(Client, data(1, 2, 0, 1))
 		if in := k.producer(1); in.Epoch != 2 || in.LastSeq() != 0 {
 			t.Fatalf("entry after seq 0 %+v", in)
@@ -356,7 +357,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// After MaxInt32 only 0 is in sequence.
 	{name: "testProducerSequenceInvalidWrapAround", fn: func(t *testing.T, k *kpsm) {
 		k.at(735).ok(Replication, data(1, 15, math.MaxInt32, 1))
-		k.at(1235).fails(ErrOutOfOrderSequence, Client, data(1, 15, 1, 1))
+		k.at(1235).fails(kafkaerr.OutOfOrderSequenceNumber, Client, data(1, 15, 1, 1))
 	}},
 	// REPLICATION takes a first batch at any sequence.
 	{name: "testNoValidationOnFirstEntryWhenLoadingLog", fn: func(t *testing.T, k *kpsm) {
@@ -523,8 +524,8 @@ var kafkaPSMTests = []kafkaPSMTest{
 		k.ok(Client, txnData(1, 0, 0, 1))
 		k.ok(Client, txnData(1, 0, 1, 1))
 		k.ok(Coordinator, marker(1, 1, true, 0))
-		k.fails(ErrOutOfOrderSequence, Client, txnData(1, 1, 2, 1))
-		k.fails(ErrOutOfOrderSequence, Client, txnData(1, 2, 2, 1))
+		k.fails(kafkaerr.OutOfOrderSequenceNumber, Client, txnData(1, 1, 2, 1))
+		k.fails(kafkaerr.OutOfOrderSequenceNumber, Client, txnData(1, 2, 2, 1))
 		k.ok(Client, txnData(1, 1, 0, 1))
 		if in := k.producer(1); in.Epoch != 1 || in.LastSeq() != 0 {
 			t.Fatalf("entry %+v", in)
@@ -533,7 +534,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// Non-transactional data while the producer's transaction is open.
 	{name: "testNonTransactionalAppendWithOngoingTransaction", fn: func(t *testing.T, k *kpsm) {
 		k.ok(Client, txnData(1, 0, 0, 1))
-		k.fails(ErrInvalidTxnState, Client, data(1, 0, 1, 1))
+		k.fails(kafkaerr.InvalidTxnState, Client, data(1, 0, 1, 1))
 	}},
 	// A reload to (1, 3] deletes the snapshots outside it.
 	{name: "testTruncateAndReloadRemovesOutOfRangeSnapshots", fn: func(t *testing.T, k *kpsm) {
@@ -651,7 +652,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 	// A sequence gap refused from a client is taken from replication.
 	{name: "testAcceptAppendWithSequenceGapsOnReplica", fn: func(t *testing.T, k *kpsm) {
 		k.ok(Client, data(1, 0, 0, 1))
-		k.fails(ErrOutOfOrderSequence, Client, data(1, 0, 3, 1))
+		k.fails(kafkaerr.OutOfOrderSequenceNumber, Client, data(1, 0, 3, 1))
 		if in := k.producer(1); in.LastSeq() != 0 {
 			t.Fatalf("entry %+v", in)
 		}
@@ -813,7 +814,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 	{name: "testOldEpochForControlRecord", fn: func(t *testing.T, k *kpsm) {
 		k.wantUndecided(0, false)
 		k.at(99).ok(Client, txnData(1, 5, 0, 1))
-		k.fails(ErrInvalidProducerEpoch, Coordinator, marker(1, 3, false, 0))
+		k.fails(kafkaerr.InvalidProducerEpoch, Coordinator, marker(1, 3, false, 0))
 	}},
 	// Markers may keep or raise the coordinator epoch, not lower it.
 	{name: "testCoordinatorFencing", fn: func(t *testing.T, k *kpsm) {
@@ -824,7 +825,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		}
 		k.ok(Coordinator, marker(1, 5, false, 1))
 		k.ok(Coordinator, marker(1, 5, false, 2))
-		k.fails(ErrTransactionCoordinatorFenced, Coordinator, marker(1, 5, false, 1))
+		k.fails(kafkaerr.TransactionCoordinatorFenced, Coordinator, marker(1, 5, false, 1))
 	}},
 	// The coordinator epoch survives a snapshot reload. Kafka's test
 	// appends the fenced marker to the manager it snapshotted, not to the
@@ -837,8 +838,8 @@ var kafkaPSMTests = []kafkaPSMTest{
 		k.takeSnapshot()
 		r := k.reopen()
 		r.truncateAndReload(0, k.next, 2000)
-		r.fails(ErrTransactionCoordinatorFenced, Coordinator, marker(1, 0, false, 0))
-		k.fails(ErrTransactionCoordinatorFenced, Coordinator, marker(1, 0, false, 0))
+		r.fails(kafkaerr.TransactionCoordinatorFenced, Coordinator, marker(1, 0, false, 0))
+		k.fails(kafkaerr.TransactionCoordinatorFenced, Coordinator, marker(1, 0, false, 0))
 	}},
 	// An empty newest snapshot is deleted and the older one loaded.
 	{name: "testLoadFromEmptySnapshotFile", fn: func(t *testing.T, k *kpsm) {
@@ -907,7 +908,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		a.SetGuard(g)
 		b = txnData(1, 0, 1, 1)
 		b.BaseOffset = k.next
-		if _, err := a.Add(&b); err != ErrInvalidTxnState {
+		if _, err := a.Add(&b); err != kafkaerr.InvalidTxnState {
 			t.Fatalf("the cleared entry's guard: %v, want INVALID_TXN_STATE", err)
 		}
 	}},
@@ -938,7 +939,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		a := k.m.Begin(k.p, Client)
 		a.SetGuard(g)
 		b := txnData(1, 0, 4, 1)
-		if _, err := a.Add(&b); err != ErrOutOfOrderSequence {
+		if _, err := a.Add(&b); err != kafkaerr.OutOfOrderSequenceNumber {
 			t.Fatalf("seq 4 above the verified 0: %v", err)
 		}
 		a.Abort()
@@ -959,7 +960,7 @@ var kafkaPSMTests = []kafkaPSMTest{
 		defer a.Abort()
 		a.SetGuard(g)
 		b := txnData(1, 0, 0, 1)
-		if _, err := a.Add(&b); err != ErrInvalidTxnState {
+		if _, err := a.Add(&b); err != kafkaerr.InvalidTxnState {
 			t.Fatalf("expired entry's guard: %v, want INVALID_TXN_STATE", err)
 		}
 	}},

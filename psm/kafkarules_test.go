@@ -1,6 +1,10 @@
 package psm
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
+)
 
 // ProducerStateManager#truncateAndReload clears the producers and the
 // transactions and loads a snapshot, but leaves the verification entries
@@ -26,7 +30,7 @@ func TestTruncationKeepsVerificationEntries(t *testing.T) {
 				a.SetGuard(g)
 				b := txnData(1, 0, 3, 1)
 				b.BaseOffset = h.next
-				if _, err := a.Add(&b); err != ErrOutOfOrderSequence {
+				if _, err := a.Add(&b); err != kafkaerr.OutOfOrderSequenceNumber {
 					t.Fatalf("seq 3 above the verified lowest 0 after %s: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", reload, err)
 				}
 				b = txnData(1, 0, 0, 1)
@@ -68,7 +72,7 @@ func TestReleaseOngoingTransactionEpoch(t *testing.T) {
 				if rel == Kafka3 {
 					h.ok(Client, txnData(1, 1, 0, 1))
 				} else {
-					h.fails(ErrInvalidTxnState, Client, txnData(1, 1, 0, 1))
+					h.fails(kafkaerr.InvalidTxnState, Client, txnData(1, 1, 0, 1))
 				}
 			})
 		})

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // Model is the reference producer-state manager: Go maps, pointers and the
@@ -175,18 +176,18 @@ func (m *Model) HasLateTransaction(p PartitionID, nowMs int64) bool {
 		return false
 	}
 	oldest := sortedTxns(part.ongoing)[0]
-	lastTs := int64(-1)
+	lastTS := int64(-1)
 	if e := part.producers[oldest.ProducerID]; e != nil {
-		lastTs = e.lastTimestamp
+		lastTS = e.lastTimestamp
 	}
-	return m.opts.late(lastTs, nowMs)
+	return m.opts.late(lastTS, nowMs)
 }
 
 func (m *Model) StartVerification(p PartitionID, pid int64, seq int32, epoch int16, tv TxnVersion, nowMs int64) (Guard, error) {
 	part := m.part(p)
 	if e := part.producers[pid]; e != nil {
 		if epoch < e.epoch && m.opts.Release.refusesStaleVerification() {
-			return 0, ErrInvalidProducerEpoch // KAFKA-18042
+			return 0, kafkaerr.InvalidProducerEpoch // KAFKA-18042
 		}
 		if m.opts.ongoing(e.txnFirst, e.epoch, epoch) {
 			return 0, nil

@@ -2,6 +2,7 @@ package psm
 
 import (
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 
@@ -45,7 +46,7 @@ func (ai *appendInfo) checkProducerEpoch(epoch int16, tv TxnVersion) error {
 		return nil
 	}
 	if ai.origin != Replication {
-		return ErrInvalidProducerEpoch
+		return kafkaerr.InvalidProducerEpoch
 	}
 	return nil
 }
@@ -58,14 +59,14 @@ func (ai *appendInfo) checkSequence(epoch int16, firstSeq int32) error {
 	// Transaction version 2 (KAFKA-18202, Kafka 4.1): a producer whose
 	// committed entry caches no batch must start at sequence 0.
 	if ai.release.tv2StartsAtZero() && ai.hasVerif && ai.verif.supportsEpochBump && firstSeq != 0 && len(ai.cur.batches) == 0 {
-		return ErrOutOfOrderSequence
+		return kafkaerr.OutOfOrderSequenceNumber
 	}
 	if ai.hasVerif && firstSeq > ai.verif.lowestSeq {
-		return ErrOutOfOrderSequence
+		return kafkaerr.OutOfOrderSequenceNumber
 	}
 	if epoch != ai.upd.epoch {
 		if firstSeq != 0 && ai.upd.epoch != codec.NoProducerEpoch {
-			return ErrOutOfOrderSequence
+			return kafkaerr.OutOfOrderSequenceNumber
 		}
 		return nil
 	}
@@ -79,7 +80,7 @@ func (ai *appendInfo) checkSequence(epoch int16, firstSeq int32) error {
 		last = codec.NoSequence
 	}
 	if ai.cur.epoch != codec.NoProducerEpoch && !inSequence(last, firstSeq) {
-		return ErrOutOfOrderSequence
+		return kafkaerr.OutOfOrderSequenceNumber
 	}
 	return nil
 }
@@ -92,10 +93,10 @@ func (ai *appendInfo) append(b *Batch) (done CompletedTxn, hasDone, started bool
 			return done, false, false, nil // a marker cleaned away
 		}
 		if b.RecordsCount < 0 {
-			return done, false, false, ErrInvalidRecord
+			return done, false, false, kafkaerr.InvalidRecord
 		}
 		if b.ControlType != codec.ControlCommit && b.ControlType != codec.ControlAbort {
-			return done, false, false, ErrUnknownServerError
+			return done, false, false, kafkaerr.UnknownServerError
 		}
 		done, hasDone, err = ai.appendEndTxnMarker(b)
 		return done, hasDone, false, err
@@ -116,7 +117,7 @@ func (ai *appendInfo) appendDataBatch(b *Batch) (started bool, err error) {
 	ai.upd.addBatch(b.ProducerEpoch, b.LastSequence(), b.LastOffset(), b.LastOffsetDelta, b.MaxTimestamp, b.CRC, b.HasCRC)
 	switch {
 	case ai.upd.txnFirst >= 0 && !b.Transactional:
-		return false, ErrInvalidTxnState
+		return false, kafkaerr.InvalidTxnState
 	case ai.upd.txnFirst < 0 && b.Transactional:
 		ai.upd.txnFirst = b.BaseOffset
 		return true, nil
@@ -140,7 +141,7 @@ func (ai *appendInfo) appendEndTxnMarker(b *Batch) (CompletedTxn, bool, error) {
 		return CompletedTxn{}, false, err
 	}
 	if ai.upd.coordEpoch > b.CoordinatorEpoch && ai.origin != Replication {
-		return CompletedTxn{}, false, ErrTransactionCoordinatorFenced
+		return CompletedTxn{}, false, kafkaerr.TransactionCoordinatorFenced
 	}
 	var done CompletedTxn
 	hasDone := ai.upd.txnFirst >= 0
@@ -322,7 +323,7 @@ func (a *modelAppend) checkTransactional(pid int64, b *Batch) error {
 		return nil
 	}
 	if e != nil && b.ProducerEpoch < e.epoch && a.m.opts.Release.staleEpochFirst() {
-		return ErrInvalidProducerEpoch
+		return kafkaerr.InvalidProducerEpoch
 	}
 	if b.Control || !a.m.opts.VerifyTransactions {
 		return nil
@@ -332,7 +333,7 @@ func (a *modelAppend) checkTransactional(pid int64, b *Batch) error {
 		stored = v.guard
 	}
 	if stored == 0 || stored != a.guard {
-		return ErrInvalidTxnState
+		return kafkaerr.InvalidTxnState
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 
 var benchImpls = []string{"store", "model"}
 
-func newImpl(impl string, opts Options) Manager {
+func newImpl(impl string, opts Options) manager {
 	switch impl {
 	case "store":
 		return NewStore(opts)
@@ -30,7 +30,7 @@ func newImpl(impl string, opts Options) Manager {
 
 // populate gives partition p n producers, PIDs 0..n-1, each with one batch
 // (seq 0, timestamp 1000) at offsets 0..n-1.
-func populate(m Manager, p PartitionID, n int) {
+func populate(m manager, p PartitionID, n int) {
 	const chunk = 10000
 	for lo := 0; lo < n; lo += chunk {
 		a := m.Begin(p, Replication)
@@ -132,7 +132,7 @@ const warmUpdatesMax = 100000
 // sample, and `mirrorpath run` makes at most one lap there (a fixed count of
 // updates, docs/measuring.md): every timed update is then a producer's first
 // after populate, as steady in its way.
-func warmUpdates(b *testing.B, m Manager, loop *updateLoop, n int, one bool) {
+func warmUpdates(b *testing.B, m manager, loop *updateLoop, n int, one bool) {
 	if n > warmUpdatesMax {
 		return
 	}
@@ -143,7 +143,7 @@ func warmUpdates(b *testing.B, m Manager, loop *updateLoop, n int, one bool) {
 
 // benchUpdateOp is one producer-state update of bt: Manager.Update when one, else
 // Begin, Add, Commit.
-func benchUpdateOp(b *testing.B, m Manager, bt *Batch, one bool) {
+func benchUpdateOp(b *testing.B, m manager, bt *Batch, one bool) {
 	if one {
 		if _, _, err := m.Update(0, Client, bt); err != nil {
 			b.Fatal(err)
@@ -283,7 +283,7 @@ func BenchmarkAppendProtocol(b *testing.B) {
 // interface dispatch, the Batch pointer passed and the Outcome and Committed
 // pointers returned), the floor under any Manager behind this API. Its other methods
 // are the nil embedded interface's and panic.
-type nopManager struct{ Manager }
+type nopManager struct{ manager }
 
 type nopAppender struct{}
 
@@ -313,7 +313,7 @@ func BenchmarkUpdateParallel(b *testing.B) {
 			// One partition per goroutine, populated before the clock starts.
 			procs := runtime.GOMAXPROCS(0)
 			shared := NewStore(Options{})
-			ms := make([]Manager, procs)
+			ms := make([]manager, procs)
 			for i := range ms {
 				ms[i] = shared
 				if impl == "model" {
@@ -427,7 +427,7 @@ func BenchmarkExpire(b *testing.B) {
 
 // holdOldTxns opens a transaction for PIDs 0..k-1 (populated at seq 0)
 // whose timestamp is older than the default expiration at 2000.
-func holdOldTxns(m Manager, p PartitionID, k int) {
+func holdOldTxns(m manager, p PartitionID, k int) {
 	a := m.Begin(p, Replication)
 	for pid := range int64(k) {
 		b := txnData(pid, 0, 1, 1)

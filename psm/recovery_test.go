@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 
@@ -86,7 +87,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
 		snapshotState(h)
 		snap := h.m.AppendSnapshot(nil, h.p)
-		if len(snap) != 10+3*SnapshotEntrySize || SnapshotEntrySize != 46 {
+		if len(snap) != 10+3*snapshotEntrySize || snapshotEntrySize != 46 {
 			t.Fatalf("snapshot size %d", len(snap))
 		}
 		if be.Uint16(snap) != 1 || be.Uint32(snap[2:]) != codec.Checksum(snap[6:]) || be.Uint32(snap[6:]) != 3 {
@@ -105,7 +106,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		if !bytes.Equal(snap[10:10+46], golden) {
 			t.Fatalf("entry 0\n got %x\nwant %x", snap[10:56], golden)
 		}
-		for _, into := range []Manager{NewModel(Options{}), NewStore(Options{})} {
+		for _, into := range []manager{NewModel(Options{}), NewStore(Options{})} {
 			into.Begin(0, Client).Commit()
 			if err := into.LoadSnapshot(0, snap, 0); err != nil {
 				t.Fatal(err)
@@ -166,7 +167,7 @@ func TestCorruptSnapshotFallsBack(t *testing.T) {
 			}
 		}
 		// A truncated entry list with a valid CRC.
-		short := slices.Clone(good[:len(good)-SnapshotEntrySize])
+		short := slices.Clone(good[:len(good)-snapshotEntrySize])
 		be.PutUint32(short[2:], codec.Checksum(short[6:]))
 		if err := h.m.LoadSnapshot(h.p, short, 0); !errors.Is(err, ErrSnapshotTruncated) {
 			t.Fatalf("count beyond the file: %v", err)
@@ -214,7 +215,7 @@ func TestReloadDedupOnlyLastBatch(t *testing.T) {
 		if r := h.ok(Client, data(1, 0, 4, 2)); !r.outs[0].Duplicate.Found || r.outs[0].Duplicate.FirstOffset != 4 {
 			t.Fatalf("last batch not deduplicated after reload: %+v", r.outs)
 		}
-		h.fails(ErrOutOfOrderSequence, Client, data(1, 0, 2, 2))
+		h.fails(kafkaerr.OutOfOrderSequenceNumber, Client, data(1, 0, 2, 2))
 	})
 }
 
@@ -243,7 +244,7 @@ func TestRebuildReplicationToleratesRegressions(t *testing.T) {
 		h2.ok(Client, log[0])
 		h2.ok(Coordinator, log[1])
 		h2.ok(Client, log[2])
-		h2.fails(ErrTransactionCoordinatorFenced, Coordinator, log[3])
+		h2.fails(kafkaerr.TransactionCoordinatorFenced, Coordinator, log[3])
 	})
 }
 
@@ -302,7 +303,7 @@ func TestBarrierExactOrderInAppend(t *testing.T) {
 			t.Fatalf("post-barrier entry %+v", in)
 		}
 		// Equal to applying the same batches one append at a time.
-		var one Manager = NewModel(Options{})
+		var one manager = NewModel(Options{})
 		if _, ok := h.m.(*Store); ok {
 			one = NewStore(Options{})
 		}
@@ -336,12 +337,12 @@ func TestBarrierPrototypeResurrects(t *testing.T) {
 
 func TestTwoBarriersEqualOne(t *testing.T) {
 	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
-		build := func(m Manager) *harness {
+		build := func(m manager) *harness {
 			x := &harness{t: t, m: m, p: 0}
 			x.ok(Replication, data(1, 0, 0, 1), txnData(2, 0, 0, 1))
 			return x
 		}
-		newM := func() Manager {
+		newM := func() manager {
 			if _, ok := h.m.(*Store); ok {
 				return NewStore(Options{})
 			}
@@ -376,7 +377,7 @@ func TestHasProducerIDRule(t *testing.T) {
 	})
 	forEachImpl(t, Options{HasProducerID: NonNegativeOne}, func(t *testing.T, h *harness) {
 		h.ok(Client, txnData(-7, 0, 0, 1))
-		h.fails(ErrInvalidTxnState, Client, data(-7, 0, 1, 1))
+		h.fails(kafkaerr.InvalidTxnState, Client, data(-7, 0, 1, 1))
 		h.ok(Client, data(-1, 0, 0, 1)) // -1 is never a producer
 		if h.m.ProducerCount(h.p) != 1 || h.m.LastStableOffset(h.p, 2) != 0 {
 			t.Fatalf("count %d LSO %d", h.m.ProducerCount(h.p), h.m.LastStableOffset(h.p, 2))

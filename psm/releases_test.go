@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // releases are the release lines of Options.Release, newest first.
@@ -52,10 +53,10 @@ func TestStaleEpochRefusedFirst(t *testing.T) {
 		b      Batch
 		before error // the answer before 4.2
 	}{
-		{"txn-data-no-guard", Client, stale(txnData(1, 0, 0, 1)), ErrInvalidTxnState},
-		{"marker-no-txn-version", Coordinator, markerOf(codec.ControlCommit, 1, TVUnknown), ErrInvalidProducerEpoch},
-		{"marker-unknown-control-type", Coordinator, markerOf(codec.ControlType(3), 1, TV0), ErrUnknownServerError},
-		{"marker-record-count-minus-one", Coordinator, markerOf(codec.ControlCommit, -1, TV0), ErrInvalidRecord},
+		{"txn-data-no-guard", Client, stale(txnData(1, 0, 0, 1)), kafkaerr.InvalidTxnState},
+		{"marker-no-txn-version", Coordinator, markerOf(codec.ControlCommit, 1, TVUnknown), kafkaerr.InvalidProducerEpoch},
+		{"marker-unknown-control-type", Coordinator, markerOf(codec.ControlType(3), 1, TV0), kafkaerr.UnknownServerError},
+		{"marker-record-count-minus-one", Coordinator, markerOf(codec.ControlCommit, -1, TV0), kafkaerr.InvalidRecord},
 		{"emptied-marker", Coordinator, markerOf(codec.ControlCommit, 0, TV0), nil},
 	}
 	for _, rel := range releases {
@@ -68,11 +69,11 @@ func TestStaleEpochRefusedFirst(t *testing.T) {
 							h.ok(Client, data(1, 1, 0, 1))
 							want := c.before
 							if rel == Kafka4 {
-								want = ErrInvalidProducerEpoch
+								want = kafkaerr.InvalidProducerEpoch
 							}
-							if !verify && errors.Is(want, ErrInvalidTxnState) {
+							if !verify && errors.Is(want, kafkaerr.InvalidTxnState) {
 								// No guard needed: ProducerAppendInfo#checkProducerEpoch refuses it.
-								want = ErrInvalidProducerEpoch
+								want = kafkaerr.InvalidProducerEpoch
 							}
 							before := dumpState(h.m, h.p)
 							err := h.one(way, c.origin, c.b)
@@ -133,7 +134,7 @@ func TestTV2MarkerKeepsNextTransactionsVerification(t *testing.T) {
 					if keeps && err != nil {
 						t.Fatalf("the next transaction's first batch: %v, want accepted", err)
 					}
-					if !keeps && !errors.Is(err, ErrInvalidTxnState) {
+					if !keeps && !errors.Is(err, kafkaerr.InvalidTxnState) {
 						t.Fatalf("Kafka 3, the next transaction's first batch: %v, want INVALID_TXN_STATE", err)
 					}
 				})
@@ -154,7 +155,7 @@ func TestTV2MarkerKeepsNextTransactionsVerification(t *testing.T) {
 					a.SetGuard(g)
 					b := txnData(pid, 2, 0, 1)
 					b.BaseOffset = h.next
-					if _, err := a.Add(&b); !errors.Is(err, ErrInvalidTxnState) {
+					if _, err := a.Add(&b); !errors.Is(err, kafkaerr.InvalidTxnState) {
 						t.Fatalf("pid %d after its marker: %v, want INVALID_TXN_STATE", pid, err)
 					}
 					a.Abort()
@@ -175,7 +176,7 @@ func TestStartVerificationRefusesStaleEpoch(t *testing.T) {
 				h.ok(Client, data(1000, 1, 0, 1))
 				g, err := h.m.StartVerification(h.p, 1000, 0, 0, TV0, 0)
 				if rel == Kafka4 || rel == Kafka41 { // 4.1 and later
-					if !errors.Is(err, ErrInvalidProducerEpoch) || g != 0 {
+					if !errors.Is(err, kafkaerr.InvalidProducerEpoch) || g != 0 {
 						t.Fatalf("verify at epoch 0 below 1: (%d, %v), want INVALID_PRODUCER_EPOCH", g, err)
 					}
 				} else if err != nil || g == 0 {
@@ -223,7 +224,7 @@ func TestBarrierPrototypeAsCoded(t *testing.T) {
 					if mode == Prototype && err != nil {
 						t.Fatalf("guard handed out before the barrier: %v, want accepted (the entry stays)", err)
 					}
-					if mode == Exact && !errors.Is(err, ErrInvalidTxnState) {
+					if mode == Exact && !errors.Is(err, kafkaerr.InvalidTxnState) {
 						t.Fatalf("guard handed out before the barrier: %v, want INVALID_TXN_STATE", err)
 					}
 				})
@@ -234,7 +235,7 @@ func TestBarrierPrototypeAsCoded(t *testing.T) {
 				h.ok(Coordinator, tvMarker(1, 1, false, 0, TV0))
 				bad := tvMarker(1, 1, false, 0, TV0)
 				bad.ControlType = codec.ControlType(3)
-				if r := h.append(Replication, barrierBatch(), bad); !errors.Is(r.err, ErrUnknownServerError) {
+				if r := h.append(Replication, barrierBatch(), bad); !errors.Is(r.err, kafkaerr.UnknownServerError) {
 					t.Fatalf("[barrier, control type 3]: %v, want UNKNOWN_SERVER_ERROR", r.err)
 				}
 				_, ok := h.m.Producer(h.p, 1)

@@ -2,7 +2,6 @@ package psm
 
 import (
 	"encoding/binary"
-	"io"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 )
@@ -34,14 +33,14 @@ const (
 	snapOffCount      = snapOffCRC + 4
 	snapOffEntries    = snapOffCount + 4 // 10
 	snapCRCStart      = snapOffCount     // PRODUCER_ENTRIES_OFFSET = 6
-	SnapshotVersion   = 1
-	SnapshotEntrySize = 8 + 2 + 4 + 8 + 4 + 8 + 4 + 8 // 46
+	snapshotVersion   = 1
+	snapshotEntrySize = 8 + 2 + 4 + 8 + 4 + 8 + 4 + 8 // 46
 )
 
 var be = binary.BigEndian
 
 func appendSnapshotHeader(dst []byte, n int) []byte {
-	dst = be.AppendUint16(dst, SnapshotVersion)
+	dst = be.AppendUint16(dst, snapshotVersion)
 	dst = be.AppendUint32(dst, 0) // CRC, filled by finishSnapshot
 	return be.AppendUint32(dst, uint32(n))
 }
@@ -74,7 +73,7 @@ func checkSnapshot(src []byte) (int, error) {
 	if len(src) < snapOffEntries {
 		return 0, ErrSnapshotTruncated
 	}
-	if v := int16(be.Uint16(src[snapOffVersion:])); v != SnapshotVersion {
+	if v := int16(be.Uint16(src[snapOffVersion:])); v != snapshotVersion {
 		return 0, ErrSnapshotVersion
 	}
 	if be.Uint32(src[snapOffCRC:]) != codec.Checksum(src[snapCRCStart:]) {
@@ -84,7 +83,7 @@ func checkSnapshot(src []byte) (int, error) {
 	if n < 0 {
 		return 0, ErrSnapshotCount
 	}
-	if n > int64(len(src)-snapOffEntries)/SnapshotEntrySize {
+	if n > int64(len(src)-snapOffEntries)/snapshotEntrySize {
 		return 0, ErrSnapshotTruncated
 	}
 	return int(n), nil
@@ -92,7 +91,7 @@ func checkSnapshot(src []byte) (int, error) {
 
 // snapshotEntry decodes entry i of a snapshot that checkSnapshot accepted.
 func snapshotEntry(src []byte, i int) ProducerInfo {
-	b := src[snapOffEntries+i*SnapshotEntrySize:]
+	b := src[snapOffEntries+i*snapshotEntrySize:]
 	in := ProducerInfo{
 		ProducerID:       int64(be.Uint64(b[0:])),
 		Epoch:            int16(be.Uint16(b[8:])),
@@ -124,20 +123,4 @@ func DecodeSnapshot(src []byte) ([]ProducerInfo, error) {
 		out[i] = snapshotEntry(src, i)
 	}
 	return out, nil
-}
-
-// WriteSnapshot writes p's snapshot file to w.
-func WriteSnapshot(w io.Writer, m Manager, p PartitionID) error {
-	_, err := w.Write(m.AppendSnapshot(nil, p))
-	return err
-}
-
-// ReadSnapshot reads a whole snapshot file from r and loads it into p. The
-// buffer grows with the bytes actually read, never with a declared count.
-func ReadSnapshot(r io.Reader, m Manager, p PartitionID, nowMs int64) error {
-	src, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	return m.LoadSnapshot(p, src, nowMs)
 }

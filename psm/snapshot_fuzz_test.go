@@ -33,7 +33,7 @@ func FuzzLoadSnapshot(f *testing.F) {
 			be.PutUint32(snap[2:], codec.Checksum(snap[6:]))
 		}
 		model, store := NewModel(Options{}), NewStore(Options{})
-		for _, x := range []Manager{model, store} {
+		for _, x := range []manager{model, store} {
 			x.Begin(0, Replication).Commit()
 		}
 		const now = 5000
@@ -51,7 +51,7 @@ func FuzzLoadSnapshot(f *testing.F) {
 			return
 		}
 		entries, err := DecodeSnapshot(snap)
-		if err != nil || len(entries)*SnapshotEntrySize > len(snap) {
+		if err != nil || len(entries)*snapshotEntrySize > len(snap) {
 			t.Fatalf("DecodeSnapshot %d entries from %d bytes: %v", len(entries), len(snap), err)
 		}
 		if ms, ss := dumpState(model, 0), dumpState(store, 0); !equalState(ms, ss) {

@@ -21,7 +21,7 @@ func ScanSnapshot(r io.ReaderAt, size int64, each func(i int, e *ProducerInfo)) 
 	if _, err := r.ReadAt(head[:], 0); err != nil {
 		return err
 	}
-	if v := int16(be.Uint16(head[snapOffVersion:])); v != SnapshotVersion {
+	if v := int16(be.Uint16(head[snapOffVersion:])); v != snapshotVersion {
 		return ErrSnapshotVersion
 	}
 	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
@@ -36,11 +36,11 @@ func ScanSnapshot(r io.ReaderAt, size int64, each func(i int, e *ProducerInfo)) 
 	if n < 0 {
 		return ErrSnapshotCount
 	}
-	if n > (size-snapOffEntries)/SnapshotEntrySize {
+	if n > (size-snapOffEntries)/snapshotEntrySize {
 		return ErrSnapshotTruncated
 	}
-	br := bufio.NewReader(io.NewSectionReader(r, snapOffEntries, n*SnapshotEntrySize))
-	var entry [snapOffEntries + SnapshotEntrySize]byte // snapshotEntry reads entry 0 at snapOffEntries
+	br := bufio.NewReader(io.NewSectionReader(r, snapOffEntries, n*snapshotEntrySize))
+	var entry [snapOffEntries + snapshotEntrySize]byte // snapshotEntry reads entry 0 at snapOffEntries
 	for i := range int(n) {
 		if _, err := io.ReadFull(br, entry[snapOffEntries:]); err != nil {
 			if err == io.EOF {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // Store is the fast producer-state manager. Each partition owns its producer
@@ -208,8 +210,8 @@ func putTxn(txns []TxnInfo, t TxnInfo) []TxnInfo {
 	return slices.Insert(txns, i, t)
 }
 
-func (s *Store) isExpired(txnFirst, lastTs, now int64) bool {
-	return txnFirst < 0 && now-lastTs >= s.opts.ExpirationMs
+func (s *Store) isExpired(txnFirst, lastTS, now int64) bool {
+	return txnFirst < 0 && now-lastTS >= s.opts.ExpirationMs
 }
 
 // Reset applies a barrier outside an append in O(1).
@@ -244,7 +246,7 @@ func (s *Store) StartVerification(p PartitionID, pid int64, seq int32, epoch int
 	if sh, i := sp.lookup(pid); sh != nil {
 		cv := &sh.slots[i]
 		if epoch < cv.epoch && s.opts.Release.refusesStaleVerification() {
-			return 0, ErrInvalidProducerEpoch // KAFKA-18042
+			return 0, kafkaerr.InvalidProducerEpoch // KAFKA-18042
 		}
 		if s.opts.ongoing(cv.txnFirst, cv.epoch, epoch) {
 			return 0, nil
@@ -271,11 +273,11 @@ func (s *Store) HasLateTransaction(p PartitionID, nowMs int64) bool {
 	if len(sp.ongoing) == 0 {
 		return false
 	}
-	lastTs := int64(-1)
+	lastTS := int64(-1)
 	if sh, i := sp.lookup(sp.ongoing[0].ProducerID); sh != nil {
-		lastTs = sh.slots[i].lastTs
+		lastTS = sh.slots[i].lastTS
 	}
-	return s.opts.late(lastTs, nowMs)
+	return s.opts.late(lastTS, nowMs)
 }
 
 func (s *Store) Producer(p PartitionID, pid int64) (ProducerInfo, bool) {
@@ -354,7 +356,7 @@ func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
 			if sl.gen != sp.gen {
 				continue
 			}
-			if s.isExpired(sl.txnFirst, sl.lastTs, nowMs) {
+			if s.isExpired(sl.txnFirst, sl.lastTS, nowMs) {
 				sl.gen = genTomb
 				n++
 				continue
@@ -363,9 +365,9 @@ func (s *Store) ExpireProducers(p PartitionID, nowMs int64) int {
 				continue // cannot expire while open, so not bounded
 			}
 			if first {
-				sh.tsMin, sh.tsMax, first = sl.lastTs, sl.lastTs, false
+				sh.tsMin, sh.tsMax, first = sl.lastTS, sl.lastTS, false
 			}
-			sh.noteTs(sl.lastTs)
+			sh.noteTS(sl.lastTS)
 		}
 		if first { // nothing bounded is left: skip until now+expiration
 			sh.tsMin, sh.tsMax = nowMs, nowMs

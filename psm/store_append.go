@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 
@@ -148,12 +149,12 @@ func (a *StoreAppender) Pending(pid int64) (ProducerInfo, bool) {
 		}
 		if !found {
 			s := &a.part.shards[f.shard].slots[f.slot]
-			v = slotVal{lastTs: s.lastTs, txnFirst: s.txnFirst, coordEpoch: s.coordEpoch, epoch: s.epoch}
+			v = slotVal{lastTS: s.lastTS, txnFirst: s.txnFirst, coordEpoch: s.coordEpoch, epoch: s.epoch}
 			found = true
 		}
 		v.maybeUpdateEpoch(f.epoch)
 		v.push(f.m)
-		v.lastTs = f.m.Timestamp
+		v.lastTS = f.m.Timestamp
 	}
 	if !found {
 		return ProducerInfo{}, false
@@ -306,10 +307,10 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 		u.n, u.head = 0, 0
 		if cv != nil {
 			w.curEpoch, w.curLastSeq = cv.epoch, cv.lastSeq()
-			u.lastTs, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTs, cv.txnFirst, cv.coordEpoch, cv.epoch
+			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTS, cv.txnFirst, cv.coordEpoch, cv.epoch
 		} else {
 			w.curEpoch, w.curLastSeq = -1, -1
-			u.lastTs, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
+			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
 		}
 		if !a.verifGone {
 			if e := sp.verifEntry(pid); e != nil {
@@ -350,7 +351,7 @@ func (a *StoreAppender) checkTransactional(cv *slot, pid int64, b *Batch) error 
 		return nil
 	}
 	if cv != nil && b.ProducerEpoch < cv.epoch && o.Release.staleEpochFirst() {
-		return ErrInvalidProducerEpoch // KAFKA-19690
+		return kafkaerr.InvalidProducerEpoch // KAFKA-19690
 	}
 	if b.Control || !o.VerifyTransactions {
 		return nil
@@ -360,7 +361,7 @@ func (a *StoreAppender) checkTransactional(cv *slot, pid int64, b *Batch) error 
 		stored = e.guard
 	}
 	if stored == 0 || stored != a.guard {
-		return ErrInvalidTxnState
+		return kafkaerr.InvalidTxnState
 	}
 	return nil
 }
@@ -425,15 +426,15 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 		case b.RecordsCount == 0:
 			return false, false, nil // a marker cleaned away
 		case b.RecordsCount < 0:
-			return false, false, ErrInvalidRecord
+			return false, false, kafkaerr.InvalidRecord
 		case b.ControlType != codec.ControlCommit && b.ControlType != codec.ControlAbort:
-			return false, false, ErrUnknownServerError
+			return false, false, kafkaerr.UnknownServerError
 		}
 		if err := a.s.opts.markerEpoch(a.origin, b.TxnVersion, b.ProducerEpoch, u.epoch, u.txnFirst); err != nil {
 			return false, false, err
 		}
 		if u.coordEpoch > b.CoordinatorEpoch && a.origin != Replication {
-			return false, false, ErrTransactionCoordinatorFenced
+			return false, false, kafkaerr.TransactionCoordinatorFenced
 		}
 		if u.txnFirst >= 0 {
 			done = true
@@ -442,12 +443,12 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 		}
 		u.maybeUpdateEpoch(b.ProducerEpoch)
 		u.coordEpoch = b.CoordinatorEpoch
-		u.lastTs = b.ControlTimestamp
+		u.lastTS = b.ControlTimestamp
 		u.txnFirst = -1
 		return done, false, nil
 	}
 	if b.ProducerEpoch < u.epoch && a.origin != Replication {
-		return false, false, ErrInvalidProducerEpoch
+		return false, false, kafkaerr.InvalidProducerEpoch
 	}
 	if a.origin == Client {
 		if err := checkSequence(w, b.ProducerEpoch, b.BaseSequence); err != nil {
@@ -455,14 +456,14 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 		}
 	}
 	if u.txnFirst >= 0 && !b.Transactional {
-		return false, false, ErrInvalidTxnState
+		return false, false, kafkaerr.InvalidTxnState
 	}
 	u.maybeUpdateEpoch(b.ProducerEpoch)
 	m := BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
 		OffsetDelta: b.LastOffsetDelta}
 	m.CRC, m.HasCRC = a.s.opts.windowCRC(b)
 	u.push(m)
-	u.lastTs = b.MaxTimestamp
+	u.lastTS = b.MaxTimestamp
 	if u.txnFirst < 0 && b.Transactional {
 		u.txnFirst = b.BaseOffset
 		return false, true, nil
@@ -473,15 +474,15 @@ func (a *StoreAppender) apply(w *pendingEntry, b *Batch) (done, started bool, er
 // checkSequence is ProducerAppendInfo.checkSequence (CLIENT only).
 func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
 	if w.verifSeq0 && firstSeq != 0 {
-		return ErrOutOfOrderSequence
+		return kafkaerr.OutOfOrderSequenceNumber
 	}
 	if w.hasVerif && firstSeq > w.verifLow {
-		return ErrOutOfOrderSequence
+		return kafkaerr.OutOfOrderSequenceNumber
 	}
 	u := &w.upd
 	if epoch != u.epoch {
 		if firstSeq != 0 && u.epoch != -1 {
-			return ErrOutOfOrderSequence
+			return kafkaerr.OutOfOrderSequenceNumber
 		}
 		return nil
 	}
@@ -492,7 +493,7 @@ func checkSequence(w *pendingEntry, epoch int16, firstSeq int32) error {
 		last = w.curLastSeq
 	}
 	if w.curEpoch != -1 && int64(firstSeq) != int64(last)+1 && (firstSeq != 0 || last != 1<<31-1) {
-		return ErrOutOfOrderSequence
+		return kafkaerr.OutOfOrderSequenceNumber
 	}
 	return nil
 }

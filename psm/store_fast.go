@@ -1,5 +1,7 @@
 package psm
 
+import "github.com/mirrorpath/mirrorpath/kafkaerr"
+
 // The Store's fast path: an append whose batches are plain data batches of
 // known producers, outside a transaction, with no verification entry in the
 // partition, is checked straight against the committed slot and written
@@ -58,13 +60,13 @@ func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 		}
 		switch cv.checkClient(epoch, b.BaseSequence) {
 		case clientOutOfOrder:
-			return nil, ErrOutOfOrderSequence
+			return nil, kafkaerr.OutOfOrderSequenceNumber
 		case clientFenced:
-			return nil, ErrInvalidProducerEpoch
+			return nil, kafkaerr.InvalidProducerEpoch
 		}
 	}
 	if cv.txnFirst >= 0 {
-		return nil, ErrInvalidTxnState
+		return nil, kafkaerr.InvalidTxnState
 	}
 	// No Outcome is built on this path: copying a returned struct that was
 	// just stored costs a store-forwarding stall. more is emptied here
@@ -102,7 +104,7 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 	sh := sp.shardOf(h)
 	epoch := b.ProducerEpoch
 	if epoch != sh.slots[i].epoch || !a.firstKeepsEpoch() {
-		// See fastAppend. fastSlot's ErrInvalidTxnState comes first here,
+		// See fastAppend. fastSlot's kafkaerr.InvalidTxnState comes first here,
 		// which is the general path's answer too: under REPLICATION the
 		// pending entries of this append copy the committed txnFirst.
 		return a.addGeneral(b)
@@ -202,13 +204,13 @@ func (sp *storePart) fastSlot(trackBelow, seed uint64, origin Origin, b *Batch) 
 		}
 		switch cv.checkClient(epoch, b.BaseSequence) {
 		case clientOutOfOrder:
-			return h, i, ErrOutOfOrderSequence
+			return h, i, kafkaerr.OutOfOrderSequenceNumber
 		case clientFenced:
-			return h, i, ErrInvalidProducerEpoch
+			return h, i, kafkaerr.InvalidProducerEpoch
 		}
 	}
 	if cv.txnFirst >= 0 {
-		return h, i, ErrInvalidTxnState
+		return h, i, kafkaerr.InvalidTxnState
 	}
 	return h, i, nil
 }
@@ -269,20 +271,20 @@ func (s *Store) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Commi
 		}
 		switch cv.checkClient(epoch, b.BaseSequence) {
 		case clientOutOfOrder:
-			return nil, nil, ErrOutOfOrderSequence
+			return nil, nil, kafkaerr.OutOfOrderSequenceNumber
 		case clientFenced:
-			return nil, nil, ErrInvalidProducerEpoch
+			return nil, nil, kafkaerr.InvalidProducerEpoch
 		}
 	}
 	if cv.txnFirst >= 0 {
-		return nil, nil, ErrInvalidTxnState
+		return nil, nil, kafkaerr.InvalidTxnState
 	}
 	if cv.epoch != epoch {
 		cv.n, cv.head = 0, 0
 		cv.epoch = epoch
 	}
-	cv.lastTs = b.MaxTimestamp
-	sh.noteTs(b.MaxTimestamp)
+	cv.lastTS = b.MaxTimestamp
+	sh.noteTS(b.MaxTimestamp)
 	m := BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
 		OffsetDelta: b.LastOffsetDelta}
 	m.CRC, m.HasCRC = a.s.opts.windowCRC(b)
@@ -324,7 +326,7 @@ func (a *StoreAppender) promoteOne(f *fastAppend) {
 			u := &a.pend[pi].upd
 			u.maybeUpdateEpoch(f.epoch)
 			u.push(f.m)
-			u.lastTs = f.m.Timestamp
+			u.lastTS = f.m.Timestamp
 			return
 		}
 	}
@@ -335,7 +337,7 @@ func (a *StoreAppender) promoteOne(f *fastAppend) {
 		i, ok = sh.find(f.pid, sp.gen, f.h)
 	}
 	w := pendingEntry{pid: f.pid, h: f.h, slot: -1, curEpoch: -1, curLastSeq: -1,
-		upd: slotVal{lastTs: f.m.Timestamp, txnFirst: -1, coordEpoch: -1, epoch: -1}}
+		upd: slotVal{lastTS: f.m.Timestamp, txnFirst: -1, coordEpoch: -1, epoch: -1}}
 	if ok {
 		cv := &sh.slots[i]
 		w.slot, w.version, w.curEpoch, w.curLastSeq = int32(i), sh.version, cv.epoch, cv.lastSeq()
@@ -366,8 +368,8 @@ func (a *StoreAppender) Commit() *Committed {
 				s.n, s.head = 0, 0
 				s.epoch = f.epoch
 			}
-			s.lastTs = f.m.Timestamp
-			sh.noteTs(f.m.Timestamp)
+			s.lastTS = f.m.Timestamp
+			sh.noteTS(f.m.Timestamp)
 			s.push(&sh.wins[i], f.m)
 			checkSlot(sp, sh, i)
 			return &a.comNone
@@ -426,8 +428,8 @@ func (sh *shard) write(sp *storePart, i int, epoch int16, m *BatchMetadata) {
 		s.n, s.head = 0, 0
 		s.epoch = epoch
 	}
-	s.lastTs = m.Timestamp
-	sh.noteTs(m.Timestamp)
+	s.lastTS = m.Timestamp
+	sh.noteTS(m.Timestamp)
 	s.push(&sh.wins[i], *m)
 	checkSlot(sp, sh, i)
 }

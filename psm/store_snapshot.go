@@ -41,7 +41,7 @@ func (s *Store) AppendSnapshot(dst []byte, p PartitionID) []byte {
 	dst = slices.Grow(dst, snapOffEntries+len(enc))
 	dst = appendSnapshotHeader(dst, len(refs))
 	for _, r := range refs {
-		dst = append(dst, enc[r.pos:r.pos+SnapshotEntrySize]...)
+		dst = append(dst, enc[r.pos:r.pos+snapshotEntrySize]...)
 	}
 	return finishSnapshot(dst, start)
 }
@@ -102,7 +102,7 @@ func appendSlotEntry(dst []byte, v *slot, w *window) []byte {
 	dst = be.AppendUint32(dst, uint32(v.lastSeq()))
 	dst = be.AppendUint64(dst, uint64(lastOffset))
 	dst = be.AppendUint32(dst, uint32(newest.OffsetDelta))
-	dst = be.AppendUint64(dst, uint64(v.lastTs))
+	dst = be.AppendUint64(dst, uint64(v.lastTS))
 	dst = be.AppendUint32(dst, uint32(v.coordEpoch))
 	return be.AppendUint64(dst, uint64(v.txnFirst))
 }
@@ -120,11 +120,11 @@ func (s *Store) LoadSnapshot(p PartitionID, src []byte, nowMs int64) error {
 	const ahead = 16
 	for i := range n {
 		if j := i + ahead; j < n {
-			sp.prefetchSlot(int64(be.Uint64(src[snapOffEntries+j*SnapshotEntrySize:])))
+			sp.prefetchSlot(int64(be.Uint64(src[snapOffEntries+j*snapshotEntrySize:])))
 		}
 		in := snapshotEntry(src, i)
 		v := valOf(&in)
-		if s.isExpired(v.txnFirst, v.lastTs, nowMs) {
+		if s.isExpired(v.txnFirst, v.lastTS, nowMs) {
 			continue
 		}
 		sp.upsert(in.ProducerID, &v)

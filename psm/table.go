@@ -50,7 +50,7 @@ type slot struct {
 	pid        int64
 	gen        uint32
 	_          [4]byte
-	lastTs     int64
+	lastTS     int64
 	txnFirst   int64 // -1 when no transaction is open
 	coordEpoch int32
 	epoch      int16
@@ -115,7 +115,7 @@ func (s *slot) push(w *window, m BatchMetadata) {
 // slotVal is a whole entry outside the table: an append's pending update
 // (ProducerAppendInfo's updatedEntry) or an entry read from a snapshot.
 type slotVal struct {
-	lastTs     int64
+	lastTS     int64
 	txnFirst   int64 // -1 when no transaction is open
 	coordEpoch int32
 	epoch      int16
@@ -155,7 +155,7 @@ func (v *slotVal) push(m BatchMetadata) {
 // info is v as pid's ProducerInfo, window oldest first.
 func (v *slotVal) info(pid int64) ProducerInfo {
 	in := ProducerInfo{ProducerID: pid, Epoch: v.epoch, CoordinatorEpoch: v.coordEpoch,
-		LastTimestamp: v.lastTs, TxnFirstOffset: v.txnFirst, NumBatches: int(v.n)}
+		LastTimestamp: v.lastTS, TxnFirstOffset: v.txnFirst, NumBatches: int(v.n)}
 	for k := range int(v.n) {
 		in.Batches[k] = *v.at(k)
 	}
@@ -163,7 +163,7 @@ func (v *slotVal) info(pid int64) ProducerInfo {
 }
 
 func valOf(in *ProducerInfo) slotVal {
-	v := slotVal{lastTs: in.LastTimestamp, txnFirst: in.TxnFirstOffset, coordEpoch: in.CoordinatorEpoch, epoch: in.Epoch}
+	v := slotVal{lastTS: in.LastTimestamp, txnFirst: in.TxnFirstOffset, coordEpoch: in.CoordinatorEpoch, epoch: in.Epoch}
 	for _, m := range in.Window() {
 		v.push(m)
 	}
@@ -176,16 +176,16 @@ type shard struct {
 	used    int      // slots that are not empty (live, stale or tombstone)
 	version uint32   // bumped by every rehash, which moves slots and windows
 	shift   uint8    // home: 64 - log2(len(slots))
-	// tsMin and tsMax bound the lastTs of every live slot with no open
-	// transaction (loosely: every write of a lastTs widens them, only a scan
+	// tsMin and tsMax bound the lastTS of every live slot with no open
+	// transaction (loosely: every write of a lastTS widens them, only a scan
 	// narrows them). ExpireProducers skips a shard whose bounds prove that
 	// nothing in it can have expired; a slot with an open transaction cannot
 	// expire, and the write that closes it (merge) widens the bounds.
 	tsMin, tsMax int64
 }
 
-// noteTs widens the lastTs bounds to ts. O(1).
-func (sh *shard) noteTs(ts int64) {
+// noteTS widens the lastTS bounds to ts. O(1).
+func (sh *shard) noteTS(ts int64) {
 	// Branches, not min and max: the bounds rarely move (timestamps grow,
 	// and tsMax moves only for a new newest batch of the shard), so the
 	// usual write stores nothing.
@@ -197,7 +197,7 @@ func (sh *shard) noteTs(ts int64) {
 	}
 }
 
-// unexpired reports that no live slot can satisfy now-lastTs >= expMs:
+// unexpired reports that no live slot can satisfy now-lastTS >= expMs:
 // now-ts does not wrap for any ts in [tsMin, tsMax] (both ends checked, the
 // difference is monotone between them) and is below expMs at tsMin.
 func (sh *shard) unexpired(now, expMs int64) bool {
@@ -301,8 +301,8 @@ func (sh *shard) insert(pid int64, gen uint32, h uint64, seed uint64) int {
 // put writes v as the entry of slot i, window normalized to start at 0.
 func (sh *shard) put(i int, v *slotVal) {
 	s := &sh.slots[i]
-	s.lastTs, s.txnFirst, s.coordEpoch, s.epoch = v.lastTs, v.txnFirst, v.coordEpoch, v.epoch
-	sh.noteTs(v.lastTs)
+	s.lastTS, s.txnFirst, s.coordEpoch, s.epoch = v.lastTS, v.txnFirst, v.coordEpoch, v.epoch
+	sh.noteTS(v.lastTS)
 	s.n, s.head = v.n, 0
 	w := &sh.wins[i]
 	for k := range int(v.n) {
@@ -322,8 +322,8 @@ func (sh *shard) merge(i int, next *slotVal) {
 		s.epoch = next.epoch
 	}
 	s.coordEpoch = next.coordEpoch
-	s.lastTs = next.lastTs
-	sh.noteTs(next.lastTs)
+	s.lastTS = next.lastTS
+	sh.noteTS(next.lastTS)
 	if next.n > 0 {
 		w := &sh.wins[i]
 		for k := range int(next.n) {
@@ -337,7 +337,7 @@ func (sh *shard) merge(i int, next *slotVal) {
 func (sh *shard) info(i int) ProducerInfo {
 	s := &sh.slots[i]
 	in := ProducerInfo{ProducerID: s.pid, Epoch: s.epoch, CoordinatorEpoch: s.coordEpoch,
-		LastTimestamp: s.lastTs, TxnFirstOffset: s.txnFirst, NumBatches: int(s.n)}
+		LastTimestamp: s.lastTS, TxnFirstOffset: s.txnFirst, NumBatches: int(s.n)}
 	w := &sh.wins[i]
 	for k := range int(s.n) {
 		in.Batches[k] = w[ringIndex(s.head, k)]
@@ -378,9 +378,9 @@ func (sh *shard) rehash(gen uint32, seed uint64) {
 		}
 		if s.txnFirst < 0 {
 			if first {
-				sh.tsMin, sh.tsMax, first = s.lastTs, s.lastTs, false
+				sh.tsMin, sh.tsMax, first = s.lastTS, s.lastTS, false
 			}
-			sh.noteTs(s.lastTs)
+			sh.noteTS(s.lastTS)
 		}
 		j := hashPID(s.pid, seed) << shardBits >> shift
 		for slots[j].gen != genEmpty {

@@ -40,7 +40,7 @@ func TestShardUnexpiredIsSound(t *testing.T) {
 		}
 		for _, ts := range probes {
 			if ts >= sh.tsMin && ts <= sh.tsMax && s.isExpired(-1, ts, now) {
-				t.Fatalf("bounds [%d, %d] at now %d skip the shard, but lastTs %d is expired", sh.tsMin, sh.tsMax, now, ts)
+				t.Fatalf("bounds [%d, %d] at now %d skip the shard, but lastTS %d is expired", sh.tsMin, sh.tsMax, now, ts)
 			}
 		}
 	}

@@ -2,6 +2,8 @@ package psm
 
 import (
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // The transaction-version rules of a COMMIT or ABORT marker
@@ -24,7 +26,7 @@ func tvMarker(pid int64, epoch int16, abort bool, coordEpoch int32, tv TxnVersio
 func TestTV2MarkerEpochAboveProducer(t *testing.T) {
 	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
 		h.ok(Client, txnData(1, 0, 0, 3))
-		h.fails(ErrInvalidProducerEpoch, Coordinator, tvMarker(1, 0, false, 0, TV2))
+		h.fails(kafkaerr.InvalidProducerEpoch, Coordinator, tvMarker(1, 0, false, 0, TV2))
 		r := h.ok(Coordinator, tvMarker(1, 1, false, 0, TV2))
 		if !r.outs[0].TxnCompleted || r.outs[0].Completed.Aborted {
 			t.Fatalf("TV2 COMMIT at epoch + 1 did not complete the transaction: %+v", r.outs[0])
@@ -33,7 +35,7 @@ func TestTV2MarkerEpochAboveProducer(t *testing.T) {
 		if in.Epoch != 1 || in.NumBatches != 0 || in.TxnFirstOffset != -1 {
 			t.Fatalf("after the TV2 marker: %+v, want epoch 1, no cached batch, no open transaction", in)
 		}
-		h.fails(ErrOutOfOrderSequence, Client, txnData(1, 1, 3, 1))
+		h.fails(kafkaerr.OutOfOrderSequenceNumber, Client, txnData(1, 1, 3, 1))
 		h.ok(Client, txnData(1, 1, 0, 1))
 	})
 }
@@ -46,7 +48,7 @@ func TestTV0MarkerEpochNotBelowProducer(t *testing.T) {
 		t.Run(tv.String(), func(t *testing.T) {
 			forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
 				h.ok(Client, txnData(1, 2, 0, 3))
-				h.fails(ErrInvalidProducerEpoch, Coordinator, tvMarker(1, 1, true, 0, tv))
+				h.fails(kafkaerr.InvalidProducerEpoch, Coordinator, tvMarker(1, 1, true, 0, tv))
 				r := h.ok(Coordinator, tvMarker(1, 2, true, 0, tv))
 				if !r.outs[0].TxnCompleted || !r.outs[0].Completed.Aborted {
 					t.Fatalf("ABORT at the producer's epoch did not abort: %+v", r.outs[0])
@@ -71,9 +73,9 @@ func TestTV2RetriedMarker(t *testing.T) {
 		if r.outs[0].TxnCompleted {
 			t.Fatal("a retried marker completed a transaction")
 		}
-		h.fails(ErrInvalidProducerEpoch, Coordinator, tvMarker(1, 0, false, 0, TV2))
+		h.fails(kafkaerr.InvalidProducerEpoch, Coordinator, tvMarker(1, 0, false, 0, TV2))
 		h.ok(Client, txnData(1, 1, 0, 1)) // the next transaction, at the bumped epoch
-		h.fails(ErrInvalidProducerEpoch, Coordinator, tvMarker(1, 1, true, 0, TV2))
+		h.fails(kafkaerr.InvalidProducerEpoch, Coordinator, tvMarker(1, 1, true, 0, TV2))
 		// The retry rule reads the pending entry: inside one append, a marker
 		// that closes the transaction lets a retry of it through.
 		h.ok(Coordinator, tvMarker(1, 2, true, 0, TV2), tvMarker(1, 2, true, 0, TV2))
@@ -109,13 +111,13 @@ func TestReleaseMarkerTxnVersion(t *testing.T) {
 			forEachImpl(t, Options{Release: rel}, func(t *testing.T, h *harness) {
 				h.ok(Client, txnData(1, 0, 0, 1), txnData(2, 0, 0, 1))
 				if rel == Kafka4 {
-					h.fails(ErrInvalidProducerEpoch, Coordinator, tvMarker(1, 0, true, 0, TV2))
+					h.fails(kafkaerr.InvalidProducerEpoch, Coordinator, tvMarker(1, 0, true, 0, TV2))
 					h.fails(ErrMarkerWithoutTxnVersion, Coordinator, tvMarker(2, 0, true, 0, TVUnknown))
 					return
 				}
 				h.ok(Coordinator, tvMarker(1, 0, true, 0, TV2))
 				h.ok(Coordinator, tvMarker(2, 0, true, 0, TVUnknown))
-				h.fails(ErrInvalidProducerEpoch, Coordinator, tvMarker(2, -1, true, 0, TV2))
+				h.fails(kafkaerr.InvalidProducerEpoch, Coordinator, tvMarker(2, -1, true, 0, TV2))
 			})
 		})
 	}
@@ -134,7 +136,7 @@ func TestTV2VerifiedProducerWithoutStateStartsAtZero(t *testing.T) {
 			forEachImpl(t, Options{Release: rel}, func(t *testing.T, h *harness) {
 				h.verify(1, 3, 0, TV2, 0)
 				if rel == Kafka4 || rel == Kafka41 { // 4.1 and later
-					h.fails(ErrOutOfOrderSequence, Client, txnData(1, 0, 3, 1))
+					h.fails(kafkaerr.OutOfOrderSequenceNumber, Client, txnData(1, 0, 3, 1))
 					h.ok(Client, txnData(1, 0, 0, 1))
 				} else {
 					h.ok(Client, txnData(1, 0, 3, 1))
@@ -166,7 +168,7 @@ func TestTV2SupportsEpochBumpSetAtCreation(t *testing.T) {
 				h.verify(2, 3, 0, TV2, 0)
 				h.verify(2, 3, 0, TV0, 0)
 				if rel == Kafka4 || rel == Kafka41 { // 4.1 and later
-					h.fails(ErrOutOfOrderSequence, Client, txnData(2, 0, 3, 1))
+					h.fails(kafkaerr.OutOfOrderSequenceNumber, Client, txnData(2, 0, 3, 1))
 				} else {
 					h.ok(Client, txnData(2, 0, 3, 1))
 				}

@@ -5,10 +5,12 @@ import (
 	"strconv"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/enum"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
 
-// PartitionID names one partition inside a Manager. It is a small dense index
+// PartitionID names one partition inside a Store or Model. It is a small dense index
 // the caller assigns (0, 1, 2, …): the Store keeps its partitions in a slice
 // indexed by it, so IDs above MaxPartitions are refused with a panic.
 type PartitionID uint32
@@ -54,6 +56,26 @@ const (
 	NonNegativeOne
 )
 
+// hasProducerIDRules spells the rules as scenario's has-producer-id option
+// does.
+var hasProducerIDRules = enum.Table[HasProducerIDRule]{Kind: "has-producer-id rule",
+	Names: []string{"stock", "not-minus-one"}, Err: ErrUnknownName}
+
+// HasProducerIDRules lists every rule.
+func HasProducerIDRules() []HasProducerIDRule { return hasProducerIDRules.Values() }
+
+// String returns the rule's name: stock or not-minus-one.
+func (r HasProducerIDRule) String() string { return hasProducerIDRules.String(r) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (r HasProducerIDRule) MarshalText() ([]byte, error) { return hasProducerIDRules.MarshalText(r) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name matches
+// ErrUnknownName.
+func (r *HasProducerIDRule) UnmarshalText(b []byte) error {
+	return hasProducerIDRules.UnmarshalText(r, b)
+}
+
 // BarrierApply selects how a MIRROR_PID_RESET barrier inside a multi-batch
 // append is ordered against the other batches of that append.
 type BarrierApply uint8
@@ -73,6 +95,23 @@ const (
 	// removed the producers (docs/producer-state.md, "The barrier").
 	Prototype
 )
+
+// barrierApplies spells the orders as scenario's barrier-apply option does.
+var barrierApplies = enum.Table[BarrierApply]{Kind: "barrier apply", Names: []string{"exact", "prototype"},
+	Err: ErrUnknownName}
+
+// BarrierApplies lists every order.
+func BarrierApplies() []BarrierApply { return barrierApplies.Values() }
+
+// String returns the order's name: exact or prototype.
+func (b BarrierApply) String() string { return barrierApplies.String(b) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (b BarrierApply) MarshalText() ([]byte, error) { return barrierApplies.MarshalText(b) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name matches
+// ErrUnknownName.
+func (b *BarrierApply) UnmarshalText(text []byte) error { return barrierApplies.UnmarshalText(b, text) }
 
 // Kafka defaults (TransactionLogConfig, ProducerStateEntry).
 const (
@@ -148,7 +187,7 @@ const (
 	// Batch.TxnVersion says: the partition leader is not told the version.
 	Kafka40
 	// Kafka41 is Apache Kafka 4.1: Kafka40's rules, and StartVerification
-	// refuses an epoch below the producer's with ErrInvalidProducerEpoch
+	// refuses an epoch below the producer's with kafkaerr.InvalidProducerEpoch
 	// (UnifiedLog#maybeStartTransactionVerification, KAFKA-18042); a CLIENT
 	// batch of a producer whose verification entry was created by a TV2
 	// request and whose committed entry caches no batch must start at
@@ -156,19 +195,19 @@ const (
 	Kafka41
 )
 
-func (r Release) String() string {
-	switch r {
-	case Kafka4:
-		return "kafka4"
-	case Kafka3:
-		return "kafka3"
-	case Kafka40:
-		return "kafka4.0"
-	case Kafka41:
-		return "kafka4.1"
-	}
-	return "Release(" + strconv.Itoa(int(r)) + ")"
-}
+// releaseNames spells each release as scenario's kafka-release option does: the
+// first Kafka version its rules describe.
+var releaseNames = enum.Table[Release]{Kind: "release", Names: []string{"4.2", "3.6", "4.0", "4.1"}, Err: ErrUnknownName}
+
+// String returns the release's name: 4.2, 4.1, 4.0 or 3.6.
+func (r Release) String() string { return releaseNames.String(r) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (r Release) MarshalText() ([]byte, error) { return releaseNames.MarshalText(r) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name matches
+// ErrUnknownName.
+func (r *Release) UnmarshalText(b []byte) error { return releaseNames.UnmarshalText(r, b) }
 
 // staleEpochFirst: a transactional batch or marker from CLIENT or
 // COORDINATOR whose epoch is below its producer's is refused before the
@@ -251,14 +290,14 @@ func (o *Options) markerEpoch(origin Origin, tv TxnVersion, epoch, cur int16, tx
 			return ErrMarkerWithoutTxnVersion
 		}
 		if epoch < cur {
-			return ErrInvalidProducerEpoch
+			return kafkaerr.InvalidProducerEpoch
 		}
 		return nil
 	}
 	if epoch > cur || (epoch == cur && txnFirst < 0) {
 		return nil
 	}
-	return ErrInvalidProducerEpoch
+	return kafkaerr.InvalidProducerEpoch
 }
 
 func (o Options) withDefaults() Options {
@@ -273,8 +312,8 @@ func (o Options) withDefaults() Options {
 
 // late is the test of ProducerStateManager#hasLateTransaction on the last
 // timestamp of the oldest open transaction's producer (-1: none).
-func (o Options) late(lastTs, nowMs int64) bool {
-	return lastTs > 0 && nowMs-lastTs > o.MaxTransactionTimeoutMs+LateTransactionBufferMs
+func (o Options) late(lastTS, nowMs int64) bool {
+	return lastTS > 0 && nowMs-lastTS > o.MaxTransactionTimeoutMs+LateTransactionBufferMs
 }
 
 // windowCRC is what the duplicate window keeps of b's CRC: b's, when known
@@ -425,7 +464,7 @@ type Outcome struct {
 }
 
 // Committed is what Commit applied. Commit returns it by pointer, owned by
-// the Appender like its slices (which alias the Manager's scratch): all stay
+// the Appender like its slices (which alias the Store's or Model's scratch): all stay
 // valid until the next Begin on the same partition. It is read-only.
 type Committed struct {
 	// Completed lists the transactions closed by this append, in batch order.
@@ -447,7 +486,7 @@ type Guard uint64
 
 // Appender is one append to one partition: batches are validated in order
 // against the committed state plus the earlier batches of the same append;
-// nothing is visible until Commit. An Appender is owned by the Manager and
+// nothing is visible until Commit. An Appender is owned by its Store or Model and
 // reused by the next Begin on the same partition; it must not be used after
 // Commit or Abort.
 type Appender interface {
@@ -475,11 +514,12 @@ type Appender interface {
 	Abort()
 }
 
-// Manager is the producer-state manager of many partitions. Store (fast) and
-// Model (reference) implement it with the same behaviour. Methods that name a
-// partition must not run concurrently with other calls on the same partition;
-// Store allows different partitions in parallel.
-type Manager interface {
+// manager is the producer-state manager of many partitions. Store (fast) and
+// Model (reference) implement it with the same behaviour; the tests run both
+// through it. Methods that name a partition must not run concurrently with
+// other calls on the same partition; Store allows different partitions in
+// parallel.
+type manager interface {
 	// Begin starts an append to p, discarding an unfinished one.
 	Begin(p PartitionID, origin Origin) Appender
 	// Update is an append of b alone, in one call: Begin, Add, then Commit
@@ -500,7 +540,7 @@ type Manager interface {
 	// verification entries stay, as Kafka keeps them across a truncation.
 	Clear(p PartitionID)
 	// StartVerification is UnifiedLog#maybeStartTransactionVerification:
-	// under Kafka 4.1 and later ErrInvalidProducerEpoch (and nothing
+	// under Kafka 4.1 and later kafkaerr.InvalidProducerEpoch (and nothing
 	// changed) when epoch is below the producer's (KAFKA-18042); else the
 	// sentinel when the producer has an open transaction at this epoch,
 	// else the guard of its (new or updated) verification entry. tv is the

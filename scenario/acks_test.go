@@ -14,12 +14,12 @@ func TestAckWaitsForHighWatermark(t *testing.T) {
 	src := "cluster A replicas=2\ntopic t\npause A t/0 replica=1\nproducer p on A\nsend p t/0 records=5\n" +
 		"resume A t/0 replica=1\nsync\n"
 	var afterSend, afterSync bool
-	runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *Command) bool {
-		if c.Op != OpSend && c.Op != OpSync {
+	runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
+		if c.opcode != opSend && c.opcode != opSync {
 			return false
 		}
 		b, ok := batchAt(w.byName["A"].part("t/0").lead(), 0)
-		if c.Op == OpSend {
+		if c.opcode == opSend {
 			afterSend = ok && w.ackDelivered(b)
 		} else {
 			afterSync = ok && w.ackDelivered(b)
@@ -43,7 +43,7 @@ func TestMarkerWrittenAgainAfterLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := RunStrategy(s, "verbatim", DefaultOptions())
+	r, err := runStrategy(s, "verbatim", DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
-func (w *world) newProducer(c *Command) error {
+func (w *world) newProducer(c *command) error {
 	cl := w.byName[c.Args[1]]
 	pr := &client{name: c.Args[0], identity: c.Args[0], c: cl, txnID: argStr(c, "transactional"),
 		seq: map[*partition]int32{}, txnParts: map[*partition]bool{}}
@@ -256,7 +256,7 @@ func (w *world) endTxn(pr *client, abort bool) {
 	pr.pid, pr.epoch, pr.seq = t.pid, t.epoch, map[*partition]int32{}
 }
 
-func (w *world) offsets(c *Command) {
+func (w *world) offsets(c *command) {
 	pr, g := w.clients[c.Args[0]], w.groups[c.Args[1]]
 	member := c.Args[2]
 	if member == "-" {
@@ -320,7 +320,7 @@ func (w *world) addToTxn(pr *client, p *partition) bool {
 // partition belongs to the open transaction and will get its marker, but
 // holds no data of it. Without an open transaction the client sees
 // INVALID_TXN_STATE.
-func (w *world) add(c *Command) {
+func (w *world) add(c *command) {
 	pr := w.clients[c.Args[0]]
 	p := pr.c.part(c.Args[1])
 	switch {
@@ -335,7 +335,7 @@ func (w *world) add(c *Command) {
 }
 
 // send is one produce request of one batch.
-func (w *world) send(c *Command) error {
+func (w *world) send(c *command) error {
 	pr := w.clients[c.Args[0]]
 	p := pr.c.part(c.Args[1])
 	if !w.ready(pr) {
@@ -402,7 +402,7 @@ func (w *world) send(c *Command) error {
 
 // sendEpoch is the producer epoch of send c's batch: its epoch= if given,
 // else pr's.
-func sendEpoch(c *Command, pr *client) int16 {
+func sendEpoch(c *command, pr *client) int16 {
 	if v, ok := c.Get("epoch"); ok {
 		n, _ := strconv.ParseInt(v, 10, 16)
 		return int16(n)

@@ -40,7 +40,7 @@ func TestOpenOnFollowsRelease(t *testing.T) {
 	}
 	o := DefaultOptions()
 	if release(o) != psm.Kafka4 {
-		t.Errorf("default kafka-release is %s, want kafka4", release(o))
+		t.Errorf("default kafka-release is %s, want 4.2", release(o))
 	}
 	for v, want := range map[string]psm.Release{"4.1": psm.Kafka41, "4.0": psm.Kafka40, "3.6": psm.Kafka3} {
 		if err := o.Set("kafka-release", v); err != nil || release(o) != want {

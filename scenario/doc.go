@@ -4,7 +4,7 @@
 //
 // # Design
 //
-// A file is parsed once ([Parse]) into a [Script]: one [Command] per line,
+// A file is parsed once ([Parse]) into a [Script]: one command per line,
 // with every syntax and reference error reported as `file:line: message`
 // before anything runs. The same Script then runs once per strategy of
 // docs/strategies.md on a fresh world.

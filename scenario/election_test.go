@@ -33,10 +33,10 @@ func TestElectionKeepsProducerState(t *testing.T) {
 		if !strings.Contains(string(src), "\nelect ") {
 			continue
 		}
-		for _, st := range StrategyNames {
+		for _, st := range strategyNames {
 			before := map[replica]held{}
-			runSourceUntil(t, file, src, st, nil, func(w *world, c *Command) bool {
-				if c.Op == OpElect {
+			runSourceUntil(t, file, src, st, nil, func(w *world, c *command) bool {
+				if c.opcode == opElect {
 					lead := w.byName[c.Args[0]].part(c.Args[1]).lead()
 					if was, ok := before[lead]; ok && was.end == lead.LogEndOffset() {
 						compared++

@@ -364,7 +364,7 @@ func FuzzScenario(f *testing.F) {
 	// stop-completion=first).
 	seedOpts := []uint16{0, 1, 1 | 1<<1, 2 << 1, 1<<4 | (1|1<<2|1<<6|1<<7)<<5}
 	for _, s := range seeds {
-		for st := range StrategyNames {
+		for st := range strategyNames {
 			for _, o := range seedOpts {
 				f.Add(s, uint8(st), o)
 			}
@@ -374,18 +374,18 @@ func FuzzScenario(f *testing.F) {
 		if len(data) > 256 {
 			data = data[:256]
 		}
-		st := StrategyNames[int(stByte)%len(StrategyNames)]
+		st := strategyNames[int(stByte)%len(strategyNames)]
 		fo := genOptions(optBits)
 		src := genScenario(data, optBits)
 		s, err := Parse("fuzz.scn", src)
 		if err != nil {
 			t.Fatalf("generator wrote an invalid scenario: %v\n%s", err, src)
 		}
-		opts, err := Resolve(s, nil)
+		opts, err := resolveOptions(s, nil)
 		if err != nil {
 			t.Fatalf("generator wrote options that do not resolve: %v\n%s", err, src)
 		}
-		r1, err := RunStrategy(s, st, opts)
+		r1, err := runStrategy(s, st, opts)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", st, err, src)
 		}
@@ -399,7 +399,7 @@ func FuzzScenario(f *testing.F) {
 		// input in four (by length, which the mutator changes all the
 		// time), so that it costs a quarter of a run on average.
 		if len(data)%4 == 0 {
-			r2, err := RunStrategy(s, st, opts)
+			r2, err := runStrategy(s, st, opts)
 			if err != nil {
 				t.Fatalf("%s second run: %v", st, err)
 			}
@@ -472,16 +472,16 @@ func FuzzRun(f *testing.F) {
 			return
 		}
 		s, err := Parse("fuzz.scn", src)
-		if err != nil || len(s.Commands) > 60 {
+		if err != nil || len(s.commands) > 60 {
 			return
 		}
-		strategy := StrategyNames[int(st)%len(StrategyNames)]
-		opts, err := Resolve(s, nil)
+		strategy := strategyNames[int(st)%len(strategyNames)]
+		opts, err := resolveOptions(s, nil)
 		if err != nil {
 			t.Fatalf("parsed settings do not resolve: %v", err)
 		}
-		r1, err1 := RunStrategy(s, strategy, opts)
-		r2, err2 := RunStrategy(s, strategy, opts)
+		r1, err1 := runStrategy(s, strategy, opts)
+		r2, err2 := runStrategy(s, strategy, opts)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("errors differ: %v / %v", err1, err2)
 		}

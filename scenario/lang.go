@@ -1,44 +1,47 @@
 package scenario
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mirrorpath/mirrorpath/pid"
 )
 
-// Op is the command of one scenario line.
-type Op uint8
+// opcode is the command of one scenario line.
+type opcode uint8
 
 // The commands of the language (docs/scenarios.md), the original ones first.
 const (
-	OpCluster Op = iota + 1
-	OpTopic
-	OpMirror
-	OpProducer
-	OpInit
-	OpZombie
-	OpSend
-	OpBegin
-	OpCommit
-	OpAbort
-	OpGroup
-	OpJoin
-	OpLeave
-	OpRebalance
-	OpOffsets
-	OpSync
-	OpFail
-	OpRecover
-	OpFault
-	OpStop
-	OpRestart
-	OpElect
-	OpSet
-	OpExpect
-	OpRepoint
-	OpPause
-	OpResume
-	OpClean
-	OpAdd
+	opCluster opcode = iota + 1
+	opTopic
+	opMirror
+	opProducer
+	opInit
+	opZombie
+	opSend
+	opBegin
+	opCommit
+	opAbort
+	opGroup
+	opJoin
+	opLeave
+	opRebalance
+	opOffsets
+	opSync
+	opFail
+	opRecover
+	opFault
+	opStop
+	opRestart
+	opElect
+	opSet
+	opExpect
+	opRepoint
+	opPause
+	opResume
+	opClean
+	opAdd
 	opCount
 )
 
@@ -47,34 +50,34 @@ var opNames = [opCount]string{"", "cluster", "topic", "mirror", "producer", "ini
 	"restart", "elect", "set", "expect", "repoint", "pause", "resume", "clean", "add"}
 
 // String returns the command word as written in a file.
-func (o Op) String() string {
+func (o opcode) String() string {
 	if o > 0 && o < opCount {
 		return opNames[o]
 	}
 	return "op(" + strconv.Itoa(int(o)) + ")"
 }
 
-// KV is one key=value argument.
-type KV struct {
+// keyValue is one key=value argument.
+type keyValue struct {
 	Key, Value string
 }
 
-// Command is one parsed line. Args are the positional words without the
+// command is one parsed line. Args are the positional words without the
 // literal keywords of the syntax ("from", "on", "of"); Flags are the bare words
-// allowed after them ("idempotent", "ok"); KV keeps the key=value arguments in
-// file order. A Command owns its slices.
-type Command struct {
-	Line  int // 1-based line in the file
-	Step  int // 1-based step number: comments and blank lines are not steps
-	Op    Op
-	Args  []string
-	Flags []string
-	KV    []KV
+// allowed after them ("idempotent", "ok"); keyValue keeps the key=value arguments in
+// file order. A command owns its slices.
+type command struct {
+	Line     int // 1-based line in the file
+	Step     int // 1-based step number: comments and blank lines are not steps
+	opcode   opcode
+	Args     []string
+	Flags    []string
+	keyValue []keyValue
 }
 
 // Get returns the value of key and whether it was given.
-func (c *Command) Get(key string) (string, bool) {
-	for _, kv := range c.KV {
+func (c *command) Get(key string) (string, bool) {
+	for _, kv := range c.keyValue {
 		if kv.Key == key {
 			return kv.Value, true
 		}
@@ -83,7 +86,7 @@ func (c *Command) Get(key string) (string, bool) {
 }
 
 // Has reports whether the bare word flag was given.
-func (c *Command) Has(flag string) bool {
+func (c *command) Has(flag string) bool {
 	for _, f := range c.Flags {
 		if f == flag {
 			return true
@@ -97,7 +100,7 @@ func (c *Command) Has(flag string) bool {
 // A Script is immutable once parsed and safe to share between goroutines.
 type Script struct {
 	File     string
-	Commands []Command
+	commands []command
 }
 
 // Expect is one expect line: under Strategy the set of codes seen is exactly
@@ -111,9 +114,9 @@ type Expect struct {
 // Expects returns the expect lines of s in file order.
 func (s *Script) Expects() []Expect {
 	var out []Expect
-	for i := range s.Commands {
-		c := &s.Commands[i]
-		if c.Op != OpExpect {
+	for i := range s.commands {
+		c := &s.commands[i]
+		if c.opcode != opExpect {
 			continue
 		}
 		st, _ := c.Get("strategy")
@@ -132,10 +135,10 @@ func (s *Script) Expects() []Expect {
 // Settings returns the set lines of s merged in file order (later wins).
 func (s *Script) Settings() map[string]string {
 	out := map[string]string{}
-	for i := range s.Commands {
-		c := &s.Commands[i]
-		if c.Op == OpSet {
-			for _, kv := range c.KV {
+	for i := range s.commands {
+		c := &s.commands[i]
+		if c.opcode == opSet {
+			for _, kv := range c.keyValue {
 				out[kv.Key] = kv.Value
 			}
 		}
@@ -207,53 +210,76 @@ type syntax struct {
 }
 
 var grammar = [opCount]syntax{
-	OpCluster: {words: []string{wName},
+	opCluster: {words: []string{wName},
 		keys: map[string]valueKind{"id": vUUID, "replicas": vCount, "fetch-bytes": vCount, "pid-start": vNat,
 			"legacy-replicas": vNat, "barrier-feature": vNat, "segment-bytes": vCount, "retain-segments": vNat}},
-	OpTopic: {words: []string{wName}, flags: []string{"compacted"}, keys: map[string]valueKind{"partitions": vCount}},
-	OpMirror: {words: []string{wCluster, "from", wCluster},
+	opTopic: {words: []string{wName}, flags: []string{"compacted"}, keys: map[string]valueKind{"partitions": vCount}},
+	opMirror: {words: []string{wCluster, "from", wCluster},
 		keys: map[string]valueKind{"topic": vTopic, "align": vAlign}},
-	OpProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent", "old-format"},
+	opProducer: {words: []string{wName, "on", wCluster}, flags: []string{"idempotent", "old-format"},
 		keys: map[string]valueKind{"transactional": vName, "pid": vInt64, "epoch": vInt16, "acks": vAcks}},
-	OpInit:   {words: []string{wProducer}},
-	OpZombie: {words: []string{wName, "of", wProducer}},
-	OpSend: {words: []string{wProducer, wPartition},
+	opInit:   {words: []string{wProducer}},
+	opZombie: {words: []string{wName, "of", wProducer}},
+	opSend: {words: []string{wProducer, wPartition},
 		keys: map[string]valueKind{"records": vCount, "seq": vInt32, "epoch": vInt16, "bytes": vNat}},
-	OpBegin:     {words: []string{wProducer}},
-	OpCommit:    {words: []string{wProducer}},
-	OpAbort:     {words: []string{wProducer}},
-	OpGroup:     {words: []string{wName, "on", wCluster}},
-	OpJoin:      {words: []string{wGroup, wMember}, keys: map[string]valueKind{"instance": vName}},
-	OpLeave:     {words: []string{wGroup, wMember}},
-	OpRebalance: {words: []string{wGroup}},
-	OpOffsets: {words: []string{wProducer, wGroup, wMember},
+	opBegin:     {words: []string{wProducer}},
+	opCommit:    {words: []string{wProducer}},
+	opAbort:     {words: []string{wProducer}},
+	opGroup:     {words: []string{wName, "on", wCluster}},
+	opJoin:      {words: []string{wGroup, wMember}, keys: map[string]valueKind{"instance": vName}},
+	opLeave:     {words: []string{wGroup, wMember}},
+	opRebalance: {words: []string{wGroup}},
+	opOffsets: {words: []string{wProducer, wGroup, wMember},
 		keys: map[string]valueKind{"generation": vInt32, "instance": vName}},
-	OpSync:    {words: []string{"?" + wCluster}},
-	OpFail:    {words: []string{wCluster}},
-	OpRecover: {words: []string{wCluster}},
-	OpFault: {words: []string{wCluster}, flags: []string{"crash"},
+	opSync:    {words: []string{"?" + wCluster}},
+	opFail:    {words: []string{wCluster}},
+	opRecover: {words: []string{wCluster}},
+	opFault: {words: []string{wCluster}, flags: []string{"crash"},
 		keys: map[string]valueKind{"at": vAt, "times": vCount}, required: []string{"at"}},
-	OpStop:    {words: []string{wCluster}, keys: map[string]valueKind{"topic": vTopic, "variant": vVariant}},
-	OpRestart: {words: []string{wCluster}, flags: []string{"unclean"}},
-	OpElect: {words: []string{wCluster, wPartition}, flags: []string{"unclean"},
+	opStop:    {words: []string{wCluster}, keys: map[string]valueKind{"topic": vTopic, "variant": vVariant}},
+	opRestart: {words: []string{wCluster}, flags: []string{"unclean"}},
+	opElect: {words: []string{wCluster, wPartition}, flags: []string{"unclean"},
 		keys: map[string]valueKind{"replica": vNat}},
-	OpSet: {},
-	OpExpect: {flags: []string{"ok"}, keys: map[string]valueKind{"strategy": vStrategy, "modes": vCodes},
+	opSet: {},
+	opExpect: {flags: []string{"ok"}, keys: map[string]valueKind{"strategy": vStrategy, "modes": vCodes},
 		required: []string{"strategy"}},
-	OpRepoint: {words: []string{wProducer, "to", wCluster}},
-	OpPause: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
+	opRepoint: {words: []string{wProducer, "to", wCluster}},
+	opPause: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
 		required: []string{"replica"}},
-	OpResume: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
+	opResume: {words: []string{wCluster, wPartition}, keys: map[string]valueKind{"replica": vNat},
 		required: []string{"replica"}},
-	OpClean: {words: []string{wCluster, wPartition}},
-	OpAdd:   {words: []string{wProducer, wPartition}},
+	opClean: {words: []string{wCluster, wPartition}},
+	opAdd:   {words: []string{wProducer, wPartition}},
 }
 
-// StrategyNames are the strategies in table order (docs/strategies.md).
-var StrategyNames = []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"}
+// strategyNames are pid's strategies' names in table order
+// (docs/strategies.md): the scenario language spells a strategy as pid does.
+var strategyNames = namesOf(pid.Strategies())
+
+// defaultFirst returns the names of values with def's first (an option's
+// Values[0] is its default), the others in their order.
+func defaultFirst[T comparable](def T, values []T) []string {
+	names := []string{fmt.Sprint(def)}
+	for _, v := range values {
+		if v != def {
+			names = append(names, fmt.Sprint(v))
+		}
+	}
+	return names
+}
+
+// namesOf returns the String of each value: the scenario language spells
+// pid's enums (strategy, CRC fix, fold, policy) as pid does.
+func namesOf[T fmt.Stringer](values []T) []string {
+	names := make([]string, len(values))
+	for i, v := range values {
+		names[i] = v.String()
+	}
+	return names
+}
 
 func validStrategy(s string) bool {
-	for _, n := range StrategyNames {
+	for _, n := range strategyNames {
 		if n == s {
 			return true
 		}

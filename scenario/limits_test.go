@@ -99,18 +99,18 @@ func FuzzParseLimits(f *testing.F) {
 			}
 			return
 		}
-		if len(s.Commands) != len(s2.Commands) {
-			t.Fatalf("Parse: %d commands; ParseReader: %d", len(s.Commands), len(s2.Commands))
+		if len(s.commands) != len(s2.commands) {
+			t.Fatalf("Parse: %d commands; ParseReader: %d", len(s.commands), len(s2.commands))
 		}
 		var name, run, replicas int64
-		for i := range s.Commands {
-			c := &s.Commands[i]
-			switch c.Op {
-			case OpProducer, OpZombie:
+		for i := range s.commands {
+			c := &s.commands[i]
+			switch c.opcode {
+			case opProducer, opZombie:
 				name = max(name, int64(len(c.Args[0])))
-			case OpCluster:
+			case opCluster:
 				replicas += int64(argInt(c, "replicas", 1))
-			case OpSend:
+			case opSend:
 				n := sendBytes(int64(argInt(c, "records", 1)), int64(argInt(c, "bytes", defaultSendBytes)), name)
 				if n > MaxBatchBytes {
 					t.Fatalf("line %d: a batch of up to %d bytes parsed", c.Line, n)

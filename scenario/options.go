@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
 
@@ -26,14 +27,14 @@ var intOptions = map[string]bool{"allocator-margin": true}
 
 // OptionSpecs lists every option in output order.
 var OptionSpecs = []OptionSpec{
-	{"strategy", append([]string{"all"}, StrategyNames...), "strategies to run (a name or all)"},
-	{"crc-fix", []string{"full", "patch"}, "CRC fix of rewriting strategies"},
-	{"fold", []string{"xor", "mix"}, "bitfield: cluster-id fold to a 32-bit region"},
-	{"pid-policy", []string{"reject", "alias"}, "bitfield: PIDs >= 2^31 move the partition to FAILED (reject) or keep their low 31 bits (alias)"},
+	{"strategy", append([]string{"all"}, strategyNames...), "strategies to run (a name or all)"},
+	{"crc-fix", namesOf(pid.CRCFixes()), "CRC fix of rewriting strategies"},
+	{"fold", namesOf(pid.Folds()), "bitfield: cluster-id fold to a 32-bit region"},
+	{"pid-policy", namesOf(pid.Policies()), "bitfield: PIDs >= 2^31 move the partition to FAILED (reject) or keep their low 31 bits (alias)"},
 	{"salt-records", []string{"on", "off"}, "bitfield: resolve region collisions with salts (off: mappings collide silently)"},
-	{"barrier-apply", []string{"exact", "prototype"}, "barrier: exact order, or the prototype hazard that resurrects pre-barrier entries"},
+	{"barrier-apply", defaultFirst(psm.Exact, psm.BarrierApplies()), "barrier: exact order, or the prototype hazard that resurrects pre-barrier entries"},
 	{"stop-variant", []string{"abort", "truncate"}, "STOPPING closes open transactions with ABORT markers or by truncating to the LSO"},
-	{"has-producer-id", []string{"not-minus-one", "stock"}, "PSM test for a producer: pid != -1, or Kafka's stock pid > -1"},
+	{"has-producer-id", defaultFirst(psm.NonNegativeOne, psm.HasProducerIDRules()), "PSM test for a producer: pid != -1, or Kafka's stock pid > -1"},
 	{"unknown-source", []string{"skip", "retry", "fail", "write"}, "barrier: STOPPING of a partition that knows no source cluster id skips the barrier and goes STOPPED (skip, hazard R1), fails every attempt and stays STOPPING (retry), moves to FAILED and is retried (fail), or writes the barrier anyway (write)"},
 	{"hazard-r2", []string{"off", "on"}, "STOPPING ignores an ABORT marker it fails to append and goes on (prototype hazard R2)"},
 	{"stop-errors", []string{"failed", "stuck", "retry"}, "a failing STOPPING step moves the partition to FAILED, retried (failed); leaves it STOPPING for good when the step is the checkpoint, epoch bump or an ABORT (stuck); or leaves it STOPPING, retried (retry)"},
@@ -47,7 +48,7 @@ var OptionSpecs = []OptionSpec{
 	{"stop-abort-marker", []string{"versioned", "current-epoch", "prototype"}, "STOPPING's ABORT: the transaction version's marker (TV2 at epoch + 1, the version stated), the producer's epoch with the version stated, or the prototype's (the producer's epoch, no version stated)"},
 	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
 	{"txn-version", []string{"1", "2"}, "transaction version of every transactional producer (transaction.version): 2 bumps the epoch at each commit or abort and its markers must carry an epoch above the producer's"},
-	{"kafka-release", []string{"4.2", "4.1", "4.0", "3.6"}, "Kafka release whose producer-state rules the brokers follow: 4.2 and later, 4.1 and 4.0 (markers not checked by transaction version), 3.6 to 3.9 (an open transaction at any epoch counts as ongoing)"},
+	{"kafka-release", namesOf([]psm.Release{psm.Kafka4, psm.Kafka41, psm.Kafka40, psm.Kafka3}), "Kafka release whose producer-state rules the brokers follow: 4.2 and later, 4.1 and 4.0 (markers not checked by transaction version), 3.6 to 3.9 (an open transaction at any epoch counts as ongoing)"},
 	{"dedup-check", []string{"seq", "crc"}, "duplicate detection compares epoch and sequences only (seq, Kafka's), or also the cached batch's CRC, refusing a match with another CRC (crc)"},
 	{"allocator-margin", []string{"1000"}, "allocator: the failover advances the destination's PID allocator to the highest PID of its partitions plus this margin"},
 	{"allocator-mode", []string{"awaited", "async"}, "allocator: promotion waits for the allocator advance (awaited), or does not and the advance lands after the first local InitProducerId (async, Redpanda CORE-16631)"},
@@ -114,7 +115,7 @@ func checkOption(name, value string) error {
 	return fmt.Errorf("%w: %s=%q (want %s)", ErrOption, name, value, strings.Join(OptionSpecs[i].Values, "|"))
 }
 
-// Set changes one option; o must come from DefaultOptions or Clone.
+// Set changes one option; o must come from DefaultOptions.
 func (o *Options) Set(name, value string) error {
 	if err := checkOption(name, value); err != nil {
 		return err
@@ -132,15 +133,12 @@ func (o Options) Get(name string) string {
 	return ""
 }
 
-// Clone returns an independent copy.
-func (o Options) Clone() Options { return Options{vals: append([]string(nil), o.vals...)} }
-
 // Strategies returns the strategies the "strategy" option selects.
 func (o Options) Strategies() []string {
 	if s := o.Get("strategy"); s != "all" {
 		return []string{s}
 	}
-	return StrategyNames
+	return strategyNames
 }
 
 // relevant reports whether option name changes anything under strategy st,
@@ -176,15 +174,9 @@ func (o Options) For(st string) map[string]string {
 
 // release is the psm.Release of option kafka-release.
 func release(o Options) psm.Release {
-	switch o.Get("kafka-release") {
-	case "4.1":
-		return psm.Kafka41
-	case "4.0":
-		return psm.Kafka40
-	case "3.6":
-		return psm.Kafka3
-	}
-	return psm.Kafka4
+	var r psm.Release
+	_ = r.UnmarshalText([]byte(o.Get("kafka-release"))) // checked by Set; the zero value is the default
+	return r
 }
 
 // txnVersion is the psm.TxnVersion of option txn-version.

@@ -12,14 +12,14 @@ import (
 func recordEveryStep(t *testing.T, s *Script, st string, opts Options, src []byte) {
 	t.Helper()
 	w := newWorld(st, opts)
-	for i := range s.Commands {
-		c := &s.Commands[i]
+	for i := range s.commands {
+		c := &s.commands[i]
 		if err := w.exec(c); err != nil {
-			return // a run that stops early is RunStrategy's to report
+			return // a run that stops early is runStrategy's to report
 		}
 		w.or.afterStep()
 		if missed := w.or.unrecorded(); len(missed) > 0 {
-			t.Fatalf("%s: after line %d (%s) written without being recorded: %v\n%s", st, c.Line, c.Op, missed, src)
+			t.Fatalf("%s: after line %d (%s) written without being recorded: %v\n%s", st, c.Line, c.opcode, missed, src)
 		}
 	}
 }
@@ -46,7 +46,7 @@ func TestEveryWriteRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts, err := Resolve(s, nil)
+		opts, err := resolveOptions(s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,10 +60,10 @@ func TestEveryWriteRecorded(t *testing.T) {
 // reported, so TestEveryWriteRecorded and FuzzScenario can fail.
 func TestUnrecordedWriteSeen(t *testing.T) {
 	w := newWorld("verbatim", DefaultOptions())
-	if err := w.exec(&Command{Op: OpCluster, Args: []string{"A"}}); err != nil {
+	if err := w.exec(&command{opcode: opCluster, Args: []string{"A"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.exec(&Command{Op: OpTopic, Args: []string{"t"}}); err != nil {
+	if err := w.exec(&command{opcode: opTopic, Args: []string{"t"}}); err != nil {
 		t.Fatal(err)
 	}
 	p := w.byName["A"].part("t/0")

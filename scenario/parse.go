@@ -110,7 +110,7 @@ func ParseReader(file string, r io.Reader) (*Script, error) {
 			if err := p.bound(&c); err != nil {
 				return nil, err
 			}
-			p.s.Commands = append(p.s.Commands, c)
+			p.s.commands = append(p.s.commands, c)
 		}
 		if err == io.EOF {
 			return p.s, nil
@@ -133,14 +133,14 @@ type parser struct {
 // cluster's and those of the clusters mirroring it), so a run holds at most
 // the bytes of all sends times all replicas; the check runs at every send
 // and every cluster line, whichever comes first in the file.
-func (p *parser) bound(c *Command) error {
-	switch c.Op {
-	case OpProducer, OpZombie:
+func (p *parser) bound(c *command) error {
+	switch c.opcode {
+	case opProducer, opZombie:
 		p.name = max(p.name, int64(len(c.Args[0])))
 		return nil
-	case OpCluster:
+	case opCluster:
 		p.replicas += int64(argInt(c, "replicas", 1))
-	case OpSend:
+	case opSend:
 		records, bytes := int64(argInt(c, "records", 1)), int64(argInt(c, "bytes", defaultSendBytes))
 		n := sendBytes(records, bytes, p.name)
 		if n > MaxBatchBytes {
@@ -153,7 +153,7 @@ func (p *parser) bound(c *Command) error {
 	}
 	if held := p.run * p.replicas; held > MaxRunBytes {
 		return p.errf(c.Line, ErrLimit, "%s: the batches sent, up to %d bytes, held by %d replicas are up to %d bytes, above the limit %d of a run",
-			c.Op, p.run, p.replicas, held, MaxRunBytes)
+			c.opcode, p.run, p.replicas, held, MaxRunBytes)
 	}
 	return nil
 }
@@ -163,17 +163,17 @@ func (p *parser) errf(line int, kind error, format string, args ...any) error {
 }
 
 // command checks one line against the grammar.
-func (p *parser) command(line int, words []string) (Command, error) {
-	c := Command{Line: line}
-	for o := Op(1); o < opCount; o++ {
+func (p *parser) command(line int, words []string) (command, error) {
+	c := command{Line: line}
+	for o := opcode(1); o < opCount; o++ {
 		if opNames[o] == words[0] {
-			c.Op = o
+			c.opcode = o
 		}
 	}
-	if c.Op == 0 {
+	if c.opcode == 0 {
 		return c, p.errf(line, ErrSyntax, "unknown command %q", words[0])
 	}
-	g := &grammar[c.Op]
+	g := &grammar[c.opcode]
 	rest := words[1:]
 	for _, w := range g.words {
 		optional := strings.HasPrefix(w, "?")
@@ -182,17 +182,17 @@ func (p *parser) command(line int, words []string) (Command, error) {
 			if optional {
 				break
 			}
-			return c, p.errf(line, ErrSyntax, "%s: missing %s", c.Op, strings.ToLower(w))
+			return c, p.errf(line, ErrSyntax, "%s: missing %s", c.opcode, strings.ToLower(w))
 		}
 		if w == strings.ToLower(w) { // literal keyword
 			if rest[0] != w {
-				return c, p.errf(line, ErrSyntax, "%s: want %q, got %q", c.Op, w, rest[0])
+				return c, p.errf(line, ErrSyntax, "%s: want %q, got %q", c.opcode, w, rest[0])
 			}
 			rest = rest[1:]
 			continue
 		}
 		if err := checkWord(w, rest[0]); err != nil {
-			return c, p.errf(line, ErrSyntax, "%s: %v", c.Op, err)
+			return c, p.errf(line, ErrSyntax, "%s: %v", c.opcode, err)
 		}
 		c.Args = append(c.Args, rest[0])
 		rest = rest[1:]
@@ -201,53 +201,53 @@ func (p *parser) command(line int, words []string) (Command, error) {
 		k, v, isKV := strings.Cut(w, "=")
 		if !isKV {
 			if !contains(g.flags, w) {
-				return c, p.errf(line, ErrSyntax, "%s: unexpected word %q", c.Op, w)
+				return c, p.errf(line, ErrSyntax, "%s: unexpected word %q", c.opcode, w)
 			}
 			if c.Has(w) {
-				return c, p.errf(line, ErrSyntax, "%s: %q given twice", c.Op, w)
+				return c, p.errf(line, ErrSyntax, "%s: %q given twice", c.opcode, w)
 			}
 			c.Flags = append(c.Flags, w)
 			continue
 		}
 		if _, dup := c.Get(k); dup {
-			return c, p.errf(line, ErrSyntax, "%s: %s given twice", c.Op, k)
+			return c, p.errf(line, ErrSyntax, "%s: %s given twice", c.opcode, k)
 		}
-		if c.Op == OpSet {
+		if c.opcode == opSet {
 			if err := checkOption(k, v); err != nil {
 				return c, p.errf(line, ErrSyntax, "set: %v", strings.TrimPrefix(err.Error(), ErrOption.Error()+": "))
 			}
 		} else {
 			kind, ok := g.keys[k]
 			if !ok {
-				return c, p.errf(line, ErrSyntax, "%s: unknown argument %q", c.Op, k)
+				return c, p.errf(line, ErrSyntax, "%s: unknown argument %q", c.opcode, k)
 			}
 			if err := checkValue(kind, v); err != nil {
-				return c, p.errf(line, ErrSyntax, "%s: %s=%q: %v", c.Op, k, v, err)
+				return c, p.errf(line, ErrSyntax, "%s: %s=%q: %v", c.opcode, k, v, err)
 			}
 			if max, ok := limits[k]; ok {
 				if n, _ := strconv.ParseInt(v, 10, 64); n > max {
-					return c, p.errf(line, ErrSyntax, "%s: %s=%s above the limit %d", c.Op, k, v, max)
+					return c, p.errf(line, ErrSyntax, "%s: %s=%s above the limit %d", c.opcode, k, v, max)
 				}
 			}
 		}
-		c.KV = append(c.KV, KV{k, v})
+		c.keyValue = append(c.keyValue, keyValue{k, v})
 	}
 	for _, k := range g.required {
 		if _, ok := c.Get(k); !ok {
-			return c, p.errf(line, ErrSyntax, "%s: missing %s=", c.Op, k)
+			return c, p.errf(line, ErrSyntax, "%s: missing %s=", c.opcode, k)
 		}
 	}
-	switch c.Op {
-	case OpSet:
-		if len(c.KV) == 0 {
+	switch c.opcode {
+	case opSet:
+		if len(c.keyValue) == 0 {
 			return c, p.errf(line, ErrSyntax, "set: want KEY=VALUE")
 		}
-	case OpExpect:
+	case opExpect:
 		_, modes := c.Get("modes")
 		if modes == c.Has("ok") {
 			return c, p.errf(line, ErrSyntax, "expect: want exactly one of ok and modes=")
 		}
-	case OpProducer:
+	case opProducer:
 		if _, txn := c.Get("transactional"); txn && c.Has("idempotent") {
 			return c, p.errf(line, ErrSyntax, "producer: idempotent and transactional= exclude each other")
 		}
@@ -369,7 +369,7 @@ func checkValue(kind valueKind, v string) error {
 		}
 	case vStrategy:
 		if !validStrategy(v) {
-			return errors.New("want one of " + strings.Join(StrategyNames, ", "))
+			return errors.New("want one of " + strings.Join(strategyNames, ", "))
 		}
 	case vCodes:
 		for _, c := range strings.Split(v, ",") {
@@ -431,35 +431,35 @@ func newRefs() *refs {
 
 // resolve checks c's references against earlier declarations and declares
 // what c declares.
-func (p *parser) resolve(c *Command) error {
+func (p *parser) resolve(c *command) error {
 	r := p.refs
-	g := &grammar[c.Op]
+	g := &grammar[c.opcode]
 	ref := func(kind, w string) error {
 		switch kind {
 		case wCluster:
 			if !r.clusters[w] {
-				return p.errf(c.Line, ErrReference, "%s: unknown cluster %q", c.Op, w)
+				return p.errf(c.Line, ErrReference, "%s: unknown cluster %q", c.opcode, w)
 			}
 		case wProducer:
 			if _, ok := r.producers[w]; !ok {
-				return p.errf(c.Line, ErrReference, "%s: unknown producer %q", c.Op, w)
+				return p.errf(c.Line, ErrReference, "%s: unknown producer %q", c.opcode, w)
 			}
 		case wGroup:
 			if !r.groups[w] {
-				return p.errf(c.Line, ErrReference, "%s: unknown group %q", c.Op, w)
+				return p.errf(c.Line, ErrReference, "%s: unknown group %q", c.opcode, w)
 			}
 		case wTopic:
 			if _, ok := r.topics[w]; !ok {
-				return p.errf(c.Line, ErrReference, "%s: unknown topic %q", c.Op, w)
+				return p.errf(c.Line, ErrReference, "%s: unknown topic %q", c.opcode, w)
 			}
 		case wPartition:
 			t, n, _ := splitPartition(w)
 			parts, ok := r.topics[t]
 			if !ok {
-				return p.errf(c.Line, ErrReference, "%s: unknown topic %q", c.Op, t)
+				return p.errf(c.Line, ErrReference, "%s: unknown topic %q", c.opcode, t)
 			}
 			if n >= parts {
-				return p.errf(c.Line, ErrReference, "%s: topic %q has %d partitions, no %d", c.Op, t, parts, n)
+				return p.errf(c.Line, ErrReference, "%s: topic %q has %d partitions, no %d", c.opcode, t, parts, n)
 			}
 		}
 		return nil
@@ -478,8 +478,8 @@ func (p *parser) resolve(c *Command) error {
 		}
 		i++
 	}
-	for _, kv := range c.KV {
-		if c.Op != OpSet && g.keys[kv.Key] == vTopic {
+	for _, kv := range c.keyValue {
+		if c.opcode != opSet && g.keys[kv.Key] == vTopic {
 			if err := ref(wTopic, kv.Value); err != nil {
 				return err
 			}
@@ -491,18 +491,18 @@ func (p *parser) resolve(c *Command) error {
 	}
 	if v, ok := c.Get("replica"); ok {
 		if n, _ := strconv.Atoi(v); n >= r.replicas[name] {
-			return p.errf(c.Line, ErrReference, "%s: cluster %q has %d replicas, no replica %s", c.Op, name,
+			return p.errf(c.Line, ErrReference, "%s: cluster %q has %d replicas, no replica %s", c.opcode, name,
 				r.replicas[name], v)
 		}
 	}
 	txnOf := func(prod string) error {
 		if !r.producers[prod] {
-			return p.errf(c.Line, ErrReference, "%s: producer %q is not transactional", c.Op, prod)
+			return p.errf(c.Line, ErrReference, "%s: producer %q is not transactional", c.opcode, prod)
 		}
 		return nil
 	}
-	switch c.Op {
-	case OpCluster:
+	switch c.opcode {
+	case opCluster:
 		if r.clusters[name] {
 			return p.errf(c.Line, ErrReference, "cluster %q declared twice", name)
 		}
@@ -511,7 +511,7 @@ func (p *parser) resolve(c *Command) error {
 		if v, ok := c.Get("replicas"); ok {
 			r.replicas[name], _ = strconv.Atoi(v)
 		}
-	case OpTopic:
+	case opTopic:
 		if _, dup := r.topics[name]; dup {
 			return p.errf(c.Line, ErrReference, "topic %q declared twice", name)
 		}
@@ -521,30 +521,30 @@ func (p *parser) resolve(c *Command) error {
 		}
 		r.topics[name] = n
 		r.compacted[name] = c.Has("compacted")
-	case OpClean:
+	case opClean:
 		if t, _, _ := splitPartition(c.Args[1]); !r.compacted[t] {
 			return p.errf(c.Line, ErrReference, "clean: topic %q is not compacted", t)
 		}
-	case OpMirror:
+	case opMirror:
 		if c.Args[0] == c.Args[1] {
 			return p.errf(c.Line, ErrReference, "mirror: cluster %q cannot mirror itself", name)
 		}
-	case OpProducer, OpZombie:
+	case opProducer, opZombie:
 		if _, dup := r.producers[name]; dup {
 			return p.errf(c.Line, ErrReference, "producer %q declared twice", name)
 		}
-		if c.Op == OpZombie {
+		if c.opcode == opZombie {
 			r.producers[name] = r.producers[c.Args[1]]
 		} else {
 			_, txn := c.Get("transactional")
 			r.producers[name] = txn
 		}
-	case OpGroup:
+	case opGroup:
 		if r.groups[name] {
 			return p.errf(c.Line, ErrReference, "group %q declared twice", name)
 		}
 		r.groups[name] = true
-	case OpBegin, OpCommit, OpAbort, OpOffsets, OpAdd:
+	case opBegin, opCommit, opAbort, opOffsets, opAdd:
 		return txnOf(name)
 	}
 	return nil

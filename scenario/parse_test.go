@@ -55,26 +55,26 @@ func TestParseAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(s.Commands), 38; got != want {
+	if got, want := len(s.commands), 38; got != want {
 		t.Fatalf("commands = %d, want %d", got, want)
 	}
-	seen := map[Op]bool{}
-	for i, c := range s.Commands {
-		seen[c.Op] = true
+	seen := map[opcode]bool{}
+	for i, c := range s.commands {
+		seen[c.opcode] = true
 		if c.Step != i+1 || c.Line != i+2 {
-			t.Errorf("command %d (%s): step %d line %d", i, c.Op, c.Step, c.Line)
+			t.Errorf("command %d (%s): step %d line %d", i, c.opcode, c.Step, c.Line)
 		}
 	}
-	for o := Op(1); o < opCount; o++ {
+	for o := opcode(1); o < opCount; o++ {
 		if !seen[o] {
 			t.Errorf("command %s not exercised", o)
 		}
 	}
-	c := s.Commands[0]
-	if !reflect.DeepEqual(c.Args, []string{"A"}) || len(c.KV) != 4 {
+	c := s.commands[0]
+	if !reflect.DeepEqual(c.Args, []string{"A"}) || len(c.keyValue) != 4 {
 		t.Errorf("cluster: %+v", c)
 	}
-	if m := s.Commands[3]; !reflect.DeepEqual(m.Args, []string{"B", "A"}) {
+	if m := s.commands[3]; !reflect.DeepEqual(m.Args, []string{"B", "A"}) {
 		t.Errorf("mirror args = %q, want [B A]", m.Args)
 	}
 	ex := s.Expects()
@@ -217,11 +217,11 @@ func checkRoundTrip(t *testing.T, s *Script) {
 	if err != nil {
 		t.Fatalf("reparse of\n%s: %v", text, err)
 	}
-	if len(s2.Commands) != len(s.Commands) {
-		t.Fatalf("reparse: %d commands, want %d", len(s2.Commands), len(s.Commands))
+	if len(s2.commands) != len(s.commands) {
+		t.Fatalf("reparse: %d commands, want %d", len(s2.commands), len(s.commands))
 	}
-	for i := range s.Commands {
-		a, b := s.Commands[i], s2.Commands[i]
+	for i := range s.commands {
+		a, b := s.commands[i], s2.commands[i]
 		a.Line, b.Line = 0, 0
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("command %d: %+v != %+v", i, a, b)
@@ -276,7 +276,7 @@ func TestParseReaderLimits(t *testing.T) {
 	// A line of exactly MaxLineBytes, and one without a final newline, parse.
 	long := "sync" + strings.Repeat(" ", MaxLineBytes-len("sync"))
 	for _, src := range []string{"cluster A\n" + long + "\n", "cluster A\n" + long} {
-		if s, err := Parse("f.scn", []byte(src)); err != nil || len(s.Commands) != 2 {
+		if s, err := Parse("f.scn", []byte(src)); err != nil || len(s.commands) != 2 {
 			t.Fatalf("%d-byte line: %v", len(long), err)
 		}
 	}

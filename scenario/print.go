@@ -5,10 +5,10 @@ import "strings"
 // AppendText appends c as one line of scenario text (no newline), in the
 // canonical form: command, positional words with their keywords, flags, then
 // key=value arguments in the order given. Parse(Format) yields c again.
-func (c *Command) AppendText(dst []byte) []byte {
-	dst = append(dst, c.Op.String()...)
+func (c *command) AppendText(dst []byte) []byte {
+	dst = append(dst, c.opcode.String()...)
 	i := 0
-	for _, w := range grammar[c.Op].words {
+	for _, w := range grammar[c.opcode].words {
 		w = strings.TrimPrefix(w, "?")
 		if w == strings.ToLower(w) {
 			dst = append(dst, ' ')
@@ -25,7 +25,7 @@ func (c *Command) AppendText(dst []byte) []byte {
 		dst = append(dst, ' ')
 		dst = append(dst, f...)
 	}
-	for _, kv := range c.KV {
+	for _, kv := range c.keyValue {
 		dst = append(dst, ' ')
 		dst = append(dst, kv.Key...)
 		dst = append(dst, '=')
@@ -37,8 +37,8 @@ func (c *Command) AppendText(dst []byte) []byte {
 // Format returns the script as text, one command per line, comments dropped.
 func (s *Script) Format() []byte {
 	var b []byte
-	for i := range s.Commands {
-		b = s.Commands[i].AppendText(b)
+	for i := range s.commands {
+		b = s.commands[i].AppendText(b)
 		b = append(b, '\n')
 	}
 	return b

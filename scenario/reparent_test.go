@@ -62,10 +62,10 @@ func TestReparentAgreesWithSource(t *testing.T) {
 		if !strings.Contains(string(src), "align=divergence") {
 			continue
 		}
-		for _, st := range StrategyNames {
+		for _, st := range strategyNames {
 			before := map[*partition][]batchKey{}
-			runSourceUntil(t, file, src, st, nil, func(w *world, c *Command) bool {
-				if c.Op == OpMirror && argStr(c, "align") == "divergence" {
+			runSourceUntil(t, file, src, st, nil, func(w *world, c *command) bool {
+				if c.opcode == opMirror && argStr(c, "align") == "divergence" {
 					for _, p := range w.byName[c.Args[0]].parts {
 						if topic := argStr(c, "topic"); topic != "" && p.topic != topic || p.source == nil {
 							continue

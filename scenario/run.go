@@ -11,7 +11,7 @@ import (
 )
 
 // ErrScenario reports a file that parses but asks the simulator for
-// something it cannot do (a mirror of a STOPPING partition); RunStrategy wraps it with
+// something it cannot do (a mirror of a STOPPING partition); runStrategy wraps it with
 // file:line.
 var ErrScenario = errors.New("scenario: cannot run")
 
@@ -69,9 +69,9 @@ func (r *Result) FirstStep(code Code) int {
 	return first
 }
 
-// Resolve returns the options of a run: defaults, then the file's set lines,
+// resolveOptions returns the options of a run: defaults, then the file's set lines,
 // then flags (the command line wins).
-func Resolve(s *Script, flags map[string]string) (Options, error) {
+func resolveOptions(s *Script, flags map[string]string) (Options, error) {
 	o := DefaultOptions()
 	for _, src := range []map[string]string{s.Settings(), flags} {
 		keys := make([]string, 0, len(src))
@@ -95,13 +95,13 @@ func Resolve(s *Script, flags map[string]string) (Options, error) {
 // per strategy, linear in the data the file sends times the steps that read
 // it back. s is only read: Runs of one Script may proceed concurrently.
 func Run(s *Script, flags map[string]string) ([]Result, error) {
-	opts, err := Resolve(s, flags)
+	opts, err := resolveOptions(s, flags)
 	if err != nil {
 		return nil, err
 	}
 	var out []Result
 	for _, st := range opts.Strategies() {
-		r, err := RunStrategy(s, st, opts)
+		r, err := runStrategy(s, st, opts)
 		if err != nil {
 			return out, err
 		}
@@ -110,17 +110,17 @@ func Run(s *Script, flags map[string]string) ([]Result, error) {
 	return out, nil
 }
 
-// RunStrategy runs s once under strategy st on a fresh world. Deterministic:
+// runStrategy runs s once under strategy st on a fresh world. Deterministic:
 // the same s, st and opts give the same Result. Safe for concurrent use.
-func RunStrategy(s *Script, st string, opts Options) (res Result, err error) {
+func runStrategy(s *Script, st string, opts Options) (res Result, err error) {
 	if openReplica == nil {
 		return Result{}, ErrNotWired
 	}
 	w := newWorld(st, opts)
-	for i := range s.Commands {
-		c := &s.Commands[i]
+	for i := range s.commands {
+		c := &s.commands[i]
 		if err := w.exec(c); err != nil {
-			return Result{}, fmt.Errorf("%s:%d: %s: %w", s.File, c.Line, c.Op, err)
+			return Result{}, fmt.Errorf("%s:%d: %s: %w", s.File, c.Line, c.opcode, err)
 		}
 		w.or.afterStep()
 	}

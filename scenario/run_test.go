@@ -39,19 +39,19 @@ func TestResolveOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := Resolve(s, map[string]string{"stop-variant": "abort", "strategy": "bitfield"})
+	o, err := resolveOptions(s, map[string]string{"stop-variant": "abort", "strategy": "bitfield"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Get("crc-fix") != "full" || o.Get("stop-variant") != "abort" || len(o.Strategies()) != 1 {
 		t.Errorf("resolved %v %v", o.For("bitfield"), o.Strategies())
 	}
-	if _, err := Resolve(s, map[string]string{"fold": "rot13"}); err == nil {
+	if _, err := resolveOptions(s, map[string]string{"fold": "rot13"}); err == nil {
 		t.Error("bad flag value accepted")
 	}
 }
 
-// TestRunConcurrently backs the doc comment of RunStrategy: runs of one
+// TestRunConcurrently backs the doc comment of runStrategy: runs of one
 // Script on several goroutines give the same results (run with -race).
 func TestRunConcurrently(t *testing.T) {
 	src, err := os.ReadFile("../scenarios/07-long-chain.scn")

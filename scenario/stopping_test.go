@@ -56,7 +56,7 @@ func TestBarrierSourceForms(t *testing.T) {
 // is back under recovery-barrier=ignore and gone under apply, while the log
 // holds the barrier either way.
 func TestUncleanRecoveryBarrier(t *testing.T) {
-	unclean := func(_ *world, c *Command) bool { return c.Op == OpRestart && c.Has("unclean") }
+	unclean := func(_ *world, c *command) bool { return c.opcode == opRestart && c.Has("unclean") }
 	for _, v := range []string{"ignore", "apply"} {
 		w, crashed := runWorldUntil(t, "../scenarios/69-crash-after-stopped.scn", "barrier",
 			map[string]string{"recovery-barrier": v}, unclean)
@@ -89,7 +89,7 @@ func TestHazardR1Alias(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err = Resolve(s, nil)
+		o, err = resolveOptions(s, nil)
 		if err != nil || o.Get("unknown-source") != want {
 			t.Fatalf("file hazard-r1=%s: %v, unknown-source=%s", v, err, o.Get("unknown-source"))
 		}

@@ -77,14 +77,14 @@ func openAppendpath(cfg replicaConfig) (replica, error) {
 		return pid.NewMapper(pid.Config{Strategy: st, Policy: pol, Fold: fold, Rand: rand.NewPCG(s1, s2),
 			Registry: reg, TopicID: topicID(cfg.Topic), Partition: cfg.Partition})
 	}
-	po := psm.Options{HasProducerID: psm.NonNegativeOne}
-	if cfg.Options.Get("has-producer-id") == "stock" {
-		po.HasProducerID = psm.Stock
+	var po psm.Options
+	if err := po.HasProducerID.UnmarshalText([]byte(cfg.Options.Get("has-producer-id"))); err != nil {
+		return nil, err
+	}
+	if err := po.BarrierApply.UnmarshalText([]byte(cfg.Options.Get("barrier-apply"))); err != nil {
+		return nil, err
 	}
 	po.DedupCRC = cfg.Options.Get("dedup-check") == "crc"
-	if cfg.Options.Get("barrier-apply") == "prototype" {
-		po.BarrierApply = psm.Prototype
-	}
 	po.Release = release(cfg.Options)
 	a := &apReplica{newMapper: newMapper, seed1: s1, seed2: s2, cfg: appendpath.Config{
 		Dir:                 "log",

@@ -200,12 +200,12 @@ func atoi(s string, def int) int {
 	return n
 }
 
-func argInt(c *Command, key string, def int) int {
+func argInt(c *command, key string, def int) int {
 	v, _ := c.Get(key)
 	return atoi(v, def)
 }
 
-func argInt64(c *Command, key string) (int64, bool) {
+func argInt64(c *command, key string) (int64, bool) {
 	v, ok := c.Get(key)
 	if !ok {
 		return 0, false
@@ -217,7 +217,7 @@ func argInt64(c *Command, key string) (int64, bool) {
 // exec runs one command, then lowers the log floors of the failback
 // (noteLogFloors). Errors are internal failures of the broker packages (not
 // client errors, which the oracle records).
-func (w *world) exec(c *Command) error {
+func (w *world) exec(c *command) error {
 	err := w.execOp(c)
 	if err == nil {
 		err = w.settleWrites()
@@ -227,12 +227,12 @@ func (w *world) exec(c *Command) error {
 }
 
 // execOp is exec without its bookkeeping.
-func (w *world) execOp(c *Command) error {
+func (w *world) execOp(c *command) error {
 	w.step = c.Step
-	switch c.Op {
-	case OpCluster:
+	switch c.opcode {
+	case opCluster:
 		return w.addCluster(c)
-	case OpTopic:
+	case opTopic:
 		t := topicDecl{name: c.Args[0], partitions: argInt(c, "partitions", 1)}
 		w.topics = append(w.topics, t)
 		for _, cl := range w.clusters {
@@ -240,35 +240,35 @@ func (w *world) execOp(c *Command) error {
 				return err
 			}
 		}
-	case OpMirror:
+	case opMirror:
 		return w.mirror(w.byName[c.Args[0]], w.byName[c.Args[1]], argStr(c, "topic"), argStr(c, "align"))
-	case OpProducer:
+	case opProducer:
 		return w.newProducer(c)
-	case OpInit:
+	case opInit:
 		w.initProducer(w.clients[c.Args[0]], -1, -1, false)
-	case OpZombie:
+	case opZombie:
 		w.newZombie(c.Args[0], w.clients[c.Args[1]])
-	case OpSend:
+	case opSend:
 		return w.send(c)
-	case OpAdd:
+	case opAdd:
 		w.add(c)
-	case OpBegin:
+	case opBegin:
 		w.begin(w.clients[c.Args[0]])
-	case OpCommit:
+	case opCommit:
 		w.endTxn(w.clients[c.Args[0]], false)
-	case OpAbort:
+	case opAbort:
 		w.endTxn(w.clients[c.Args[0]], true)
-	case OpGroup:
+	case opGroup:
 		cl := w.byName[c.Args[1]]
 		w.groups[c.Args[0]] = &group{name: c.Args[0], c: cl, members: map[string]int32{}, instances: map[string]string{}}
-	case OpJoin:
+	case opJoin:
 		g := w.groups[c.Args[0]]
 		g.gen++
 		g.members[c.Args[1]] = g.gen
 		if inst, ok := c.Get("instance"); ok {
 			g.instances[inst] = c.Args[1]
 		}
-	case OpLeave:
+	case opLeave:
 		g := w.groups[c.Args[0]]
 		if _, ok := g.members[c.Args[1]]; ok {
 			delete(g.members, c.Args[1])
@@ -279,53 +279,53 @@ func (w *world) execOp(c *Command) error {
 			}
 			g.gen++
 		}
-	case OpRebalance:
+	case opRebalance:
 		w.groups[c.Args[0]].gen++
-	case OpOffsets:
+	case opOffsets:
 		w.offsets(c)
-	case OpSync:
+	case opSync:
 		var dest *cluster
 		if len(c.Args) > 0 {
 			dest = w.byName[c.Args[0]]
 		}
 		return w.sync(dest)
-	case OpFail:
+	case opFail:
 		w.byName[c.Args[0]].failed = true
-	case OpRecover:
+	case opRecover:
 		w.byName[c.Args[0]].failed = false
-	case OpFault:
+	case opFault:
 		cl := w.byName[c.Args[0]]
 		cl.faults = append(cl.faults, fault{at: argStr(c, "at"), times: argInt(c, "times", 1), crash: c.Has("crash")})
-	case OpStop:
+	case opStop:
 		variant := argStr(c, "variant")
 		if variant == "" {
 			variant = w.opts.Get("stop-variant")
 		}
 		return w.stop(w.byName[c.Args[0]], argStr(c, "topic"), variant)
-	case OpRestart:
+	case opRestart:
 		return w.restart(w.byName[c.Args[0]], c.Has("unclean"))
-	case OpElect:
+	case opElect:
 		target := -1
 		if _, ok := c.Get("replica"); ok {
 			target = argInt(c, "replica", 0)
 		}
 		return w.elect(w.byName[c.Args[0]].part(c.Args[1]), target, c.Has("unclean"))
-	case OpPause, OpResume:
+	case opPause, opResume:
 		p := w.byName[c.Args[0]].part(c.Args[1])
 		if p.paused == nil {
 			p.paused = map[int]bool{}
 		}
-		p.paused[argInt(c, "replica", 0)] = c.Op == OpPause
-	case OpClean:
+		p.paused[argInt(c, "replica", 0)] = c.opcode == opPause
+	case opClean:
 		return w.clean(w.byName[c.Args[0]].part(c.Args[1]))
-	case OpRepoint:
+	case opRepoint:
 		w.repoint(w.clients[c.Args[0]], w.byName[c.Args[1]])
-	case OpSet, OpExpect:
+	case opSet, opExpect:
 	}
 	return nil
 }
 
-func argStr(c *Command, key string) string {
+func argStr(c *command, key string) string {
 	v, _ := c.Get(key)
 	return v
 }
@@ -339,7 +339,7 @@ func (cl *cluster) part(key string) *partition {
 	return nil
 }
 
-func (w *world) addCluster(c *Command) error {
+func (w *world) addCluster(c *command) error {
 	cl := &cluster{name: c.Args[0], id: DefaultClusterID(c.Args[0]), replicas: argInt(c, "replicas", 1),
 		fetchBytes: argInt(c, "fetch-bytes", 1<<20), txn: txnCoordinator{ids: map[string]*txnState{}}}
 	if v, ok := c.Get("id"); ok {

@@ -5,8 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/mirrorpath/mirrorpath/pid"
 )
 
 // runWorld executes a file step by step and returns the world for
@@ -20,7 +18,7 @@ func runWorld(t *testing.T, file, strategy string) *world {
 // runWorldUntil executes a file step by step with option flags over the
 // file's, up to and including the first command stop accepts (nil: to the
 // end), and returns the world for inspection and whether stop accepted one.
-func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string, stop func(*world, *Command) bool) (*world, bool) {
+func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string, stop func(*world, *command) bool) (*world, bool) {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -31,21 +29,21 @@ func runWorldUntil(t *testing.T, file, strategy string, flags map[string]string,
 
 // runSourceUntil is runWorldUntil on scenario text src named name; stop
 // sees the world after each command and ends the run when it returns true.
-func runSourceUntil(t *testing.T, name string, src []byte, strategy string, flags map[string]string, stop func(*world, *Command) bool) (*world, bool) {
+func runSourceUntil(t *testing.T, name string, src []byte, strategy string, flags map[string]string, stop func(*world, *command) bool) (*world, bool) {
 	t.Helper()
 	s, err := Parse(name, src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, err := Resolve(s, flags)
+	opts, err := resolveOptions(s, flags)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := newWorld(strategy, opts)
-	for i := range s.Commands {
-		c := &s.Commands[i]
+	for i := range s.commands {
+		c := &s.commands[i]
 		if err := w.exec(c); err != nil {
-			t.Fatalf("%s line %d %s: %v", name, c.Line, c.Op, err)
+			t.Fatalf("%s line %d %s: %v", name, c.Line, c.opcode, err)
 		}
 		w.or.afterStep()
 		if stop != nil && stop(w, c) {
@@ -137,11 +135,11 @@ func TestReadCommittedView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, _ := Resolve(s, nil)
+	opts, _ := resolveOptions(s, nil)
 	for _, st := range []string{"negate", "verbatim"} {
 		w := newWorld(st, opts)
-		for i := range s.Commands {
-			if err := w.exec(&s.Commands[i]); err != nil {
+		for i := range s.commands {
+			if err := w.exec(&s.commands[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -196,20 +194,6 @@ func TestMirrorLoop(t *testing.T) {
 	}
 }
 
-// TestStrategyNamesMatchPID: the names are spelled as package pid spells
-// them (one name per strategy everywhere).
-func TestStrategyNamesMatchPID(t *testing.T) {
-	all := pid.Strategies()
-	if len(all) != len(StrategyNames) {
-		t.Fatalf("pid has %d strategies, scenario %d", len(all), len(StrategyNames))
-	}
-	for i, st := range all {
-		if st.String() != StrategyNames[i] {
-			t.Errorf("strategy %d: pid %q, scenario %q", i, st, StrategyNames[i])
-		}
-	}
-}
-
 // TestFollowerEndsNotBeyondItsLeader: a truncation inside a batch leaves each
 // replica's log end at the truncation offset with the batch gone; a new
 // leader reopens and ends after its last batch instead, below its followers.
@@ -226,7 +210,7 @@ func TestFollowerEndsNotBeyondItsLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := newWorld("verbatim", DefaultOptions())
-	run := func(cmds []Command) {
+	run := func(cmds []command) {
 		for i := range cmds {
 			if err := w.exec(&cmds[i]); err != nil {
 				t.Fatal(err)
@@ -234,7 +218,7 @@ func TestFollowerEndsNotBeyondItsLeader(t *testing.T) {
 			w.or.afterStep()
 		}
 	}
-	run(s.Commands[:5])
+	run(s.commands[:5])
 	p := w.byName["A"].part("t/0")
 	for i, r := range p.reps {
 		if err := r.Truncate(3); err != nil { // inside the batch [0, 3]
@@ -250,7 +234,7 @@ func TestFollowerEndsNotBeyondItsLeader(t *testing.T) {
 			t.Errorf("replica %d ends at %d, beyond its leader's %d", i, r.LogEndOffset(), p.lead().LogEndOffset())
 		}
 	}
-	run(s.Commands[5:])
+	run(s.commands[5:])
 	for _, v := range w.or.violations {
 		t.Errorf("%s at step %d: %s", v.Code, v.Step, v.Detail)
 	}
@@ -274,7 +258,7 @@ func TestFailbackAfterLostTail(t *testing.T) {
 	src := "cluster A replicas=2\ncluster B\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
 		"stop B\nmirror A from B\nstop A\nrestart A unclean\nproducer q on A\nsend q t/0 records=4\n" +
 		"mirror A from B\nsync\n"
-	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *Command) bool {
+	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
 		if c.Line == 11 && w.byName["A"].part("t/0").lead().LogEndOffset() != 0 {
 			t.Fatal("the unclean restart kept p's batch: the test no longer loses A's tail")
 		}
@@ -291,7 +275,7 @@ func TestFailbackAfterSourceLostTail(t *testing.T) {
 	src := "cluster A\ncluster B replicas=2\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
 		"stop B\nrestart B unclean\nproducer q on B\nsend q t/0 records=4\nmirror A from B\nsync\n" +
 		"stop A\nmirror B from A\nsync\n"
-	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *Command) bool {
+	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
 		if c.Line == 9 && w.byName["B"].part("t/0").lead().LogEndOffset() != 0 {
 			t.Fatal("the unclean restart kept B's mirrored batch: the test no longer loses B's tail")
 		}
@@ -318,7 +302,7 @@ func TestSnapshotWindowAfterMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := RunStrategy(s, "verbatim", DefaultOptions())
+	r, err := runStrategy(s, "verbatim", DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,8 +328,8 @@ func TestElectLaggingMirrorReplica(t *testing.T) {
 	if err := opts.Set("unknown-source", "write"); err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range StrategyNames {
-		r, err := RunStrategy(s, st, opts)
+	for _, st := range strategyNames {
+		r, err := runStrategy(s, st, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

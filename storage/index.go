@@ -59,8 +59,9 @@ package storage
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+
+	"github.com/mirrorpath/mirrorpath/codec"
 )
 
 // Entry sizes of the index files.
@@ -84,8 +85,9 @@ const indexNoTimestamp = -1
 // entry.
 var (
 	// ErrCorruptIndex: an index file that cannot be used (Kafka's
-	// CorruptIndexException).
-	ErrCorruptIndex = errors.New("storage: corrupt index")
+	// CorruptIndexException). It and the defects below match
+	// codec.ErrCorruption.
+	ErrCorruptIndex = codec.NewCorruption("storage: corrupt index")
 	// ErrIndexSize: the file size is not a multiple of the entry size.
 	ErrIndexSize = fmt.Errorf("%w: size not a multiple of the entry size", ErrCorruptIndex)
 	// ErrIndexOrder: an entry does not increase on the one before it

@@ -2,7 +2,8 @@ package storage
 
 import (
 	"encoding/binary"
-	"errors"
+
+	"github.com/mirrorpath/mirrorpath/codec"
 )
 
 // AbortedTxnSize is the size of one .txnindex entry.
@@ -21,10 +22,11 @@ type AbortedTxn struct {
 	LastStableOffset int64
 }
 
-// Transaction-index entry defects (ParseAbortedTxn).
+// Transaction-index entry defects (ParseAbortedTxn); both match
+// codec.ErrCorruption.
 var (
-	ErrTxnIndexTruncated = errors.New("storage: txn index entry truncated")
-	ErrTxnIndexVersion   = errors.New("storage: txn index entry version is not 0")
+	ErrTxnIndexTruncated = codec.NewCorruption("storage: txn index entry truncated")
+	ErrTxnIndexVersion   = codec.NewCorruption("storage: txn index entry version is not 0")
 )
 
 // AppendTo appends the 34-byte big-endian index entry (version int16 = 0,

@@ -77,13 +77,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	cfg.chunk, cfg.count, cfg.minTime = *chunk, *count, *minTime
-	switch *hasPID {
-	case "not-minus-one":
-		cfg.hasPID = psm.NonNegativeOne
-	case "stock":
-		cfg.hasPID = psm.Stock
-	default:
-		return usageError(fs, stderr, fmt.Sprintf("--has-producer-id %q (want not-minus-one|stock)", *hasPID))
+	if err := cfg.hasPID.UnmarshalText([]byte(*hasPID)); err != nil {
+		return usageError(fs, stderr, err.Error())
 	}
 	if *strategy == "all" {
 		cfg.strategies = pid.Strategies()

@@ -268,8 +268,8 @@ func (t *Table) set(row, col string, r benchgate.RatioSummary) {
 	t.Intervals[[2]string{row, col}] = r
 }
 
-// Confidence of every interval the report prints.
-const Confidence = 0.95
+// confidence of every interval the report prints.
+const confidence = 0.95
 
 // ratio is num/den of the view's time unit with its interval; ok is false
 // when a side is missing or not positive.
@@ -280,7 +280,7 @@ func (f *Figures) ratio(num, den Key) (benchgate.RatioSummary, bool) {
 	if _, ok := f.secs(den); !ok {
 		return benchgate.RatioSummary{}, false
 	}
-	return benchgate.RatioInterval(f.samples[num][f.timeUnit], f.samples[den][f.timeUnit], Confidence), true
+	return benchgate.RatioInterval(f.samples[num][f.timeUnit], f.samples[den][f.timeUnit], confidence), true
 }
 
 // ratioPer is ratio with num's samples divided by per: num's time per op
@@ -296,7 +296,7 @@ func (f *Figures) ratioPer(num, den Key, per float64) (benchgate.RatioSummary, b
 	for i, v := range f.samples[num][f.timeUnit] {
 		scaled[i] = v / per
 	}
-	return benchgate.RatioInterval(scaled, f.samples[den][f.timeUnit], Confidence), true
+	return benchgate.RatioInterval(scaled, f.samples[den][f.timeUnit], confidence), true
 }
 
 // fetchBatches is the batches=N part of a BenchmarkAppendFetch name, or 0.
@@ -398,23 +398,23 @@ func (f *Figures) StrategyOverAsis() *Table {
 	return f.titled(t)
 }
 
-// CanaryStrategy is the strategy whose BenchmarkAppend runs the same code
+// canaryStrategy is the strategy whose BenchmarkAppend runs the same code
 // as strategy=asis: on a mirroring partition barrier stores batches as-is and
 // differs from verbatim only at STOPPING (appendpath.Partition.Stop writes
 // its barrier), which the benchmark never reaches. Their ratio is the run's
 // A/A canary.
-const CanaryStrategy = "barrier"
+const canaryStrategy = "barrier"
 
-// Canary is BenchmarkAppend under CanaryStrategy divided by strategy=asis
+// Canary is BenchmarkAppend under canaryStrategy divided by strategy=asis
 // at the same batch, producers and CRC fix: an A/A pair, measured in the same
 // rounds, whose every cell should be 1.00.
 func (f *Figures) Canary() *Table {
-	t := newTable("A/A canary: "+CanaryStrategy+" / asis",
-		"median sec/op of BenchmarkAppend/strategy="+CanaryStrategy+" divided by strategy=asis at the same batch and producers: the same code on the append path, so 1.00 up to the run's noise",
+	t := newTable("A/A canary: "+canaryStrategy+" / asis",
+		"median sec/op of BenchmarkAppend/strategy="+canaryStrategy+" divided by strategy=asis at the same batch and producers: the same code on the append path, so 1.00 up to the run's noise",
 		"pair · producers")
 	t.Canary = true
 	for _, k := range sortKeys(f.Keys("Append")) {
-		if k.Strategy != CanaryStrategy {
+		if k.Strategy != canaryStrategy {
 			continue
 		}
 		a, ok := f.asisFor(k)
@@ -422,7 +422,7 @@ func (f *Figures) Canary() *Table {
 			continue
 		}
 		if r, ok := f.ratio(k, a); ok {
-			t.set(rowLabel(CanaryStrategy+"/asis", "producers="+k.Producers), k.Batch, r)
+			t.set(rowLabel(canaryStrategy+"/asis", "producers="+k.Producers), k.Batch, r)
 		}
 	}
 	t.Cols = sortBatches(t.Cols)
@@ -578,28 +578,22 @@ func sortKeys(ks []Key) []Key {
 	return out
 }
 
-// strategyOrder is the table order: the as-is baseline, then the
-// strategies in pid.Strategies order (docs/strategies.md).
-var strategyOrder = func() []string {
-	order := []string{"asis"}
-	for _, s := range pid.Strategies() {
-		order = append(order, s.String())
-	}
-	return order
-}()
-
+// strategyRank orders benchmark strategies as docs/strategies.md's table
+// (pid.Strategies), after the as-is baseline; unknown names go last.
 func strategyRank(s string) int {
-	for i, x := range strategyOrder {
-		if x == s {
-			return i
-		}
+	if s == "asis" {
+		return 0
 	}
-	return len(strategyOrder)
+	st, err := pid.ParseStrategy(s)
+	if err != nil {
+		return len(pid.Strategies()) + 1
+	}
+	return 1 + int(st)
 }
 
-// ParseSize reads a size or count such as "100B", "16KiB", "1MiB", "1000",
+// parseSize reads a size or count such as "100B", "16KiB", "1MiB", "1000",
 // "1M" or "1e6". ok is false for anything else ("small").
-func ParseSize(s string) (float64, bool) {
+func parseSize(s string) (float64, bool) {
 	mult := 1.0
 	num := s
 	for _, u := range []struct {
@@ -620,8 +614,8 @@ func ParseSize(s string) (float64, bool) {
 
 // sizeLess orders sizes numerically, unparsable ones after, by text.
 func sizeLess(a, b string) bool {
-	x, okA := ParseSize(a)
-	y, okB := ParseSize(b)
+	x, okA := parseSize(a)
+	y, okB := parseSize(b)
 	switch {
 	case okA && okB && x != y:
 		return x < y

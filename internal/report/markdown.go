@@ -140,7 +140,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			ew.printf("- %s from an earlier run: %s UTC, commit %s, `%s`\n", kept.what, kept.st.Date, kept.st.Commit, kept.st.Command)
 		}
 	}
-	ew.printf("\nEvery ratio below divides two medians measured in this run, on this machine, with its %.0f%% interval (docs/measuring.md, \"Noise\").\n", 100*Confidence)
+	ew.printf("\nEvery ratio below divides two medians measured in this run, on this machine, with its %.0f%% interval (docs/measuring.md, \"Noise\").\n", 100*confidence)
 	if n := r.Noise(); n != nil {
 		n.markdown(ew)
 	}

@@ -85,7 +85,7 @@ func (f *Figures) Judge() *Noise {
 		}
 	}
 	if !hasCanary {
-		n.Reasons = append(n.Reasons, "no A/A canary: the run has no BenchmarkAppend/strategy="+CanaryStrategy+" beside strategy=asis")
+		n.Reasons = append(n.Reasons, "no A/A canary: the run has no BenchmarkAppend/strategy="+canaryStrategy+" beside strategy=asis")
 	}
 	n.Noisy = len(n.Reasons) > 0
 	return n

@@ -130,7 +130,7 @@ func markers(name string) (begin, end string) {
 	return "<!-- mirrorpath:" + name + ":begin -->", "<!-- mirrorpath:" + name + ":end -->"
 }
 
-// ErrNoSection: the document has no marked region of that name.
+// ErrNoSection reports that the document has no marked region of that name.
 var ErrNoSection = errors.New("no marked section")
 
 // MarkedSection returns the text between a section's markers (after the
@@ -164,10 +164,10 @@ func sectionBounds(doc []byte, name string) (start, end int, err error) {
 	return start, start + j, nil
 }
 
-// ReplaceSection returns doc with the region between a section's markers
+// replaceSection returns doc with the region between a section's markers
 // replaced by content (ended by a newline); the markers stay, so replacing
 // again with the same content changes nothing.
-func ReplaceSection(doc []byte, name string, content []byte) ([]byte, error) {
+func replaceSection(doc []byte, name string, content []byte) ([]byte, error) {
 	start, end, err := sectionBounds(doc, name)
 	if err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func (r *Report) RewriteSections(root, docName, from string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if doc, err = ReplaceSection(doc, name, content); err != nil {
+		if doc, err = replaceSection(doc, name, content); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		done = append(done, name)
@@ -233,7 +233,7 @@ func (r *Report) readmeBench(ew *errWriter, from string, link func(string) strin
 		unit = "wall time per op (sec/op)"
 	}
 	ew.printf("\nEach ratio divides two medians of %s from the same interleaved rounds, ± its %.0f%% interval (a bootstrap of the ratio of medians, docs/measuring.md); ‼ marks a cell that fails a noise rule. Wall-time tables and every configuration's medians are in [%s](%s).\n",
-		unit, 100*Confidence, filepath.ToSlash(filepath.Join(from, ReportFile)), link(filepath.ToSlash(filepath.Join(from, ReportFile))))
+		unit, 100*confidence, filepath.ToSlash(filepath.Join(from, ReportFile)), link(filepath.ToSlash(filepath.Join(from, ReportFile))))
 	for _, t := range r.Figures.HeadlineTables() {
 		ew.printf("\n**%s.** %s.\n\n", t.Title, upperFirst(t.Caption))
 		t.markdown(ew)

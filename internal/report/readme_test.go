@@ -50,7 +50,7 @@ func TestReadmeSectionsFromResults(t *testing.T) {
 				t.Errorf("%s: section %q differs from what results/run/ gives; run `go run ./cmd/mirrorpath report --readme`\n--- got\n%s\n--- want\n%s",
 					doc.path, name, got, want)
 			}
-			again, err := ReplaceSection(text, name, want)
+			again, err := replaceSection(text, name, want)
 			if err != nil || !bytes.Equal(again, text) {
 				t.Errorf("%s: regenerating section %q changes the file (err %v)", doc.path, name, err)
 			}
@@ -86,7 +86,7 @@ var mdLink = regexp.MustCompile(`\]\(([^)]+)\)`)
 
 func TestReplaceSection(t *testing.T) {
 	doc := []byte("# t\n\n<!-- mirrorpath:bench:begin -->\nold\nlines\n<!-- mirrorpath:bench:end -->\n\ntail\n")
-	once, err := ReplaceSection(doc, SectionBench, []byte("new"))
+	once, err := replaceSection(doc, SectionBench, []byte("new"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,22 +94,22 @@ func TestReplaceSection(t *testing.T) {
 	if string(once) != want {
 		t.Fatalf("replaced:\n%s\nwant:\n%s", once, want)
 	}
-	twice, _ := ReplaceSection(once, SectionBench, []byte("new\n"))
+	twice, _ := replaceSection(once, SectionBench, []byte("new\n"))
 	if !bytes.Equal(once, twice) {
 		t.Fatalf("second replacement changed the document:\n%s", twice)
 	}
 	empty := []byte("a\n<!-- mirrorpath:bench:begin -->\n<!-- mirrorpath:bench:end -->\nb\n")
-	if got, _ := ReplaceSection(empty, SectionBench, []byte("x\n")); string(got) != "a\n<!-- mirrorpath:bench:begin -->\nx\n<!-- mirrorpath:bench:end -->\nb\n" {
+	if got, _ := replaceSection(empty, SectionBench, []byte("x\n")); string(got) != "a\n<!-- mirrorpath:bench:begin -->\nx\n<!-- mirrorpath:bench:end -->\nb\n" {
 		t.Fatalf("empty section filled:\n%s", got)
 	}
-	if _, err := ReplaceSection(doc, SectionVerdicts, nil); !errors.Is(err, ErrNoSection) {
+	if _, err := replaceSection(doc, SectionVerdicts, nil); !errors.Is(err, ErrNoSection) {
 		t.Errorf("missing section: %v", err)
 	}
 	for _, bad := range []string{
 		"<!-- mirrorpath:bench:begin -->\nx\n",
 		"<!-- mirrorpath:bench:begin -->\n<!-- mirrorpath:bench:end -->\n<!-- mirrorpath:bench:begin -->\n<!-- mirrorpath:bench:end -->\n",
 	} {
-		if _, err := ReplaceSection([]byte(bad), SectionBench, nil); err == nil || errors.Is(err, ErrNoSection) {
+		if _, err := replaceSection([]byte(bad), SectionBench, nil); err == nil || errors.Is(err, ErrNoSection) {
 			t.Errorf("%q: err %v", bad, err)
 		}
 	}

@@ -153,13 +153,13 @@ func TestRatiosDegrade(t *testing.T) {
 
 func TestParseSize(t *testing.T) {
 	for s, want := range map[string]float64{"100B": 100, "16KiB": 16384, "1MiB": 1 << 20, "1000": 1000, "1M": 1e6, "1e6": 1e6, "10kB": 1e4} {
-		if got, ok := ParseSize(s); !ok || got != want {
-			t.Errorf("ParseSize(%q) = %g %v", s, got, ok)
+		if got, ok := parseSize(s); !ok || got != want {
+			t.Errorf("parseSize(%q) = %g %v", s, got, ok)
 		}
 	}
 	for _, s := range []string{"small", "", "KiB", "NaN"} {
-		if _, ok := ParseSize(s); ok {
-			t.Errorf("ParseSize(%q) ok", s)
+		if _, ok := parseSize(s); ok {
+			t.Errorf("parseSize(%q) ok", s)
 		}
 	}
 	if got := strings.Join(sortBatches([]string{"1MiB", "small", "100B", "16KiB"}), ","); got != "100B,16KiB,1MiB,small" {
