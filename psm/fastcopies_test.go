@@ -29,8 +29,9 @@ func TestFastPathCopiesAgree(t *testing.T) {
 	// last sequence is MaxInt32.
 	setup := func(t *testing.T, verify bool) *Store {
 		s := NewStore(Options{})
-		for _, b := range []Batch{data(1, 2, 0, 1), data(1, 2, 1, 1), data(1, 2, 2, 1), txnData(2, 0, 0, 1),
+		for i, b := range []Batch{data(1, 2, 0, 1), data(1, 2, 1, 1), data(1, 2, 2, 1), txnData(2, 0, 0, 1),
 			marker(3, 0, false, 0), data(4, 0, math.MaxInt32, 1)} {
+			b.BaseOffset = int64(i) // offsets increase, as in a log
 			if _, _, err := s.Update(p, Replication, &b); err != nil {
 				t.Fatal(err)
 			}
