@@ -138,14 +138,14 @@ func (w *world) fenceEpoch(epoch int16) int16 {
 }
 
 // abortOpen aborts t's open transaction with markers at epoch (the fence of
-// InitProducerId).
-// A transaction whose outcome the coordinator already decided (markers
-// pending) keeps that outcome: Kafka answers CONCURRENT_TRANSACTIONS until
-// its markers land, and the client's retries wait for them.
+// InitProducerId). A transaction whose outcome the coordinator already
+// decided (markers pending) keeps that outcome: Kafka answers
+// CONCURRENT_TRANSACTIONS until its markers land, and the client's retry
+// waits for them, so the pending markers are sent again as they were.
 func (w *world) abortOpen(cl *cluster, t *txnState, epoch int16) {
 	switch {
 	case t.open && t.pending != nil:
-		w.writeMarkers(cl, t, epoch, t.pending.abort, t.pending.who)
+		w.sendMarkers(cl, t, *t.pending, true)
 	case t.open:
 		w.writeMarkers(cl, t, epoch, true, t.producer)
 	}
@@ -161,15 +161,16 @@ func (w *world) abortOpen(cl *cluster, t *txnState, epoch int16) {
 // the transaction completes only when every partition acknowledged its
 // marker), which retryMarkers does at every sync.
 func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, who string) {
-	w.sendMarkers(cl, t, epoch, abort, who, true)
+	w.sendMarkers(cl, t, pendingEnd{pid: t.pid, epoch: epoch, abort: abort, who: who}, true)
 }
 
-// sendMarkers is writeMarkers; a refusal is the client's error when report
-// is set (the request it made), not on the coordinator's own retries.
-func (w *world) sendMarkers(cl *cluster, t *txnState, epoch int16, abort bool, who string, report bool) {
+// sendMarkers writes the end markers of e on every partition of t that
+// does not hold one yet; a refusal is the client's error when report is set
+// (the request it made), not on the coordinator's own retries.
+func (w *world) sendMarkers(cl *cluster, t *txnState, e pendingEnd, report bool) {
 	var left []*partition
 	for _, p := range t.parts {
-		if !w.writeMarker(cl, t, p, epoch, abort, who, report) {
+		if !w.writeMarker(cl, t, p, e, report) {
 			left = append(left, p)
 		}
 	}
@@ -178,14 +179,14 @@ func (w *world) sendMarkers(cl *cluster, t *txnState, epoch int16, abort bool, w
 		t.open = false
 		return
 	}
-	t.pending = &pendingEnd{epoch: epoch, abort: abort, who: who}
+	t.pending = &e
 }
 
-// writeMarker appends one end marker of t on p; false when p refused it.
-func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, epoch int16, abort bool, who string, report bool) bool {
+// writeMarker appends the end marker of e on p; false when p refused it.
+func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd, report bool) bool {
 	ts := w.tick()
-	w.markers[ts] = markerTruth{producer: t.producer, serial: t.serial, abort: abort}
-	b := codec.AppendEndTxnMarker(nil, t.pid, epoch, cl.txn.coordEpoch, abort, ts)
+	w.markers[ts] = markerTruth{producer: t.producer, serial: t.serial, abort: e.abort}
+	b := codec.AppendEndTxnMarker(nil, e.pid, e.epoch, cl.txn.coordEpoch, e.abort, ts)
 	refused := errCoordinatorNA
 	var res appendResult
 	if !cl.failed {
@@ -198,12 +199,12 @@ func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, epoch int16,
 	}
 	if refused != "" {
 		if report {
-			w.or.clientError(who, cl, p, refused)
+			w.or.clientError(e.who, cl, p, refused)
 		}
 		return false
 	}
-	if !abort {
-		w.or.committed(p, who, t.serial)
+	if !e.abort {
+		w.or.committed(p, e.who, t.serial)
 	}
 	p.advanceHW()
 	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true})
@@ -219,8 +220,7 @@ func (w *world) retryMarkers() {
 		}
 		for _, t := range cl.txn.order {
 			if t.open && t.pending != nil {
-				pe := *t.pending
-				w.sendMarkers(cl, t, pe.epoch, pe.abort, pe.who, false)
+				w.sendMarkers(cl, t, *t.pending, false)
 			}
 		}
 	}

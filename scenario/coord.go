@@ -133,6 +133,7 @@ type txnState struct {
 // or PrepareAbort in Kafka's TransactionMetadata) and not yet written on
 // every partition of the transaction.
 type pendingEnd struct {
+	pid   int64 // the transaction's PID, kept when InitProducerId rotates it
 	epoch int16
 	abort bool
 	who   string
