@@ -138,37 +138,92 @@ func (w *world) fenceEpoch(epoch int16) int16 {
 }
 
 // abortOpen aborts t's open transaction with markers at epoch (the fence of
-// InitProducerId).
+// InitProducerId). A transaction whose outcome the coordinator already
+// decided (markers pending) keeps that outcome: Kafka answers
+// CONCURRENT_TRANSACTIONS until its markers land, and the client's retry
+// waits for them, so the pending markers are sent again as they were.
 func (w *world) abortOpen(cl *cluster, t *txnState, epoch int16) {
-	if t.open {
+	switch {
+	case t.open && t.pending != nil:
+		w.sendMarkers(cl, t, *t.pending, true)
+	case t.open:
 		w.writeMarkers(cl, t, epoch, true, t.producer)
 	}
 }
 
 // writeMarkers appends one COMMIT or ABORT marker per partition of t's
 // transaction, COORDINATOR origin, stating the transaction version (option
-// txn-version), and closes the transaction.
+// txn-version). The transaction closes once every partition holds its
+// marker. A partition that refuses the marker (a MIRRORING partition's
+// READ_ONLY_TOPIC, a failed cluster) keeps the transaction open there: the
+// coordinator has decided the outcome and retries the markers until they
+// land (TransactionMarkerChannelManager, TransactionMarkerRequestCompletionHandler#onComplete:
+// the transaction completes only when every partition acknowledged its
+// marker), which retryMarkers does at every sync.
 func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, who string) {
+	w.sendMarkers(cl, t, pendingEnd{pid: t.pid, epoch: epoch, abort: abort, who: who}, true)
+}
+
+// sendMarkers writes the end markers of e on every partition of t that
+// does not hold one yet; a refusal is the client's error when report is set
+// (the request it made), not on the coordinator's own retries.
+func (w *world) sendMarkers(cl *cluster, t *txnState, e pendingEnd, report bool) {
+	var left []*partition
 	for _, p := range t.parts {
-		ts := w.tick()
-		w.markers[ts] = markerTruth{producer: t.producer, serial: t.serial, abort: abort}
-		b := codec.AppendEndTxnMarker(nil, t.pid, epoch, cl.txn.coordEpoch, abort, ts)
-		if cl.failed {
-			w.or.clientError(who, cl, p, errCoordinatorNA)
-			continue
+		if !w.writeMarker(cl, t, p, e, report) {
+			left = append(left, p)
 		}
-		res, err := p.lead().AppendCoordinator(b, txnVersion(w.opts))
-		if err != nil {
-			w.or.clientError(who, cl, p, errorName(err))
-			continue
-		}
-		if !abort {
-			w.or.committed(p, who, t.serial)
-		}
-		p.advanceHW()
-		w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true})
 	}
-	t.open, t.parts = false, nil
+	t.parts, t.pending = left, nil
+	if len(left) == 0 {
+		t.open = false
+		return
+	}
+	t.pending = &e
+}
+
+// writeMarker appends the end marker of e on p; false when p refused it.
+func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd, report bool) bool {
+	ts := w.tick()
+	w.markers[ts] = markerTruth{producer: t.producer, serial: t.serial, abort: e.abort}
+	b := codec.AppendEndTxnMarker(nil, e.pid, e.epoch, cl.txn.coordEpoch, e.abort, ts)
+	refused := errCoordinatorNA
+	var res appendResult
+	if !cl.failed {
+		var err error
+		if res, err = p.lead().AppendCoordinator(b, txnVersion(w.opts)); err == nil {
+			refused = ""
+		} else {
+			refused = errorName(err)
+		}
+	}
+	if refused != "" {
+		if report {
+			w.or.clientError(e.who, cl, p, refused)
+		}
+		return false
+	}
+	if !e.abort {
+		w.or.committed(p, e.who, t.serial)
+	}
+	p.advanceHW()
+	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true})
+	return true
+}
+
+// retryMarkers is the coordinator's marker channel: every end marker a
+// partition refused is sent again, on every cluster that is up.
+func (w *world) retryMarkers() {
+	for _, cl := range w.clusters {
+		if cl.failed {
+			continue
+		}
+		for _, t := range cl.txn.order {
+			if t.open && t.pending != nil {
+				w.sendMarkers(cl, t, *t.pending, false)
+			}
+		}
+	}
 }
 
 func (w *world) newZombie(name string, of *client) {
@@ -226,6 +281,9 @@ func (w *world) endTxn(pr *client, abort bool) {
 		return
 	}
 	t, e := w.coordinatorCheck(pr)
+	if e == "" && t.pending != nil {
+		e = errConcurrentTxns // the last transaction's markers are not all written
+	}
 	if e != "" {
 		w.or.clientError(pr.name, pr.c, nil, e)
 		pr.inTxn = false
@@ -302,6 +360,9 @@ func (w *world) offsets(c *command) {
 // the coordinator refused it (the client saw the error).
 func (w *world) addToTxn(pr *client, p *partition) bool {
 	t, e := w.coordinatorCheck(pr)
+	if e == "" && t.pending != nil {
+		e = errConcurrentTxns // the last transaction's markers are not all written
+	}
 	if e != "" {
 		w.or.clientError(pr.name, pr.c, p, e)
 		return false

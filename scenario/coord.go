@@ -19,6 +19,7 @@ const (
 	errNetwork              = "NETWORK_EXCEPTION"
 	errPIDMapping           = "INVALID_PRODUCER_ID_MAPPING"
 	errCoordinatorLoading   = "COORDINATOR_LOAD_IN_PROGRESS"
+	errConcurrentTxns       = "CONCURRENT_TRANSACTIONS"
 )
 
 // pidBlockSize is the size of the PID blocks a cluster's controller hands to
@@ -122,6 +123,20 @@ type txnState struct {
 	parts    []*partition // partitions added to the open transaction, in order
 	serial   int          // serial of the current (or last) transaction
 	producer string       // name of the client that opened the transaction
+	// pending is the end marker the coordinator decided on while a
+	// partition of parts refused it: the transaction stays open on those
+	// partitions until a retry lands it.
+	pending *pendingEnd
+}
+
+// pendingEnd is an end marker the coordinator has decided on (PrepareCommit
+// or PrepareAbort in Kafka's TransactionMetadata) and not yet written on
+// every partition of the transaction.
+type pendingEnd struct {
+	pid   int64 // the transaction's PID, kept when InitProducerId rotates it
+	epoch int16
+	abort bool
+	who   string
 }
 
 func (t *txnState) has(p *partition) bool {

@@ -166,3 +166,50 @@ func TestFenceAtExhaustedEpoch(t *testing.T) {
 		t.Fatalf("entry epochs of PID %d after the fence %v, want [32767] (the ABORT marker's)", old, fenced)
 	}
 }
+
+// TestRefusedMarkerKeepsTransactionOpen: a transaction whose end marker a
+// partition refused stays open at its coordinator on that partition, which
+// retries the marker at every sync until it lands
+// (TransactionMarkerChannelManager#maybeWriteTxnCompletion completes a
+// transaction only once no partition waits for its marker). A's partition
+// is MIRRORING when InitProducerId fences tA's transaction; under bitfield
+// the ABORT mirrored back from B carries B's mapped PID, so the transaction
+// holds A's LSO until A stops and the retried marker lands.
+func TestRefusedMarkerKeepsTransactionOpen(t *testing.T) {
+	const file = "testdata/oracle/m6-fence-marker-refused.scn"
+	var fenced, retried bool
+	w, _ := runWorldUntil(t, file, "bitfield", nil, func(w *world, c *Command) bool {
+		a := w.byName["A"]
+		p, tx := a.part("t/0"), a.txn.ids["tx-A"]
+		switch {
+		case c.Op == OpInit:
+			fenced = true
+			if !tx.open || tx.pending == nil || !tx.pending.abort || !tx.has(p) {
+				t.Errorf("after the refused fence: open=%v pending=%+v parts=%d, want the ABORT pending on A t/0",
+					tx.open, tx.pending, len(tx.parts))
+			}
+		case c.Op == OpSync && fenced && p.state == stateMirroring:
+			if lead := p.lead(); lead.LastStableOffset() >= lead.HighWatermark() {
+				t.Errorf("A t/0 LSO %d, high watermark %d: want the LSO held by tA's transaction",
+					lead.LastStableOffset(), lead.HighWatermark())
+			}
+			if !w.localTxnOpen(p) {
+				t.Error("A's coordinator does not hold tA's transaction open on A t/0")
+			}
+		case c.Op == OpSync && fenced && !retried:
+			retried = true
+			if tx.open || tx.pending != nil {
+				t.Errorf("after A stopped and synced: open=%v pending=%+v, want the retried ABORT written", tx.open, tx.pending)
+			}
+			return true
+		}
+		return false
+	})
+	if !retried {
+		t.Fatal("the file never reached the sync after A stopped")
+	}
+	p := w.byName["A"].part("t/0")
+	if lead := p.lead(); lead.LastStableOffset() != lead.HighWatermark() {
+		t.Errorf("A t/0 LSO %d, high watermark %d after the retried ABORT", lead.LastStableOffset(), lead.HighWatermark())
+	}
+}

@@ -135,6 +135,7 @@ const maxSyncRounds = 1 << 20
 // sync runs replica fetchers everywhere and the mirror fetchers of dest (all
 // when nil) until nothing moves.
 func (w *world) sync(dest *cluster) error {
+	w.retryMarkers()
 	for round := 0; round < maxSyncRounds; round++ {
 		moved := false
 		for _, cl := range w.clusters {
