@@ -178,17 +178,17 @@ func TestFenceAtExhaustedEpoch(t *testing.T) {
 func TestRefusedMarkerKeepsTransactionOpen(t *testing.T) {
 	const file = "testdata/oracle/m6-fence-marker-refused.scn"
 	var fenced, retried bool
-	w, _ := runWorldUntil(t, file, "bitfield", nil, func(w *world, c *Command) bool {
+	w, _ := runWorldUntil(t, file, "bitfield", nil, func(w *world, c *command) bool {
 		a := w.byName["A"]
 		p, tx := a.part("t/0"), a.txn.ids["tx-A"]
 		switch {
-		case c.Op == OpInit:
+		case c.opcode == opInit:
 			fenced = true
 			if !tx.open || tx.pending == nil || !tx.pending.abort || !tx.has(p) {
 				t.Errorf("after the refused fence: open=%v pending=%+v parts=%d, want the ABORT pending on A t/0",
 					tx.open, tx.pending, len(tx.parts))
 			}
-		case c.Op == OpSync && fenced && p.state == stateMirroring:
+		case c.opcode == opSync && fenced && p.state == stateMirroring:
 			if lead := p.lead(); lead.LastStableOffset() >= lead.HighWatermark() {
 				t.Errorf("A t/0 LSO %d, high watermark %d: want the LSO held by tA's transaction",
 					lead.LastStableOffset(), lead.HighWatermark())
@@ -196,7 +196,7 @@ func TestRefusedMarkerKeepsTransactionOpen(t *testing.T) {
 			if !w.localTxnOpen(p) {
 				t.Error("A's coordinator does not hold tA's transaction open on A t/0")
 			}
-		case c.Op == OpSync && fenced && !retried:
+		case c.opcode == opSync && fenced && !retried:
 			retried = true
 			if tx.open || tx.pending != nil {
 				t.Errorf("after A stopped and synced: open=%v pending=%+v, want the retried ABORT written", tx.open, tx.pending)
