@@ -39,14 +39,7 @@ func TestAckWaitsForHighWatermark(t *testing.T) {
 func TestMarkerWrittenAgainAfterLoss(t *testing.T) {
 	src := "cluster A replicas=2\ntopic t\npause A t/0 replica=1\nproducer tx on A transactional=x\nbegin tx\n" +
 		"send tx t/0 records=3\ncommit tx\nelect A t/0 replica=1\nsync\n"
-	s, err := Parse("inline", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := runStrategy(s, "verbatim", DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runInline(t, src)
 	if len(r.Violations) != 0 || len(r.ClientErrors) != 0 {
 		t.Fatalf("violations %+v, client errors %+v; want none", r.Violations, r.ClientErrors)
 	}

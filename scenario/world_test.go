@@ -298,14 +298,7 @@ func TestFailbackAfterSourceLostTail(t *testing.T) {
 func TestSnapshotWindowAfterMarker(t *testing.T) {
 	src := "cluster A replicas=3\ntopic t\nproducer p on A transactional=x\nbegin p\nsend p t/0 records=1\nabort p\n" +
 		"begin p\nadd p t/0\nelect A t/0 replica=0\nabort p\nsync\n"
-	s, err := Parse("inline", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := runStrategy(s, "verbatim", DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runInline(t, src)
 	for _, v := range r.Violations {
 		t.Errorf("%s at step %d: %s", v.Code, v.Step, v.Detail)
 	}
@@ -337,4 +330,19 @@ func TestElectLaggingMirrorReplica(t *testing.T) {
 			t.Errorf("%s: %s at step %d on %s: %s", st, v.Code, v.Step, v.Cluster, v.Detail)
 		}
 	}
+}
+
+// runInline parses the inline script src and runs it under verbatim with
+// the default options.
+func runInline(t *testing.T, src string) Result {
+	t.Helper()
+	s, err := Parse("inline", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runStrategy(s, "verbatim", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
