@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +60,41 @@ func TestUnknown(t *testing.T) {
 	}
 	if _, err := color(7).MarshalText(); !errors.Is(err, errUnknown) {
 		t.Errorf("MarshalText(7) = %v", err)
+	}
+}
+
+type level int8
+
+var levels = Table[level]{Kind: "level", First: -1, Unknown: "UNKNOWN", Names: []string{"none", "low", "high"},
+	Err: errUnknown}
+
+// A table whose names start at First (a signed wire field, -1 for "none")
+// indexes them from there; Unknown spells the values out of range, below
+// First as above the last.
+func TestFirstAndUnknown(t *testing.T) {
+	if vs := levels.Values(); len(vs) != 3 || vs[0] != -1 || vs[2] != 1 {
+		t.Fatalf("Values() = %v", vs)
+	}
+	for v, name := range map[level]string{-1: "none", 0: "low", 1: "high", -2: "UNKNOWN(-2)", 2: "UNKNOWN(2)"} {
+		if s := levels.String(v); s != name || levels.Valid(v) != !strings.HasPrefix(name, "UNKNOWN") {
+			t.Errorf("String(%d) = %q (valid %v), want %q", v, s, levels.Valid(v), name)
+		}
+	}
+	for _, name := range []string{"none", "low", "high"} {
+		v, err := levels.Parse(name)
+		if err != nil || levels.String(v) != name {
+			t.Errorf("Parse(%q) = %d, %v", name, v, err)
+		}
+	}
+	if _, err := levels.MarshalText(-2); !errors.Is(err, errUnknown) {
+		t.Errorf("MarshalText(-2) = %v", err)
+	}
+}
+
+// String of a named value does not allocate: it costs an index into the
+// list.
+func TestStringAllocs(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { _ = levels.String(1); _ = colors.String(2) }); n != 0 {
+		t.Errorf("String allocates %v times", n)
 	}
 }
