@@ -67,6 +67,9 @@ var (
 	// than the mirror checkpoint (Hazards.FailOnSourceChange); it matches
 	// kafkaerr.MirrorPartitionFailed too.
 	ErrSourceMismatch = errors.New("appendpath: inconsistent source cluster id")
+	// ErrUnknownName: a StopVariant, AbortMarker, StopStep, UnknownSource
+	// or StepErrors name that is not one of the names this package prints.
+	ErrUnknownName = errors.New("appendpath: unknown name")
 )
 
 // The rules of LogValidator a CLIENT batch can break record by record

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/enum"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
@@ -49,24 +50,22 @@ const (
 	StopTruncate
 )
 
-var variantNames = [...]string{"abort", "truncate"}
+// stopVariants spells the variants as scenario's stop-variant option does.
+var stopVariants = enum.Table[StopVariant]{Kind: "stop variant", Names: []string{"abort", "truncate"},
+	Err: ErrUnknownName}
 
-func (v StopVariant) String() string {
-	if int(v) < len(variantNames) {
-		return variantNames[v]
-	}
-	return "unknown"
-}
+// StopVariants lists every variant.
+func StopVariants() []StopVariant { return stopVariants.Values() }
 
-// ParseStopVariant parses "abort" or "truncate".
-func ParseStopVariant(s string) (StopVariant, error) {
-	for i, n := range variantNames {
-		if n == s {
-			return StopVariant(i), nil
-		}
-	}
-	return 0, fmt.Errorf("appendpath: unknown stop variant %q (want abort|truncate)", s)
-}
+// String returns the variant's name: abort or truncate.
+func (v StopVariant) String() string { return stopVariants.String(v) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (v StopVariant) MarshalText() ([]byte, error) { return stopVariants.MarshalText(v) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name
+// matches ErrUnknownName.
+func (v *StopVariant) UnmarshalText(b []byte) error { return stopVariants.UnmarshalText(v, b) }
 
 // AbortMarker is how the abort variant of STOPPING writes the ABORT marker
 // of each open transaction (docs/strategies.md, "STOPPING and the
@@ -92,57 +91,55 @@ const (
 	AbortPrototype
 )
 
-var abortMarkerNames = [...]string{"versioned", "current-epoch", "prototype"}
+// abortMarkers spells the markers as scenario's stop-abort-marker option
+// does.
+var abortMarkers = enum.Table[AbortMarker]{Kind: "abort marker",
+	Names: []string{"versioned", "current-epoch", "prototype"}, Err: ErrUnknownName}
 
-func (m AbortMarker) String() string {
-	if int(m) < len(abortMarkerNames) {
-		return abortMarkerNames[m]
-	}
-	return "unknown"
-}
+// AbortMarkers lists every way of writing the ABORT marker.
+func AbortMarkers() []AbortMarker { return abortMarkers.Values() }
 
-// ParseAbortMarker parses "versioned", "current-epoch" or "prototype".
-func ParseAbortMarker(s string) (AbortMarker, error) {
-	for i, n := range abortMarkerNames {
-		if n == s {
-			return AbortMarker(i), nil
-		}
-	}
-	return 0, fmt.Errorf("appendpath: unknown abort marker %q (want versioned|current-epoch|prototype)", s)
-}
+// String returns the marker's name: versioned, current-epoch or prototype.
+func (m AbortMarker) String() string { return abortMarkers.String(m) }
 
-// StopStep names a STOPPING step that can fail (fault hooks).
+// MarshalText implements encoding.TextMarshaler.
+func (m AbortMarker) MarshalText() ([]byte, error) { return abortMarkers.MarshalText(m) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name
+// matches ErrUnknownName.
+func (m *AbortMarker) UnmarshalText(b []byte) error { return abortMarkers.UnmarshalText(m, b) }
+
+// StopStep names a STOPPING step that can fail (fault hooks), in the order
+// STOPPING runs them.
 type StopStep uint8
 
 const (
-	StepAbort     StopStep = iota // close open transactions (either variant)
-	StepPersist                   // persist the last mirrored offset and epoch
-	StepBarrier                   // append the barrier (strategy barrier)
-	StepFetcher                   // remove the mirror fetcher (the first step)
+	StepFetcher   StopStep = iota // remove the mirror fetcher (the first step)
+	StepAbort                     // close open transactions (either variant)
 	StepEpoch                     // bump the leader epoch (abort variant)
 	StepMarker                    // append one ABORT marker (abort variant, once per open transaction)
+	StepPersist                   // persist the last mirrored offset and epoch
+	StepBarrier                   // append the barrier (strategy barrier)
 	StepAllocator                 // the promotion check (StopOptions.Promote), the last step
 )
 
-var stepNames = [...]string{"abort", "persist", "barrier", "fetcher", "epoch", "marker", "allocator"}
+// stopSteps spells the steps as scenario's fault at= does.
+var stopSteps = enum.Table[StopStep]{Kind: "stop step", Err: ErrUnknownName,
+	Names: []string{"fetcher", "abort", "epoch", "marker", "persist", "barrier", "allocator"}}
 
-func (s StopStep) String() string {
-	if int(s) < len(stepNames) {
-		return stepNames[s]
-	}
-	return "unknown"
-}
+// StopSteps lists every step in the order STOPPING runs them.
+func StopSteps() []StopStep { return stopSteps.Values() }
 
-// ParseStopStep parses a step name: abort, persist, barrier, fetcher, epoch,
-// marker or allocator.
-func ParseStopStep(s string) (StopStep, error) {
-	for i, n := range stepNames {
-		if n == s {
-			return StopStep(i), nil
-		}
-	}
-	return 0, fmt.Errorf("appendpath: unknown stop step %q (want abort|persist|barrier|fetcher|epoch|marker|allocator)", s)
-}
+// String returns the step's name: fetcher, abort, epoch, marker, persist,
+// barrier or allocator.
+func (s StopStep) String() string { return stopSteps.String(s) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (s StopStep) MarshalText() ([]byte, error) { return stopSteps.MarshalText(s) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name
+// matches ErrUnknownName.
+func (s *StopStep) UnmarshalText(b []byte) error { return stopSteps.UnmarshalText(s, b) }
 
 // StopOptions configure one STOPPING attempt.
 type StopOptions struct {

@@ -125,8 +125,8 @@ func (w *mirrorWorld) run(t *testing.T, d *datadriven.TestData) string {
 			}
 			if d.MaybeScanArgs(t, "fault", &s) {
 				stepName, n, _ := strings.Cut(s, ":")
-				step, err := ParseStopStep(stepName)
-				if err != nil {
+				var step StopStep
+				if err := step.UnmarshalText([]byte(stepName)); err != nil {
 					t.Fatalf("%s: %v", d.Pos, err)
 				}
 				left, err := strconv.Atoi(n)
@@ -177,11 +177,9 @@ func (w *mirrorWorld) run(t *testing.T, d *datadriven.TestData) string {
 		var opt StopOptions
 		var s string
 		if d.MaybeScanArgs(t, "variant", &s) {
-			v, err := ParseStopVariant(s)
-			if err != nil {
+			if err := opt.Variant.UnmarshalText([]byte(s)); err != nil {
 				t.Fatalf("%s: %v", d.Pos, err)
 			}
-			opt.Variant = v
 		}
 		return errOr(p.Stop(opt), "ok") + w.show(p)
 	case "failback":

@@ -111,17 +111,6 @@ func TestStopAbortMarkerBeforeKafka42(t *testing.T) {
 	}
 }
 
-func TestParseAbortMarker(t *testing.T) {
-	for _, m := range []AbortMarker{AbortVersioned, AbortCurrentEpoch, AbortPrototype} {
-		if got, err := ParseAbortMarker(m.String()); err != nil || got != m {
-			t.Fatalf("%s: %v, %v", m, got, err)
-		}
-	}
-	if _, err := ParseAbortMarker("bump"); err == nil {
-		t.Fatal("unknown name accepted")
-	}
-}
-
 // TestAppendTxnMarker: the transaction version a WriteTxnMarkers request
 // states reaches producer state; AppendCoordinator states TV0.
 func TestAppendTxnMarker(t *testing.T) {

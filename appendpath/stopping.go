@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/enum"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
 )
@@ -35,24 +36,20 @@ const (
 	SourceFail
 )
 
-var unknownSourceNames = [...]string{"write", "skip", "retry", "fail"}
+// unknownSources spells the policies as scenario's unknown-source option
+// does.
+var unknownSources = enum.Table[UnknownSource]{Kind: "unknown-source policy",
+	Names: []string{"write", "skip", "retry", "fail"}, Err: ErrUnknownName}
 
-func (u UnknownSource) String() string {
-	if int(u) < len(unknownSourceNames) {
-		return unknownSourceNames[u]
-	}
-	return "unknown"
-}
+// String returns the policy's name: write, skip, retry or fail.
+func (u UnknownSource) String() string { return unknownSources.String(u) }
 
-// ParseUnknownSource parses write, skip, retry or fail.
-func ParseUnknownSource(s string) (UnknownSource, error) {
-	for i, n := range unknownSourceNames {
-		if n == s {
-			return UnknownSource(i), nil
-		}
-	}
-	return 0, fmt.Errorf("appendpath: unknown source-id policy %q (want write|skip|retry|fail)", s)
-}
+// MarshalText implements encoding.TextMarshaler.
+func (u UnknownSource) MarshalText() ([]byte, error) { return unknownSources.MarshalText(u) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name
+// matches ErrUnknownName.
+func (u *UnknownSource) UnmarshalText(b []byte) error { return unknownSources.UnmarshalText(u, b) }
 
 // StepErrors is what a failing STOPPING step does to the partition.
 type StepErrors uint8
@@ -73,24 +70,19 @@ const (
 	StepErrorsFailed
 )
 
-var stepErrorsNames = [...]string{"retry", "stuck", "failed"}
+// stepErrors spells the policies as scenario's stop-errors option does.
+var stepErrors = enum.Table[StepErrors]{Kind: "STOPPING error policy", Names: []string{"retry", "stuck", "failed"},
+	Err: ErrUnknownName}
 
-func (s StepErrors) String() string {
-	if int(s) < len(stepErrorsNames) {
-		return stepErrorsNames[s]
-	}
-	return "unknown"
-}
+// String returns the policy's name: retry, stuck or failed.
+func (s StepErrors) String() string { return stepErrors.String(s) }
 
-// ParseStepErrors parses retry, stuck or failed.
-func ParseStepErrors(s string) (StepErrors, error) {
-	for i, n := range stepErrorsNames {
-		if n == s {
-			return StepErrors(i), nil
-		}
-	}
-	return 0, fmt.Errorf("appendpath: unknown STOPPING error policy %q (want retry|stuck|failed)", s)
-}
+// MarshalText implements encoding.TextMarshaler.
+func (s StepErrors) MarshalText() ([]byte, error) { return stepErrors.MarshalText(s) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name
+// matches ErrUnknownName.
+func (s *StepErrors) UnmarshalText(b []byte) error { return stepErrors.UnmarshalText(s, b) }
 
 // checkSource is Hazards.FailOnSourceChange: a mirrored append from another
 // cluster than the persisted checkpoint's moves the partition to FAILED for

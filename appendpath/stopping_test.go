@@ -180,14 +180,6 @@ func TestStopUnknownSource(t *testing.T) {
 			t.Fatalf("%s with a source: %d barriers", u, b)
 		}
 	}
-	for _, s := range []string{"write", "skip", "retry", "fail"} {
-		if u, err := ParseUnknownSource(s); err != nil || u.String() != s {
-			t.Fatalf("ParseUnknownSource(%q) = %v, %v", s, u, err)
-		}
-	}
-	if _, err := ParseUnknownSource("forever"); err == nil {
-		t.Fatal("ParseUnknownSource accepted forever")
-	}
 }
 
 // TestStopEmptyPartition: under HangWhenEmpty a partition whose log holds

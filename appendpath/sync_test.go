@@ -38,14 +38,6 @@ func TestSyncPolicies(t *testing.T) {
 			}
 		})
 	}
-	if _, err := storage.ParseSyncPolicy("sometimes"); err == nil {
-		t.Fatal("bad policy accepted")
-	}
-	for _, s := range []storage.SyncPolicy{storage.SyncNever, storage.SyncAlways, storage.SyncInterval} {
-		if got, err := storage.ParseSyncPolicy(s.String()); err != nil || got != s {
-			t.Fatalf("%s: %v %v", s, got, err)
-		}
-	}
 }
 
 // TestConcurrentAppendsAndReads: appenders and readers on one partition (run

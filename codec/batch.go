@@ -2,9 +2,9 @@ package codec
 
 import (
 	"encoding/binary"
-	"strconv"
 
 	"github.com/mirrorpath/mirrorpath/internal/crc32c"
+	"github.com/mirrorpath/mirrorpath/internal/enum"
 )
 
 var be = binary.BigEndian
@@ -20,18 +20,24 @@ const (
 	CompressionZstd   Compression = 4
 )
 
-var compressionNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
+// compressions spells each codec as Kafka's CompressionType names it and
+// the dump tool prints it; codecs 5-7 are unknown(n).
+var compressions = enum.Table[Compression]{Kind: "compression", Unknown: "unknown", Err: ErrUnknownName,
+	Names: []string{"none", "gzip", "snappy", "lz4", "zstd"}}
 
-// String returns the codec's name as the dump tool prints it.
-func (c Compression) String() string {
-	if int(c) < len(compressionNames) {
-		return compressionNames[c]
-	}
-	return "unknown(" + strconv.Itoa(int(c)) + ")"
-}
+// String returns the codec's name as the dump tool prints it, or unknown(n).
+func (c Compression) String() string { return compressions.String(c) }
 
 // Valid reports whether c is one of the five codecs Kafka defines.
-func (c Compression) Valid() bool { return int(c) < len(compressionNames) }
+func (c Compression) Valid() bool { return compressions.Valid(c) }
+
+// MarshalText implements encoding.TextMarshaler: the codec's name; an
+// unknown codec is an error matching ErrUnknownName.
+func (c Compression) MarshalText() ([]byte, error) { return compressions.MarshalText(c) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name
+// matches ErrUnknownName.
+func (c *Compression) UnmarshalText(b []byte) error { return compressions.UnmarshalText(c, b) }
 
 // Attributes is the batch attributes field. Only the low byte carries meaning;
 // readers ignore bits 8-15.

@@ -1,6 +1,6 @@
 package codec
 
-import "strconv"
+import "github.com/mirrorpath/mirrorpath/internal/enum"
 
 // ControlType is the type field of a control record key
 // (org.apache.kafka.common.record.ControlRecordType), plus MIRROR_PID_RESET.
@@ -19,16 +19,23 @@ const (
 	ControlMirrorPidReset ControlType = 7
 )
 
-var controlNames = [...]string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER",
-	"KRAFT_VERSION", "KRAFT_VOTERS", "MIRROR_PID_RESET"}
+// controlTypes spells each type as Kafka's ControlRecordType names it; a
+// type without a name (ControlUnknown, or a key from a later Kafka) is
+// UNKNOWN(n).
+var controlTypes = enum.Table[ControlType]{Kind: "control type", Unknown: "UNKNOWN", Err: ErrUnknownName,
+	Names: []string{"ABORT", "COMMIT", "LEADER_CHANGE", "SNAPSHOT_HEADER", "SNAPSHOT_FOOTER",
+		"KRAFT_VERSION", "KRAFT_VOTERS", "MIRROR_PID_RESET"}}
 
 // String returns Kafka's name of the type, or UNKNOWN(n).
-func (t ControlType) String() string {
-	if t >= 0 && int(t) < len(controlNames) {
-		return controlNames[t]
-	}
-	return "UNKNOWN(" + strconv.Itoa(int(t)) + ")"
-}
+func (t ControlType) String() string { return controlTypes.String(t) }
 
 // Known reports whether t is one of the named types.
-func (t ControlType) Known() bool { return t >= 0 && int(t) < len(controlNames) }
+func (t ControlType) Known() bool { return controlTypes.Valid(t) }
+
+// MarshalText implements encoding.TextMarshaler: Kafka's name; a type
+// without one is an error matching ErrUnknownName.
+func (t ControlType) MarshalText() ([]byte, error) { return controlTypes.MarshalText(t) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name
+// matches ErrUnknownName.
+func (t *ControlType) UnmarshalText(b []byte) error { return controlTypes.UnmarshalText(t, b) }

@@ -27,6 +27,10 @@ var (
 	// being written, or a fetch response cut at its byte limit. It is not a
 	// corruption and does not match ErrCorruption.
 	ErrPartial = errors.New("codec: partial trailing batch")
+
+	// ErrUnknownName reports a compression or control-type name that is not
+	// one of the names this package prints.
+	ErrUnknownName = errors.New("codec: unknown name")
 )
 
 // corruptError is a sentinel that also matches ErrCorruption.

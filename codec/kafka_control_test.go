@@ -138,7 +138,8 @@ func TestKafkaControlRecordType_testParseUnknownVersion(t *testing.T) {
 // TestKafkaControlRecordType_testRoundTrip ports
 // ControlRecordTypeTest#testRoundTrip, parameterized over Kafka's enum: a
 // version 0 key of each type parses back to that type (UNKNOWN is written
-// as -1). MIRROR_PID_RESET, ours, is checked beside them.
+// as -1), and each name but UNKNOWN back to its type. MIRROR_PID_RESET,
+// ours, is checked beside them.
 func TestKafkaControlRecordType_testRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -161,6 +162,11 @@ func TestKafkaControlRecordType_testRoundTrip(t *testing.T) {
 			}
 			if c.typ != codec.ControlUnknown && typ.String() != c.name {
 				t.Errorf("name %s, want %s", typ, c.name)
+			}
+			var named codec.ControlType
+			if err := named.UnmarshalText([]byte(c.name)); (err == nil) != (c.typ != codec.ControlUnknown) ||
+				(err == nil && named != c.typ) {
+				t.Errorf("name %s parses to %v, %v", c.name, named, err)
 			}
 			if typ.Known() != (c.typ != codec.ControlUnknown) {
 				t.Errorf("Known() = %v", typ.Known())

@@ -37,8 +37,8 @@ var (
 		"psm: COORDINATOR marker states no transaction version")
 )
 
-// ErrUnknownName reports an option name (HasProducerIDRule, BarrierApply)
-// that is not one of the names this package prints.
+// ErrUnknownName reports a HasProducerIDRule, BarrierApply, Release or
+// TxnVersion name that is not one of the names this package prints.
 var ErrUnknownName = errors.New("psm: unknown name")
 
 // ErrCorruptSnapshot is the marker every snapshot defect matches

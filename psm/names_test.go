@@ -35,3 +35,20 @@ func TestOptionNames(t *testing.T) {
 		t.Errorf("barrier-apply any: %v", err)
 	}
 }
+
+// Each transaction version is Kafka's feature level (TransactionVersion#
+// featureLevel, TV_UNKNOWN -1) and its name parses back; an unknown name is
+// refused with ErrUnknownName.
+func TestTxnVersionNames(t *testing.T) {
+	for level, name := range map[int8]string{-1: "TV_UNKNOWN", 0: "TV0", 1: "TV1", 2: "TV2"} {
+		want := []TxnVersion{TVUnknown, TV0, TV1, TV2}[level+1]
+		var v TxnVersion
+		if err := v.UnmarshalText([]byte(name)); err != nil || v != want || int8(v) != level || want.String() != name {
+			t.Errorf("%s: %v (%q), %v", name, v, want.String(), err)
+		}
+	}
+	v := TV2
+	if err := v.UnmarshalText([]byte("TV3")); !errors.Is(err, ErrUnknownName) || v != TV2 {
+		t.Errorf("TV3: %v, value %v", err, v)
+	}
+}

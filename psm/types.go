@@ -2,7 +2,6 @@ package psm
 
 import (
 	"iter"
-	"strconv"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/enum"
@@ -268,12 +267,19 @@ const (
 	TV2 TxnVersion = 2
 )
 
-func (v TxnVersion) String() string {
-	if v == TVUnknown {
-		return "TV_UNKNOWN"
-	}
-	return "TV" + strconv.Itoa(int(v))
-}
+// txnVersions spells each version from TVUnknown up.
+var txnVersions = enum.Table[TxnVersion]{Kind: "transaction version", First: TVUnknown, Err: ErrUnknownName,
+	Names: []string{"TV_UNKNOWN", "TV0", "TV1", "TV2"}}
+
+// String returns the version's name: TV_UNKNOWN, TV0, TV1 or TV2.
+func (v TxnVersion) String() string { return txnVersions.String(v) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (v TxnVersion) MarshalText() ([]byte, error) { return txnVersions.MarshalText(v) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name
+// matches ErrUnknownName.
+func (v *TxnVersion) UnmarshalText(b []byte) error { return txnVersions.UnmarshalText(v, b) }
 
 // markerEpoch is the epoch check of a COMMIT or ABORT marker of epoch from
 // origin, stating version tv, for a producer whose pending entry is at

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mirrorpath/mirrorpath/appendpath"
 	"github.com/mirrorpath/mirrorpath/pid"
 )
 
@@ -170,7 +171,7 @@ const (
 	vTopic                         // a declared topic
 	vUUID                          // RFC 4122 text or Kafka base64
 	vAt                            // a STOPPING step (stopSteps)
-	vVariant                       // abort|truncate
+	vVariant                       // a STOPPING variant (stopVariants)
 	vStrategy                      // a strategy name
 	vCodes                         // CODE,CODE...
 	vAlign                         // divergence|scratch|fan-in
@@ -182,7 +183,10 @@ const (
 // (abort: its start; epoch: the leader-epoch bump; marker: each ABORT
 // marker), persist the last mirrored offset, append the barrier, advance the
 // PID allocator (strategy allocator: the scan or the reset fails).
-var stopSteps = []string{"fetcher", "abort", "epoch", "marker", "persist", "barrier", "allocator"}
+var stopSteps = namesOf(appendpath.StopSteps())
+
+// stopVariants are appendpath.StopVariant's names: abort and truncate.
+var stopVariants = namesOf(appendpath.StopVariants())
 
 // Limits keep a hostile file from sizing the simulation beyond reason: each
 // bounded key is refused above its limit (Parse reports it as a syntax error).

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mirrorpath/mirrorpath/appendpath"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
@@ -33,11 +34,11 @@ var OptionSpecs = []OptionSpec{
 	{"pid-policy", namesOf(pid.Policies()), "bitfield: PIDs >= 2^31 move the partition to FAILED (reject) or keep their low 31 bits (alias)"},
 	{"salt-records", []string{"on", "off"}, "bitfield: resolve region collisions with salts (off: mappings collide silently)"},
 	{"barrier-apply", defaultFirst(psm.Exact, psm.BarrierApplies()), "barrier: exact order, or the prototype hazard that resurrects pre-barrier entries"},
-	{"stop-variant", []string{"abort", "truncate"}, "STOPPING closes open transactions with ABORT markers or by truncating to the LSO"},
+	{"stop-variant", namesOf(appendpath.StopVariants()), "STOPPING closes open transactions with ABORT markers or by truncating to the LSO"},
 	{"has-producer-id", defaultFirst(psm.NonNegativeOne, psm.HasProducerIDRules()), "PSM test for a producer: pid != -1, or Kafka's stock pid > -1"},
-	{"unknown-source", []string{"skip", "retry", "fail", "write"}, "barrier: STOPPING of a partition that knows no source cluster id skips the barrier and goes STOPPED (skip, hazard R1), fails every attempt and stays STOPPING (retry), moves to FAILED and is retried (fail), or writes the barrier anyway (write)"},
+	{"unknown-source", namesOf([]appendpath.UnknownSource{appendpath.SourceSkip, appendpath.SourceRetry, appendpath.SourceFail, appendpath.SourceWrite}), "barrier: STOPPING of a partition that knows no source cluster id skips the barrier and goes STOPPED (skip, hazard R1), fails every attempt and stays STOPPING (retry), moves to FAILED and is retried (fail), or writes the barrier anyway (write)"},
 	{"hazard-r2", []string{"off", "on"}, "STOPPING ignores an ABORT marker it fails to append and goes on (prototype hazard R2)"},
-	{"stop-errors", []string{"failed", "stuck", "retry"}, "a failing STOPPING step moves the partition to FAILED, retried (failed); leaves it STOPPING for good when the step is the checkpoint, epoch bump or an ABORT (stuck); or leaves it STOPPING, retried (retry)"},
+	{"stop-errors", namesOf([]appendpath.StepErrors{appendpath.StepErrorsFailed, appendpath.StepErrorsStuck, appendpath.StepErrorsRetry}), "a failing STOPPING step moves the partition to FAILED, retried (failed); leaves it STOPPING for good when the step is the checkpoint, epoch bump or an ABORT (stuck); or leaves it STOPPING, retried (retry)"},
 	{"empty-stop", []string{"stop", "hang"}, "STOPPING of a partition whose log holds no batch (no leader epoch yet) proceeds (stop) or fails every attempt and stays STOPPING (hang)"},
 	{"barrier-source", []string{"off", "on"}, "barrier: the barrier record carries only its Version (off) or also SourceClusterId (on)"},
 	{"recovery-barrier", []string{"ignore", "apply"}, "barrier: the replay of a recovery after an unclean restart stores barriers without applying them (ignore) or applies them (apply)"},
@@ -45,7 +46,7 @@ var OptionSpecs = []OptionSpec{
 	{"mirror-loop", []string{"fail", "refuse"}, "a mirror that would close a loop (A⇒B⇒A) moves the partition to FAILED (fail), or is refused and leaves it as it was (refuse)"},
 	{"source-change", []string{"fail", "accept"}, "a partition that stopped mirroring one cluster and then mirrors another into the same log (an inconsistent source cluster id) moves to FAILED for good (fail), or appends after what it holds (accept, fan-in)"},
 	{"failback-position", []string{"direct", "any"}, "a failback truncates to the other side's last mirrored position only when that side mirrored this cluster directly (direct), or whichever cluster it mirrored (any)"},
-	{"stop-abort-marker", []string{"versioned", "current-epoch", "prototype"}, "STOPPING's ABORT: the transaction version's marker (TV2 at epoch + 1, the version stated), the producer's epoch with the version stated, or the prototype's (the producer's epoch, no version stated)"},
+	{"stop-abort-marker", namesOf(appendpath.AbortMarkers()), "STOPPING's ABORT: the transaction version's marker (TV2 at epoch + 1, the version stated), the producer's epoch with the version stated, or the prototype's (the producer's epoch, no version stated)"},
 	{"txn-verification", []string{"on", "off"}, "KIP-890 transaction verification: a transactional batch with no transaction open on the partition is checked with the coordinator"},
 	{"txn-version", []string{"1", "2"}, "transaction version of every transactional producer (transaction.version): 2 bumps the epoch at each commit or abort and its markers must carry an epoch above the producer's"},
 	{"kafka-release", namesOf([]psm.Release{psm.Kafka4, psm.Kafka41, psm.Kafka40, psm.Kafka3}), "Kafka release whose producer-state rules the brokers follow: 4.2 and later, 4.1 and 4.0 (markers not checked by transaction version), 3.6 to 3.9 (an open transaction at any epoch counts as ongoing)"},
@@ -179,10 +180,9 @@ func release(o Options) psm.Release {
 	return r
 }
 
-// txnVersion is the psm.TxnVersion of option txn-version.
+// txnVersion is the psm.TxnVersion of option txn-version: the
+// transaction.version feature level, which psm numbers as Kafka does.
 func txnVersion(o Options) psm.TxnVersion {
-	if o.Get("txn-version") == "2" {
-		return psm.TV2
-	}
-	return psm.TV1
+	n, _ := strconv.Atoi(o.Get("txn-version")) // checked by Set: 1 or 2
+	return psm.TxnVersion(n)
 }

@@ -364,8 +364,8 @@ func checkValue(kind valueKind, v string) error {
 			return errors.New("want " + strings.Join(stopSteps, "|"))
 		}
 	case vVariant:
-		if v != "abort" && v != "truncate" {
-			return errors.New("want abort|truncate")
+		if !contains(stopVariants, v) {
+			return errors.New("want " + strings.Join(stopVariants, "|"))
 		}
 	case vStrategy:
 		if !validStrategy(v) {

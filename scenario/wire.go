@@ -207,24 +207,24 @@ func (a *apReplica) State() string {
 }
 
 func (a *apReplica) Stop(req stopRequest) error {
-	v, err := appendpath.ParseStopVariant(req.Variant)
-	if err != nil {
+	var opt appendpath.StopOptions
+	if err := opt.Variant.UnmarshalText([]byte(req.Variant)); err != nil {
 		return err
 	}
-	how, err := appendpath.ParseAbortMarker(req.AbortMarker)
-	if err != nil {
+	opt.TxnVersion = req.TxnVersion
+	opt.Hazards = appendpath.StopHazards{SkipBarrierWithoutSource: req.SkipBarrierWithoutSource,
+		IgnoreMarkerFailure: req.IgnoreMarkerFailure, BarrierNoSource: req.BarrierNoSource,
+		HangWhenEmpty: req.HangWhenEmpty}
+	if err := opt.Hazards.AbortMarker.UnmarshalText([]byte(req.AbortMarker)); err != nil {
 		return err
 	}
-	opt := appendpath.StopOptions{Variant: v, TxnVersion: req.TxnVersion, Hazards: appendpath.StopHazards{
-		SkipBarrierWithoutSource: req.SkipBarrierWithoutSource, IgnoreMarkerFailure: req.IgnoreMarkerFailure,
-		BarrierNoSource: req.BarrierNoSource, HangWhenEmpty: req.HangWhenEmpty, AbortMarker: how}}
 	if req.UnknownSource != "" {
-		if opt.Hazards.UnknownSource, err = appendpath.ParseUnknownSource(req.UnknownSource); err != nil {
+		if err := opt.Hazards.UnknownSource.UnmarshalText([]byte(req.UnknownSource)); err != nil {
 			return err
 		}
 	}
 	if req.StepErrors != "" {
-		if opt.Hazards.StepErrors, err = appendpath.ParseStepErrors(req.StepErrors); err != nil {
+		if err := opt.Hazards.StepErrors.UnmarshalText([]byte(req.StepErrors)); err != nil {
 			return err
 		}
 	}
@@ -238,8 +238,8 @@ func (a *apReplica) Stop(req stopRequest) error {
 		}
 	}
 	if req.FailAt != "" {
-		at, err := appendpath.ParseStopStep(req.FailAt)
-		if err != nil {
+		var at appendpath.StopStep
+		if err := at.UnmarshalText([]byte(req.FailAt)); err != nil {
 			return err
 		}
 		opt.Hazards.Fault = func(s appendpath.StopStep) error {

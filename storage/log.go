@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/enum"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
@@ -26,24 +27,23 @@ const (
 	SyncInterval
 )
 
-var syncPolicyNames = [...]string{"never", "always", "interval"}
+// ErrUnknownName reports a SyncPolicy name that is not one of the names
+// this package prints.
+var ErrUnknownName = errors.New("storage: unknown name")
 
-func (s SyncPolicy) String() string {
-	if int(s) < len(syncPolicyNames) {
-		return syncPolicyNames[s]
-	}
-	return "unknown"
-}
+// syncPolicies spells each policy as the flags and docs do.
+var syncPolicies = enum.Table[SyncPolicy]{Kind: "fsync policy", Names: []string{"never", "always", "interval"},
+	Err: ErrUnknownName}
 
-// ParseSyncPolicy parses "never", "always" or "interval".
-func ParseSyncPolicy(s string) (SyncPolicy, error) {
-	for i, n := range syncPolicyNames {
-		if n == s {
-			return SyncPolicy(i), nil
-		}
-	}
-	return 0, fmt.Errorf("storage: unknown fsync policy %q (want never|always|interval)", s)
-}
+// String returns the policy's name: never, always or interval.
+func (s SyncPolicy) String() string { return syncPolicies.String(s) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (s SyncPolicy) MarshalText() ([]byte, error) { return syncPolicies.MarshalText(s) }
+
+// UnmarshalText implements encoding.TextUnmarshaler; an unknown name
+// matches ErrUnknownName.
+func (s *SyncPolicy) UnmarshalText(b []byte) error { return syncPolicies.UnmarshalText(s, b) }
 
 // IndexIntervalBytes is Kafka's index.interval.bytes: a batch gets a sparse
 // index entry when more than this many bytes lie between it and the last
