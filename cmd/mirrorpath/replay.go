@@ -65,21 +65,18 @@ const minReplayBatches = 1000
 func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	strategy := fs.String("strategy", "all", "strategy (`NAME`: "+strategyList()+") or all")
-	cfg := replayConfig{fix: pid.Patch, policy: pid.Reject}
+	cfg := replayConfig{fix: pid.Patch, policy: pid.Reject, hasPID: psm.NonNegativeOne}
 	fs.TextVar(&cfg.fix, "crc", cfg.fix, "CRC fix of rewriting strategies (`"+nameList(pid.CRCFixes(), "|")+"`)")
 	chunk := intFlag(fs, "chunk", 1<<20, 1, maxReplayChunk, "mirror fetch size in `BYTES` (whole batches, at least one per chunk)")
 	count := intFlag(fs, "count", 3, 1, maxReplayCount, "timed measurements per strategy (`N`); the fastest is reported")
 	minTime := durationFlag(fs, "min-time", 200*time.Millisecond, 0, maxReplayTime, "append time per measurement (`D`): whole passes over the input are repeated until it is spent")
-	hasPID := fs.String("has-producer-id", "not-minus-one", "which PIDs producer state tracks (`not-minus-one|stock`)")
+	fs.TextVar(&cfg.hasPID, "has-producer-id", cfg.hasPID, "which PIDs producer state tracks (`"+nameList(psm.HasProducerIDRules(), "|")+"`)")
 	fs.TextVar(&cfg.policy, "pid-policy", cfg.policy, "bitfield: PIDs >= 2^31 (`"+nameList(pid.Policies(), "|")+"`)")
 	maxInput := int64Flag(fs, "max-input", defaultReplayInput, 1, maxReplayInput, "most `BYTES` of batches held in memory and replayed; every segment is still checked whole, streamed")
 	if code, ok := parseFlags(fs, args, stderr, replayUsage); !ok {
 		return code
 	}
 	cfg.chunk, cfg.count, cfg.minTime = *chunk, *count, *minTime
-	if err := cfg.hasPID.UnmarshalText([]byte(*hasPID)); err != nil {
-		return usageError(fs, stderr, err.Error())
-	}
 	if *strategy == "all" {
 		cfg.strategies = pid.Strategies()
 	} else {
