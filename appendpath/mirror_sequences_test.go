@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/internal/testbatch"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
 
 	"github.com/cockroachdb/datadriven"
@@ -43,10 +44,11 @@ import (
 //	log [name=]                        every batch of the log
 //	compare a= b=                      logs and producer state, byte for byte
 //
-// An input batch line is
+// The input batch lines are internal/testbatch's; offset= and leader-epoch=
+// (mirrored input only) place a batch as its source log stores it:
 //
-//	data pid=P [epoch=E] seq=S [records=N] [txn] [offset=O] [leader-epoch=L]
-//	marker pid=P epoch=E coord=C commit|abort [offset=O] [leader-epoch=L]
+//	data pid=P [epoch=E] [seq=S] [records=N] [txn] [offset=O] [leader-epoch=L]
+//	marker pid=P [epoch=E] [coord=C] commit|abort [offset=O] [leader-epoch=L]
 func TestMirrorSequences(t *testing.T) {
 	datadriven.Walk(t, "testdata/mirror", func(t *testing.T, path string) {
 		w := &mirrorWorld{parts: map[string]*Partition{}, cfgs: map[string]Config{}}
@@ -162,13 +164,13 @@ func (w *mirrorWorld) run(t *testing.T, d *datadriven.TestData) string {
 		return w.show(w.parts[name])
 	case "mirror":
 		p := w.part(t, d, "name")
-		res, err := p.AppendMirrored(mirrorInput(t, d, true), sourceArg(t, d))
+		res, err := p.AppendMirrored(bytes.Join(inputBatches(t, d, true), nil), sourceArg(t, d))
 		return errOr(err, fmt.Sprintf("appended %s", offsetRange(res.FirstOffset, res.LastOffset)))
 	case "client":
 		p := w.part(t, d, "name")
 		var b strings.Builder
-		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-			res, err := p.AppendClient(parseMirrorBatch(t, d, line, false))
+		for _, batch := range inputBatches(t, d, false) {
+			res, err := p.AppendClient(batch)
 			b.WriteString(errOr(err, fmt.Sprintf("appended %s", offsetRange(res.FirstOffset, res.LastOffset))))
 		}
 		return b.String()
@@ -272,67 +274,34 @@ func describeBatch(b codec.Batch) string {
 	return s + "\n"
 }
 
-// mirrorInput concatenates the input's batch lines.
-func mirrorInput(t *testing.T, d *datadriven.TestData, sourceLog bool) []byte {
-	var in []byte
-	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-		in = append(in, parseMirrorBatch(t, d, line, sourceLog)...)
-	}
-	return in
-}
+// Timestamps of the input batches: testlog.Batch's default for data, half a
+// second later for markers.
+const (
+	dataTS   = 1700000000000
+	markerTS = 1700000000500
+)
 
-// parseMirrorBatch builds one batch line (see TestMirrorSequences); offset=
-// and leader-epoch= set the fields a source log stores.
-func parseMirrorBatch(t *testing.T, d *datadriven.TestData, line string, sourceLog bool) []byte {
-	fields := strings.Fields(line)
-	if len(fields) == 0 {
-		t.Fatalf("%s: empty batch line", d.Pos)
+// inputBatches builds the input's batch lines (internal/testbatch's
+// grammar); sourceLog places each at its offset= and leader-epoch= as a
+// source log stores it, else those are refused.
+func inputBatches(t *testing.T, d *datadriven.TestData, sourceLog bool) [][]byte {
+	lines, err := testbatch.Lines(d.Input)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
 	}
-	kv := map[string]int64{}
-	flags := map[string]bool{}
-	for _, f := range fields[1:] {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			flags[f] = true
-			continue
+	var out [][]byte
+	for _, l := range lines {
+		ts := int64(dataTS)
+		if l.Marker {
+			ts = markerTS
 		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			t.Fatalf("%s: %q: %s: %v", d.Pos, line, k, err)
+		b := l.Bytes(t, ts)
+		if sourceLog {
+			b = testlog.WithOffsets(b, l.Offset, l.LeaderEpoch)
+		} else if l.Placed {
+			t.Fatalf("%s: offset= and leader-epoch= are for mirrored input only", d.Pos)
 		}
-		kv[k] = n
+		out = append(out, b)
 	}
-	take := func(key string, def int64) int64 {
-		if v, ok := kv[key]; ok {
-			delete(kv, key)
-			return v
-		}
-		return def
-	}
-	var b []byte
-	switch fields[0] {
-	case "data":
-		b = mkBatch(t, bspec{PID: take("pid", 0), Epoch: int16(take("epoch", 0)), Seq: int32(take("seq", 0)),
-			Records: int(take("records", 1)), Txn: flags["txn"]})
-		delete(flags, "txn")
-	case "marker":
-		if flags["commit"] == flags["abort"] {
-			t.Fatalf("%s: %q: a marker is either commit or abort", d.Pos, line)
-		}
-		b = mkMarker(take("pid", 0), int16(take("epoch", 0)), int32(take("coord", 0)), flags["abort"])
-		delete(flags, "commit")
-		delete(flags, "abort")
-	default:
-		t.Fatalf("%s: %q: unknown batch kind %q", d.Pos, line, fields[0])
-	}
-	if sourceLog {
-		b = testlog.WithOffsets(b, take("offset", 0), int32(take("leader-epoch", 0)))
-	}
-	for k := range kv {
-		t.Fatalf("%s: %q: unknown argument %s=", d.Pos, line, k)
-	}
-	for f := range flags {
-		t.Fatalf("%s: %q: unknown flag %s", d.Pos, line, f)
-	}
-	return b
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/testbatch"
 )
 
 // TestSequences replays the producer-state sequences in testdata/sequences:
@@ -27,13 +28,13 @@ import (
 // appends the batches (one per input line) in one append and commits, or
 // aborts at the first error; it prints where each batch went, what it
 // completed, the transaction-index entries to write, or the error. A rejected
-// append must leave the state unchanged (checked, not printed). A batch line
-// is one of
+// append must leave the state unchanged (checked, not printed). The batch
+// lines are internal/testbatch's, without offset= and leader-epoch=:
 //
-//	data pid=P epoch=E seq=S count=N [txn]
-//	marker pid=P epoch=E commit|abort coord=C [type=T] [records=0]
+//	data pid=P [epoch=E] [seq=S] [records=N] [txn]
+//	marker pid=P [epoch=E] [coord=C] commit|abort [type=T] [records=0]
 //
-// (data timestamps are 1000, markers' 2000; type overrides the control type,
+// (data timestamps are 1000, markers' 2000; type names another control type,
 // records=0 makes an empty control batch).
 //
 //	producer pid=P
@@ -69,10 +70,7 @@ func runSequenceCmd(t *testing.T, h *harness, d *datadriven.TestData) string {
 		if !ok {
 			t.Fatalf("%s: unknown origin %q", d.Pos, name)
 		}
-		var batches []Batch
-		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-			batches = append(batches, parseSeqBatch(t, d, line))
-		}
+		batches := seqBatches(t, d)
 		before := dumpState(h.m, h.p)
 		r := h.append(origin, batches...)
 		var b strings.Builder
@@ -141,60 +139,27 @@ func outcome(aborted bool) string {
 	return "commit"
 }
 
-// parseSeqBatch reads one batch line of an append (see TestSequences).
-func parseSeqBatch(t *testing.T, d *datadriven.TestData, line string) Batch {
-	fields := strings.Fields(line)
-	if len(fields) == 0 {
-		t.Fatalf("%s: empty batch line", d.Pos)
+// seqBatches reads the append's batch lines (internal/testbatch's grammar)
+// into what producer state reads from them.
+func seqBatches(t *testing.T, d *datadriven.TestData) []Batch {
+	lines, err := testbatch.Lines(d.Input)
+	if err != nil {
+		t.Fatalf("%s: %v", d.Pos, err)
 	}
-	kv := map[string]string{}
-	flags := map[string]bool{}
-	for _, f := range fields[1:] {
-		if k, v, ok := strings.Cut(f, "="); ok {
-			kv[k] = v
-		} else {
-			flags[f] = true
+	var out []Batch
+	for _, l := range lines {
+		if l.Placed {
+			t.Fatalf("%s: offset= and leader-epoch= are not for producer state (the harness assigns offsets)", d.Pos)
 		}
+		if !l.Marker {
+			b := data(l.PID, l.Epoch, l.Seq, l.Records)
+			b.Transactional = l.Txn
+			out = append(out, b)
+			continue
+		}
+		b := marker(l.PID, l.Epoch, l.Abort, l.Coord)
+		b.ControlType, b.RecordsCount = l.Type, l.Records
+		out = append(out, b)
 	}
-	num := func(key string, bits int) int64 {
-		s, ok := kv[key]
-		if !ok {
-			t.Fatalf("%s: %q lacks %s=", d.Pos, line, key)
-		}
-		delete(kv, key)
-		n, err := strconv.ParseInt(s, 10, bits)
-		if err != nil {
-			t.Fatalf("%s: %q: %s: %v", d.Pos, line, key, err)
-		}
-		return n
-	}
-	var b Batch
-	switch fields[0] {
-	case "data":
-		b = data(num("pid", 64), int16(num("epoch", 16)), int32(num("seq", 32)), int32(num("count", 32)))
-		b.Transactional = flags["txn"]
-		delete(flags, "txn")
-	case "marker":
-		if flags["commit"] == flags["abort"] {
-			t.Fatalf("%s: %q: a marker is either commit or abort", d.Pos, line)
-		}
-		b = marker(num("pid", 64), int16(num("epoch", 16)), flags["abort"], int32(num("coord", 32)))
-		delete(flags, "commit")
-		delete(flags, "abort")
-		if _, ok := kv["type"]; ok {
-			b.ControlType = codec.ControlType(num("type", 16))
-		}
-		if _, ok := kv["records"]; ok {
-			b.RecordsCount = int32(num("records", 32))
-		}
-	default:
-		t.Fatalf("%s: %q: unknown batch kind %q", d.Pos, line, fields[0])
-	}
-	for k := range kv {
-		t.Fatalf("%s: %q: unknown argument %s=", d.Pos, line, k)
-	}
-	for f := range flags {
-		t.Fatalf("%s: %q: unknown flag %s", d.Pos, line, f)
-	}
-	return b
+	return out
 }
