@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
 
 	"github.com/mirrorpath/mirrorpath/codec"
@@ -157,14 +158,14 @@ func TestIndexFileBytes(t *testing.T) {
 	if len(segs) != 2 || segs[1].base != 51 {
 		t.Fatalf("%d segments", len(segs))
 	}
-	want := testlog.Unhex(t, `
+	want := testhex.Unhex(t, `
 		00000014 0000102c   # offset 20 at position 4140 (batch 2: 4140 bytes since the start > 4096)
 		00000028 00002058   # offset 40 at position 8280 (batch 4)
 	`)
 	if !bytes.Equal(segs[0].idx, want) {
 		t.Fatalf(".index\n got %x\nwant %x", segs[0].idx, want)
 	}
-	want = testlog.Unhex(t, `
+	want = testhex.Unhex(t, `
 		0000000000000bb8 0000000a   # at batch 2: largest so far 3000, batch 1 (offset 10)
 		0000000000001388 0000001e   # at batch 4: 5000, batch 3 (offset 30)
 		0000000000001770 00000032   # roll seal: 6000, batch 5 (offset 50)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mirrorpath/mirrorpath/internal/testlog"
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/psm"
@@ -354,7 +354,7 @@ func TestTxnIndexFileBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := fs.ReadFile("/l/00000000000000000000.txnindex")
-	want := testlog.Unhex(t, `
+	want := testhex.Unhex(t, `
 		0000                 # [0,2)   version 0
 		0000000000000007     # [2,10)  producerId 7
 		0000000000000001     # [10,18) firstOffset 1

@@ -2,13 +2,13 @@ package psm
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage"
 )
@@ -94,15 +94,16 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			t.Fatalf("header %x", snap[:10])
 		}
 		// First entry (sorted by PID): producer 5.
-		golden, _ := hex.DecodeString("" +
-			"0000000000000005" + // +0  producerId 5
-			"0002" + //             +8  epoch 2
-			"00000004" + //         +10 lastSequence 4
-			"0000000000000004" + // +14 lastOffset 4
-			"00000001" + //         +22 offsetDelta 1
-			"00000000000003e8" + // +26 timestamp 1000
-			"ffffffff" + //         +34 coordinatorEpoch -1
-			"ffffffffffffffff") //  +38 currentTxnFirstOffset none
+		golden := testhex.Unhex(t, `
+			0000000000000005   # +0  producerId 5
+			0002               # +8  epoch 2
+			00000004           # +10 lastSequence 4
+			0000000000000004   # +14 lastOffset 4
+			00000001           # +22 offsetDelta 1
+			00000000000003e8   # +26 timestamp 1000
+			ffffffff           # +34 coordinatorEpoch -1
+			ffffffffffffffff   # +38 currentTxnFirstOffset none
+		`)
 		if !bytes.Equal(snap[10:10+46], golden) {
 			t.Fatalf("entry 0\n got %x\nwant %x", snap[10:56], golden)
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 	"github.com/mirrorpath/mirrorpath/internal/testlog"
 )
 
@@ -34,7 +35,7 @@ func TestParseIndexErrors(t *testing.T) {
 		{"time negative relative", true, `0000000000000009 80000000`, 0, ErrIndexRange},
 	}
 	for _, tc := range cases {
-		src := testlog.Unhex(t, tc.src)
+		src := testhex.Unhex(t, tc.src)
 		var n int
 		var err error
 		if tc.time {
@@ -54,7 +55,7 @@ func TestParseIndexErrors(t *testing.T) {
 			t.Errorf("%s: error %v does not say entry %d", tc.name, err, tc.valid)
 		}
 	}
-	x, _ := ParseTimeIndex(testlog.Unhex(t, `0000000000000009 00000003`), 100)
+	x, _ := ParseTimeIndex(testhex.Unhex(t, `0000000000000009 00000003`), 100)
 	if e := x.Entry(0); e != (TimestampOffset{9, 103}) {
 		t.Errorf("absolute entry %+v", e)
 	}

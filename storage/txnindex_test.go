@@ -2,9 +2,10 @@ package storage
 
 import (
 	"bytes"
-	"encoding/hex"
 	"slices"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 )
 
 // The 34-byte .txnindex entry: version 0, pid, first, last, lso, big-endian.
@@ -17,12 +18,13 @@ func TestAbortedTxnCodec(t *testing.T) {
 	if len(idx) != 5*AbortedTxnSize {
 		t.Fatalf("index size %d", len(idx))
 	}
-	golden, _ := hex.DecodeString("" +
-		"0000" + // 0-1   version 0
-		"0000000000000001" + // 2-9   producerId 1
-		"0000000000000000" + // 10-17 firstOffset 0
-		"0000000000000005" + // 18-25 lastOffset 5
-		"0000000000000003") // 26-33 lastStableOffset 3
+	golden := testhex.Unhex(t, `
+		0000               # 0-1   version 0
+		0000000000000001   # 2-9   producerId 1
+		0000000000000000   # 10-17 firstOffset 0
+		0000000000000005   # 18-25 lastOffset 5
+		0000000000000003   # 26-33 lastStableOffset 3
+	`)
 	if !bytes.Equal(idx[:AbortedTxnSize], golden) {
 		t.Fatalf("entry bytes %x", idx[:AbortedTxnSize])
 	}

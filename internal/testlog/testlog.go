@@ -1,7 +1,7 @@
 // Package testlog builds what the tests of the log's packages (storage,
-// appendpath) read and write: test batches, the independent model of a
-// segment's index files, annotated hex dumps; and it decodes a batch's
-// records for them and for codec's tests. Tests only.
+// appendpath) read and write: test batches and the independent model of a
+// segment's index files; and it decodes a batch's records for them and for
+// codec's tests. Tests only.
 package testlog
 
 import (
@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
-	"github.com/mirrorpath/mirrorpath/internal/testhex"
 )
 
 // IndexIntervalBytes is storage.IndexIntervalBytes, Kafka's
@@ -112,12 +111,6 @@ func RefIndexes(t testing.TB, log []byte, base int64, sealed bool) (idx, tidx []
 		timeEntry(maxTs, maxOff)
 	}
 	return idx, tidx
-}
-
-// Unhex is testhex.Unhex, for the tests that build logs with this package.
-func Unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	return testhex.Unhex(t, s)
 }
 
 // Records decodes every record of b (decompressing it when needed) with the
