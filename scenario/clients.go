@@ -207,7 +207,7 @@ func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd
 		w.or.committed(p, e.who, t.serial)
 	}
 	p.advanceHW()
-	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true})
+	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true, txn: t})
 	return true
 }
 
@@ -281,7 +281,7 @@ func (w *world) endTxn(pr *client, abort bool) {
 		return
 	}
 	t, e := w.coordinatorCheck(pr)
-	if e == "" && t.pending != nil {
+	if e == "" && w.endDecided(t) {
 		e = errConcurrentTxns // the last transaction's markers are not all written
 	}
 	if e != "" {
@@ -360,7 +360,7 @@ func (w *world) offsets(c *command) {
 // the coordinator refused it (the client saw the error).
 func (w *world) addToTxn(pr *client, p *partition) bool {
 	t, e := w.coordinatorCheck(pr)
-	if e == "" && t.pending != nil {
+	if e == "" && w.endDecided(t) {
 		e = errConcurrentTxns // the last transaction's markers are not all written
 	}
 	if e != "" {
@@ -420,7 +420,11 @@ func (w *world) send(c *command) error {
 		// no transaction open for this PID, so the leader asks the
 		// coordinator whether the partition belongs to the producer's
 		// transaction at this epoch.
-		if _, e := w.coordinatorCheck(pr); e != "" {
+		t, e := w.coordinatorCheck(pr)
+		if e == "" && w.endDecided(t) {
+			e = errConcurrentTxns // TransactionCoordinator#handleVerifyPartitionsInTransaction in PrepareCommit or PrepareAbort
+		}
+		if e != "" {
 			w.or.clientError(pr.name, pr.c, p, e)
 			return nil
 		}
