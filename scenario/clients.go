@@ -314,6 +314,9 @@ func (w *world) endTxn(pr *client, abort bool) {
 	pr.pid, pr.epoch, pr.seq = t.pid, t.epoch, map[*partition]int32{}
 }
 
+// offsets is TxnOffsetCommit inside the producer's open transaction
+// (docs/scenarios.md, offsets): the transaction coordinator's answer first,
+// then the group coordinator's KIP-447 checks (group.checkTxnOffsetCommit).
 func (w *world) offsets(c *command) {
 	pr, g := w.clients[c.Args[0]], w.groups[c.Args[1]]
 	member := c.Args[2]
@@ -336,9 +339,26 @@ func (w *world) offsets(c *command) {
 		w.or.clientError(pr.name, g.c, nil, errCoordinatorNA)
 		return
 	}
+	// The transaction coordinator answers first: under TV1 the client's
+	// AddOffsetsToTxn (KafkaApis#handleAddOffsetsToTxnRequest hands the
+	// group's __consumer_offsets partition to
+	// TransactionCoordinator#handleAddPartitionsToTransaction) precedes the
+	// TxnOffsetCommit; under TV2 the group coordinator adds or verifies that
+	// partition before it runs the offsets write
+	// (CoordinatorRuntime#scheduleTransactionalWriteOperation). While the
+	// last transaction's outcome is decided and its markers are not all
+	// written (PrepareCommit, PrepareAbort) both answer
+	// CONCURRENT_TRANSACTIONS, which the client retries after a backoff
+	// (TransactionManager's AddOffsetsToTxnHandler re-enqueues it): the
+	// request ends with the error, the transaction stays as it is.
+	t, ce := w.coordinatorCheck(pr)
+	if ce == "" && w.endDecided(t) {
+		w.or.clientError(pr.name, pr.c, nil, errConcurrentTxns)
+		return
+	}
 	e := g.checkTxnOffsetCommit(member, argStr(c, "instance"), gen)
 	if e == "" {
-		if t, ce := w.coordinatorCheck(pr); ce != "" {
+		if ce != "" {
 			e = errInvalidProducerEpoch // the offsets write is fenced at the __consumer_offsets leader
 		} else if !t.open {
 			t.open, t.producer, t.serial = true, pr.identity, pr.txnSerial

@@ -266,3 +266,46 @@ func TestLostMarkerStaysOwed(t *testing.T) {
 		t.Errorf("unexpected %s at step %d: %s", v.Code, v.Step, v.Detail)
 	}
 }
+
+// TestTxnOffsetCommitWhileOutcomeDecided: while the coordinator has decided
+// the outcome of the producer's transaction and not written every marker
+// (PrepareCommit, PrepareAbort), the offsets of a TxnOffsetCommit get
+// CONCURRENT_TRANSACTIONS: under TV1 from the client's AddOffsetsToTxn,
+// which KafkaApis#handleAddOffsetsToTxnRequest hands to
+// TransactionCoordinator#handleAddPartitionsToTransaction
+// (TransactionCoordinatorTest#shouldRespondWithConcurrentTransactionsOnAddPartitionsWhenStateIsPrepareCommit,
+// #shouldRespondWithConcurrentTransactionOnAddPartitionsWhenStateIsPrepareAbort),
+// under TV2 from the transaction verification the group coordinator runs
+// before the offsets write (TransactionCoordinator#handleVerifyPartitionsInTransaction,
+// TransactionCoordinatorTest#testVerifyPartitionHandling). The error is
+// retriable: the client is not fenced, its transaction stays open, and the
+// group's checks are not reached (m1's generation is stale since the
+// rebalance: ILLEGAL_GENERATION). Once the markers are written the same commit is
+// checked by the group coordinator.
+func TestTxnOffsetCommitWhileOutcomeDecided(t *testing.T) {
+	const src = "cluster A\ntopic t\ngroup g on A\njoin g m1\nrebalance g\nproducer p on A transactional=tx1\n" +
+		"begin p\nsend p t/0\noffsets p g m1\n"
+	for _, abort := range []bool{false, true} {
+		w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
+			if c.opcode == opSend {
+				tx := w.byName["A"].txn.ids["tx1"]
+				tx.pending = &pendingEnd{pid: tx.pid, epoch: tx.epoch, abort: abort, who: "p"}
+			}
+			return false
+		})
+		pr, tx := w.clients["p"], w.byName["A"].txn.ids["tx1"]
+		errs := w.or.clientErrors
+		if len(errs) != 1 || errs[0].Error != errConcurrentTxns {
+			t.Fatalf("abort=%v: client errors %+v, want one %s", abort, errs, errConcurrentTxns)
+		}
+		if pr.fatal || !pr.inTxn || !tx.open {
+			t.Errorf("abort=%v: fatal=%v inTxn=%v open=%v, want the transaction left as it was", abort, pr.fatal, pr.inTxn, tx.open)
+		}
+		// The markers written, the group coordinator checks the commit.
+		tx.pending = nil
+		w.offsets(&command{opcode: opOffsets, Args: []string{"p", "g", "m1"}})
+		if errs := w.or.clientErrors; len(errs) != 2 || errs[1].Error != errIllegalGeneration {
+			t.Errorf("abort=%v: after the markers: client errors %+v, want %s", abort, errs, errIllegalGeneration)
+		}
+	}
+}
