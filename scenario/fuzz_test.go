@@ -346,9 +346,11 @@ func genScenario(data []byte, opt uint16) []byte {
 // the input picks (genOptions): no panic, the same input gives the same
 // verdict, replicas agree after sync and no LSO is left pinned (no I2, M6, I4
 // under any strategy; M6 only where no prototype switch leaves a transaction
-// open, I2 and I4 only where recovery applies the barrier), and under barrier (exact barrier application) no M1-M4 within what
-// the design claims to cover, unless a prototype switch that breaks the
-// barrier is on. The strategy is an input rather than a loop over all of
+// open and the oracle does not tie it to an acknowledged end marker a
+// truncation removed, I2 and I4 only where recovery applies the barrier),
+// and under barrier (exact barrier application) no M1-M4 within what the
+// design claims to cover, unless a prototype switch that breaks the barrier
+// is on (fuzzFindings). The strategy is an input rather than a loop over all of
 // them so that one execution costs one simulation and coverage guidance sees
 // each strategy's code on its own; every seed is added under every strategy.
 func FuzzScenario(f *testing.F) {
