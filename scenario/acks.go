@@ -11,10 +11,20 @@ package scenario
 // coordinator's COMMIT and ABORT markers are written the same way
 // (WriteTxnMarkers with acks=all): a marker lost before its partition
 // replicated it is written again by the coordinator, which retries until
-// the write is acknowledged.
+// the write is acknowledged. A partition that refuses the marker when it is
+// sent again (a failback made it a mirror: READ_ONLY_TOPIC) does not end the
+// write: the coordinator owes the marker and keeps sending it
+// (TransactionMarkerRequestCompletionHandler#onComplete re-enqueues a
+// partition that did not answer NONE, and cancels the markers only on
+// INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED), and the
+// transaction is not complete meanwhile
+// (TransactionMarkerChannelManager#maybeWriteTxnCompletion runs only once
+// every partition answered), so it holds the partition's LSO as a
+// transaction its coordinator holds open (owedMarker).
 
 import (
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
 
 // pendingWrite is a write that waits for the high watermark: a produce
@@ -28,6 +38,10 @@ type pendingWrite struct {
 	leo    int64 // the leader's log end before the append
 	ts     int64 // the timestamp of the batch at res.FirstOffset the answer is for
 	marker bool
+	// txn is the transaction a marker ends; owed is set while the marker
+	// is lost and its partition refuses it again.
+	txn  *txnState
+	owed bool
 }
 
 // awaitAck answers a produce request: at once under acks=1, else when the
@@ -62,7 +76,8 @@ func (w *world) ackDelivered(b codec.Batch) bool { return w.delivered[timestampO
 // leader still holds is answered once the high watermark passes it; one
 // whose batch is gone is sent again to the current leader, as the client
 // (or the coordinator) retries; a refused retry is the client's error and
-// ends the request. A failed cluster answers nothing.
+// ends the request, while a refused marker stays owed and is sent again
+// after the next command. A failed cluster answers nothing.
 func (w *world) settleWrites() error {
 	keep := w.pending[:0]
 	for _, pw := range w.pending {
@@ -103,12 +118,24 @@ func (w *world) settle(pw *pendingWrite) (bool, error) {
 		} else {
 			res, err = lead.AppendClient(pw.batch)
 		}
-		if err != nil {
-			if pw.pr != nil {
-				w.or.clientError(pw.pr.name, p.c, p, errorName(err))
+		if err != nil && pw.marker {
+			// The coordinator keeps sending a refused marker, but for a
+			// refusal that says the producer's or the coordinator's epoch
+			// has moved on: it cancels the transaction's markers
+			// (TransactionMarkerRequestCompletionHandler#onComplete).
+			switch errorName(err) {
+			case kafkaerr.InvalidProducerEpoch.Name, kafkaerr.TransactionCoordinatorFenced.Name:
+				pw.owed = false
+				return true, nil
 			}
+			pw.owed = true
+			return false, nil
+		}
+		if err != nil {
+			w.or.clientError(pw.pr.name, p.c, p, errorName(err))
 			return true, nil
 		}
+		pw.owed = false
 		p.advanceHW()
 		if !pw.marker {
 			w.or.checkWrittenOnce(pw.pr, p, pw.d, res, leo)
@@ -119,6 +146,35 @@ func (w *world) settle(pw *pendingWrite) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// owedMarker reports whether a coordinator owes p an end marker that p lost
+// before acknowledging it and refused when it was sent again: the
+// transaction it ends is still open at that coordinator.
+func (w *world) owedMarker(p *partition) bool {
+	for _, pw := range w.pending {
+		if pw.owed && pw.p == p {
+			return true
+		}
+	}
+	return false
+}
+
+// endDecided reports whether t's coordinator has decided the outcome of
+// its last transaction and not yet written every marker of it
+// (TransactionMetadata in PrepareCommit or PrepareAbort): a marker a
+// partition refused (t.pending), or one lost before its acknowledgement
+// and refused since (owedMarker).
+func (w *world) endDecided(t *txnState) bool {
+	if t.pending != nil {
+		return true
+	}
+	for _, pw := range w.pending {
+		if pw.owed && pw.txn == t {
+			return true
+		}
+	}
+	return false
 }
 
 // holds reports whether r holds pw's batch at the offset it was answered

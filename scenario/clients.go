@@ -207,7 +207,7 @@ func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd
 		w.or.committed(p, e.who, t.serial)
 	}
 	p.advanceHW()
-	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true})
+	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true, txn: t})
 	return true
 }
 
@@ -281,7 +281,7 @@ func (w *world) endTxn(pr *client, abort bool) {
 		return
 	}
 	t, e := w.coordinatorCheck(pr)
-	if e == "" && t.pending != nil {
+	if e == "" && w.endDecided(t) {
 		e = errConcurrentTxns // the last transaction's markers are not all written
 	}
 	if e != "" {
@@ -314,6 +314,9 @@ func (w *world) endTxn(pr *client, abort bool) {
 	pr.pid, pr.epoch, pr.seq = t.pid, t.epoch, map[*partition]int32{}
 }
 
+// offsets is TxnOffsetCommit inside the producer's open transaction
+// (docs/scenarios.md, offsets): the transaction coordinator's answer first,
+// then the group coordinator's KIP-447 checks (group.checkTxnOffsetCommit).
 func (w *world) offsets(c *command) {
 	pr, g := w.clients[c.Args[0]], w.groups[c.Args[1]]
 	member := c.Args[2]
@@ -336,9 +339,26 @@ func (w *world) offsets(c *command) {
 		w.or.clientError(pr.name, g.c, nil, errCoordinatorNA)
 		return
 	}
+	// The transaction coordinator answers first: under TV1 the client's
+	// AddOffsetsToTxn (KafkaApis#handleAddOffsetsToTxnRequest hands the
+	// group's __consumer_offsets partition to
+	// TransactionCoordinator#handleAddPartitionsToTransaction) precedes the
+	// TxnOffsetCommit; under TV2 the group coordinator adds or verifies that
+	// partition before it runs the offsets write
+	// (CoordinatorRuntime#scheduleTransactionalWriteOperation). While the
+	// last transaction's outcome is decided and its markers are not all
+	// written (PrepareCommit, PrepareAbort) both answer
+	// CONCURRENT_TRANSACTIONS, which the client retries after a backoff
+	// (TransactionManager's AddOffsetsToTxnHandler re-enqueues it): the
+	// request ends with the error, the transaction stays as it is.
+	t, ce := w.coordinatorCheck(pr)
+	if ce == "" && w.endDecided(t) {
+		w.or.clientError(pr.name, pr.c, nil, errConcurrentTxns)
+		return
+	}
 	e := g.checkTxnOffsetCommit(member, argStr(c, "instance"), gen)
 	if e == "" {
-		if t, ce := w.coordinatorCheck(pr); ce != "" {
+		if ce != "" {
 			e = errInvalidProducerEpoch // the offsets write is fenced at the __consumer_offsets leader
 		} else if !t.open {
 			t.open, t.producer, t.serial = true, pr.identity, pr.txnSerial
@@ -360,7 +380,7 @@ func (w *world) offsets(c *command) {
 // the coordinator refused it (the client saw the error).
 func (w *world) addToTxn(pr *client, p *partition) bool {
 	t, e := w.coordinatorCheck(pr)
-	if e == "" && t.pending != nil {
+	if e == "" && w.endDecided(t) {
 		e = errConcurrentTxns // the last transaction's markers are not all written
 	}
 	if e != "" {
@@ -420,7 +440,11 @@ func (w *world) send(c *command) error {
 		// no transaction open for this PID, so the leader asks the
 		// coordinator whether the partition belongs to the producer's
 		// transaction at this epoch.
-		if _, e := w.coordinatorCheck(pr); e != "" {
+		t, e := w.coordinatorCheck(pr)
+		if e == "" && w.endDecided(t) {
+			e = errConcurrentTxns // TransactionCoordinator#handleVerifyPartitionsInTransaction in PrepareCommit or PrepareAbort
+		}
+		if e != "" {
 			w.or.clientError(pr.name, pr.c, p, e)
 			return nil
 		}

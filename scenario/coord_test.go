@@ -213,3 +213,99 @@ func TestRefusedMarkerKeepsTransactionOpen(t *testing.T) {
 		t.Errorf("A t/0 LSO %d, high watermark %d after the retried ABORT", lead.LastStableOffset(), lead.HighWatermark())
 	}
 }
+
+// TestLostMarkerStaysOwed: an end marker its partition lost before
+// acknowledging it, and refused when the coordinator sent it again, is still
+// owed. Kafka's coordinator re-enqueues every partition whose WriteTxnMarkers
+// did not answer NONE (TransactionMarkerRequestCompletionHandler#onComplete)
+// and completes the transaction only once all did
+// (TransactionMarkerChannelManager#maybeWriteTxnCompletion): the transaction
+// is open at the coordinator, and holds the partition's LSO as an open one,
+// until the marker lands. A's fence ABORT is not replicated when A fails
+// back to B; the failback truncates it and A, MIRRORING, refuses it again.
+// Under bitfield B's ABORT, mirrored back, carries the mapped PID and closes
+// nothing on A.
+func TestLostMarkerStaysOwed(t *testing.T) {
+	const file = "testdata/oracle/m6-fence-marker-lost.scn"
+	var failedBack, landed bool
+	w, _ := runWorldUntil(t, file, "bitfield", nil, func(w *world, c *command) bool {
+		a := w.byName["A"]
+		p, tx := a.part("t/0"), a.txn.ids["tx-A"]
+		switch {
+		case c.opcode == opMirror && c.Args[0] == "A":
+			failedBack = true
+			if !w.owedMarker(p) || !w.endDecided(tx) || !w.localTxnOpen(p) {
+				t.Errorf("after the failback: owed=%v decided=%v open=%v, want the ABORT owed to A t/0 and tA's transaction open at A's coordinator",
+					w.owedMarker(p), w.endDecided(tx), w.localTxnOpen(p))
+			}
+		case c.opcode == opSync && failedBack && p.state == stateMirroring:
+			if lead := p.lead(); lead.LastStableOffset() >= lead.HighWatermark() {
+				t.Errorf("A t/0 LSO %d, high watermark %d: want the LSO held by tA's transaction",
+					lead.LastStableOffset(), lead.HighWatermark())
+			}
+			if !w.localTxnOpen(p) {
+				t.Error("A's coordinator does not hold tA's transaction open on A t/0 while it owes the ABORT")
+			}
+		case c.opcode == opSync && failedBack && !landed:
+			landed = true
+			if w.owedMarker(p) || w.endDecided(tx) {
+				t.Errorf("after A stopped and synced: owed=%v decided=%v, want the owed ABORT written", w.owedMarker(p), w.endDecided(tx))
+			}
+			return true
+		}
+		return false
+	})
+	if !landed {
+		t.Fatal("the file never reached the sync after A stopped")
+	}
+	p := w.byName["A"].part("t/0")
+	if lead := p.lead(); lead.LastStableOffset() != lead.HighWatermark() {
+		t.Errorf("A t/0 LSO %d, high watermark %d after the owed ABORT landed", lead.LastStableOffset(), lead.HighWatermark())
+	}
+	for _, v := range w.or.violations {
+		t.Errorf("unexpected %s at step %d: %s", v.Code, v.Step, v.Detail)
+	}
+}
+
+// TestTxnOffsetCommitWhileOutcomeDecided: while the coordinator has decided
+// the outcome of the producer's transaction and not written every marker
+// (PrepareCommit, PrepareAbort), the offsets of a TxnOffsetCommit get
+// CONCURRENT_TRANSACTIONS: under TV1 from the client's AddOffsetsToTxn,
+// which KafkaApis#handleAddOffsetsToTxnRequest hands to
+// TransactionCoordinator#handleAddPartitionsToTransaction
+// (TransactionCoordinatorTest#shouldRespondWithConcurrentTransactionsOnAddPartitionsWhenStateIsPrepareCommit,
+// #shouldRespondWithConcurrentTransactionOnAddPartitionsWhenStateIsPrepareAbort),
+// under TV2 from the transaction verification the group coordinator runs
+// before the offsets write (TransactionCoordinator#handleVerifyPartitionsInTransaction,
+// TransactionCoordinatorTest#testVerifyPartitionHandling). The error is
+// retriable: the client is not fenced, its transaction stays open, and the
+// group's checks are not reached (m1's generation is stale since the
+// rebalance: ILLEGAL_GENERATION). Once the markers are written the same commit is
+// checked by the group coordinator.
+func TestTxnOffsetCommitWhileOutcomeDecided(t *testing.T) {
+	const src = "cluster A\ntopic t\ngroup g on A\njoin g m1\nrebalance g\nproducer p on A transactional=tx1\n" +
+		"begin p\nsend p t/0\noffsets p g m1\n"
+	for _, abort := range []bool{false, true} {
+		w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
+			if c.opcode == opSend {
+				tx := w.byName["A"].txn.ids["tx1"]
+				tx.pending = &pendingEnd{pid: tx.pid, epoch: tx.epoch, abort: abort, who: "p"}
+			}
+			return false
+		})
+		pr, tx := w.clients["p"], w.byName["A"].txn.ids["tx1"]
+		errs := w.or.clientErrors
+		if len(errs) != 1 || errs[0].Error != errConcurrentTxns {
+			t.Fatalf("abort=%v: client errors %+v, want one %s", abort, errs, errConcurrentTxns)
+		}
+		if pr.fatal || !pr.inTxn || !tx.open {
+			t.Errorf("abort=%v: fatal=%v inTxn=%v open=%v, want the transaction left as it was", abort, pr.fatal, pr.inTxn, tx.open)
+		}
+		// The markers written, the group coordinator checks the commit.
+		tx.pending = nil
+		w.offsets(&command{opcode: opOffsets, Args: []string{"p", "g", "m1"}})
+		if errs := w.or.clientErrors; len(errs) != 2 || errs[1].Error != errIllegalGeneration {
+			t.Errorf("abort=%v: after the markers: client errors %+v, want %s", abort, errs, errIllegalGeneration)
+		}
+	}
+}

@@ -19,6 +19,10 @@ type Violation struct {
 	Cluster   string `json:"cluster"`
 	Partition string `json:"partition"`
 	Detail    string `json:"detail"`
+	// endLost marks an M6 whose pinning transaction had its acknowledged
+	// end marker truncated away (oracle.truncatedEnds): the hang follows
+	// from that loss, which is RPO, not from a design's own marker.
+	endLost bool
 }
 
 // ClientError is an error a client saw (every one, in step order).
@@ -47,6 +51,11 @@ type oracle struct {
 	// removed is what truncations removed of acknowledged writes, until
 	// it is settled (settleLosses).
 	removed []removal
+	// truncatedEnds is the step at which a truncation first removed an
+	// acknowledged end marker of each transaction, on any partition
+	// (ackedLost): the transaction stays open wherever that log, or a
+	// mirror of it, held its data (reportPinned).
+	truncatedEnds map[txnRef]int
 	// commits are the COMMIT markers written whose data read_committed
 	// has not decided yet (checkCommitsDelivered).
 	commits []commitCheck
@@ -81,7 +90,8 @@ type txnRef struct {
 func newOracle(w *world) *oracle {
 	return &oracle{w: w, seen: map[string]bool{}, shadows: map[replica]*shadow{}, sends: map[int64]sendTruth{},
 		written: map[*partition]written{}, txnData: map[txnKey][]placedWrite{},
-		regressions: map[*partition]map[int64]bool{}, regressionAt: map[*partition]int{}}
+		regressions: map[*partition]map[int64]bool{}, regressionAt: map[*partition]int{},
+		truncatedEnds: map[txnRef]int{}}
 }
 
 func newShadow() *shadow {
@@ -103,18 +113,22 @@ func (o *oracle) report(code Code, p *partition, detail string) {
 	o.reportAt(code, p, o.w.step, detail)
 }
 
-// reportAt is report of a finding that appeared at an earlier step.
-func (o *oracle) reportAt(code Code, p *partition, step int, detail string) {
-	o.reportKey(code, string(code)+"|"+p.c.name+"|"+p.key, step, p.c.name, p.key, detail)
+// reportAt is report of a finding that appeared at an earlier step; it
+// returns the finding it recorded (reportKey).
+func (o *oracle) reportAt(code Code, p *partition, step int, detail string) *Violation {
+	return o.reportKey(code, string(code)+"|"+p.c.name+"|"+p.key, step, p.c.name, p.key, detail)
 }
 
-func (o *oracle) reportKey(code Code, key string, step int, cluster, part, detail string) {
+// reportKey records a finding under key unless one was; it returns the
+// finding it recorded, nil when key was already reported.
+func (o *oracle) reportKey(code Code, key string, step int, cluster, part, detail string) *Violation {
 	if o.seen[key] {
-		return
+		return nil
 	}
 	o.seen[key] = true
 	o.violations = append(o.violations, Violation{Code: code, Step: step, Cluster: cluster, Partition: part,
 		Detail: detail})
+	return &o.violations[len(o.violations)-1]
 }
 
 // clientError records a visible client error; the first of each kind is an

@@ -63,14 +63,24 @@ type removal struct {
 // is the tail of p's log taken before a step that may truncate (tailOf);
 // every batch of it that r no longer holds at its offset is removed, and
 // settled (settleLosses) once the fetches that could bring it back have
-// converged.
+// converged. An acknowledged end marker it removed is also noted by the
+// transaction it ends (truncatedEnds), whether a fetch brings a marker back
+// or not: one that does closes the transaction, which then pins no LSO.
 func (o *oracle) ackedLost(p *partition, r replica, before []codec.Batch, why string) {
 	for _, b := range before {
 		if now, ok := batchAt(r, b.BaseOffset()); ok && string(now) == string(b) {
 			continue
 		}
-		if n, marker := o.acked(b); n == 0 && marker == "" {
+		n, marker := o.acked(b)
+		if n == 0 && marker == "" {
 			continue
+		}
+		if marker != "" {
+			mk := o.w.markers[readTruth(b).ts]
+			ref := txnRef{mk.producer, mk.serial}
+			if _, seen := o.truncatedEnds[ref]; !seen {
+				o.truncatedEnds[ref] = o.w.step
+			}
 		}
 		o.removed = append(o.removed, removal{p: p, step: o.w.step, why: why, b: b, id: o.identify(b)})
 	}

@@ -86,7 +86,7 @@ func (o *oracle) checkLSO(p *partition) {
 	// (ProducerStateManager#onHighWatermarkUpdated).
 	if (p.state == stateNone || p.state == stateStopped) && lead.HighWatermark() == lead.LogEndOffset() {
 		if lso, hw := lead.LastStableOffset(), lead.HighWatermark(); lso < hw && !o.w.localTxnOpen(p) {
-			o.report(CodeM6, p, fmt.Sprintf("LSO %d pinned below the high watermark %d with no transaction open", lso, hw))
+			o.reportPinned(p, fmt.Sprintf("LSO %d pinned below the high watermark %d with no transaction open", lso, hw))
 		}
 	}
 }
@@ -110,11 +110,49 @@ func (o *oracle) checkMirrorsCaughtUp() {
 			}
 			lead := p.lead()
 			if lso, hw := lead.LastStableOffset(), lead.HighWatermark(); lso < hw && !o.w.txnOpenUpstream(p) {
-				o.report(CodeM6, p, fmt.Sprintf("LSO %d pinned below the high watermark %d of a caught-up mirror with no transaction open on %s or upstream",
+				o.reportPinned(p, fmt.Sprintf("LSO %d pinned below the high watermark %d of a caught-up mirror with no transaction open on %s or upstream",
 					lso, hw, p.source.name))
 			}
 		}
 	}
+}
+
+// reportPinned reports M6 on p, whose leader's LSO detail says is pinned.
+// The transaction that pins it is the open one with the lowest first offset
+// (the LSO is its first offset); when a truncation removed that
+// transaction's acknowledged end marker (truncatedEnds: an election, a
+// crash or a failback cut a COMMIT or ABORT the coordinator had completed,
+// scenarios/31-failback-truncates-commit.scn,
+// 94-failback-truncates-fence-abort.scn), no coordinator will write it again
+// and the log, or a mirror downstream that never got the marker, keeps it
+// open: the finding says so and carries the fact (Violation.endLost).
+func (o *oracle) reportPinned(p *partition, detail string) {
+	ref, step, lost := o.pinnedEndLost(p.lead())
+	if lost {
+		detail += fmt.Sprintf("; the end marker of %s's transaction %d, acknowledged, was truncated away at step %d",
+			ref.producer, ref.serial, step)
+	}
+	if v := o.reportAt(CodeM6, p, o.w.step, detail); v != nil {
+		v.endLost = lost
+	}
+}
+
+// pinnedEndLost names the transaction whose data holds r's LSO, by the
+// truth of its first batch, and the step at which a truncation removed its
+// acknowledged end marker, if one did.
+func (o *oracle) pinnedEndLost(r replica) (txnRef, int, bool) {
+	txns := r.OpenTxns()
+	if len(txns) == 0 {
+		return txnRef{}, 0, false
+	}
+	b, ok := batchAt(r, txns[0].FirstOffset)
+	if !ok || b.IsControl() {
+		return txnRef{}, 0, false
+	}
+	t := readTruth(b)
+	ref := txnRef{t.producer, t.txnSerial}
+	step, lost := o.truncatedEnds[ref]
+	return ref, step, lost
 }
 
 // chainCaughtUp reports whether p's mirror has caught up all the way up its
@@ -162,8 +200,12 @@ func (w *world) txnOpenUpstream(p *partition) bool {
 }
 
 // localTxnOpen reports whether a transaction of p's cluster's coordinator
-// is open on p.
+// is open on p: open at the coordinator, or ended by a marker the
+// coordinator still owes p (owedMarker).
 func (w *world) localTxnOpen(p *partition) bool {
+	if w.owedMarker(p) {
+		return true
+	}
 	for _, t := range p.c.txn.order {
 		if t.open && t.has(p) {
 			return true
