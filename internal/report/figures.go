@@ -28,8 +28,8 @@ type Key struct {
 	Full string
 }
 
-// Stat is the summary of one unit of one configuration.
-type Stat struct {
+// stat is the summary of one unit of one configuration.
+type stat struct {
 	Median float64 // tidied unit: sec/op, B/s, B/op, allocs/op
 	N      int
 	Range  string // 95% confidence interval as ±%, "" if too few samples
@@ -41,7 +41,7 @@ type Stat struct {
 
 // Figures holds every benchmark summary of one run.
 type Figures struct {
-	stats   map[Key]map[string]Stat
+	stats   map[Key]map[string]stat
 	samples map[Key]map[string][]float64
 	keys    []Key
 	// Results counts benchmark result lines read.
@@ -49,7 +49,7 @@ type Figures struct {
 	// SyntaxErrors counts malformed benchmark lines skipped.
 	SyntaxErrors int
 	// timeUnit is the unit the ratio tables divide: sec/op (wall clock),
-	// or cpu-sec/op in the view CPU returns.
+	// or cpu-sec/op in the view cpu returns.
 	timeUnit string
 }
 
@@ -150,7 +150,7 @@ func (br *benchReader) read(r io.Reader, name string, strict bool) error {
 // figures summarizes what was read.
 func (br *benchReader) figures() *Figures {
 	fields := br.proj.Fields()
-	f := &Figures{stats: map[Key]map[string]Stat{}, samples: map[Key]map[string][]float64{}, timeUnit: secPerOp,
+	f := &Figures{stats: map[Key]map[string]stat{}, samples: map[Key]map[string][]float64{}, timeUnit: secPerOp,
 		Results: br.results, SyntaxErrors: br.syntax}
 	th := benchmath.DefaultThresholds
 	for _, g := range br.order {
@@ -160,7 +160,7 @@ func (br *benchReader) figures() *Figures {
 		unit := k.Get(br.unitField)
 		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(br.samples[g], &th), 0.95)
 		if f.stats[key] == nil {
-			f.stats[key] = map[string]Stat{}
+			f.stats[key] = map[string]stat{}
 			f.samples[key] = map[string][]float64{}
 			f.keys = append(f.keys, key)
 		}
@@ -169,7 +169,7 @@ func (br *benchReader) figures() *Figures {
 		if strings.Contains(rng, "∞") { // too few samples for a 95% interval
 			rng = ""
 		}
-		f.stats[key][unit] = Stat{Median: s.Center, N: len(br.samples[g]), Range: rng, Lo: s.Lo, Hi: s.Hi}
+		f.stats[key][unit] = stat{Median: s.Center, N: len(br.samples[g]), Range: rng, Lo: s.Lo, Hi: s.Hi}
 	}
 	return f
 }
@@ -190,14 +190,14 @@ func (f *Figures) Units(k Key) []string {
 // Samples returns k's values of unit in the order read; nil if none.
 func (f *Figures) Samples(k Key, unit string) []float64 { return f.samples[k][unit] }
 
-// Get returns the summary of unit for k.
-func (f *Figures) Get(k Key, unit string) (Stat, bool) {
+// get returns the summary of unit for k.
+func (f *Figures) get(k Key, unit string) (stat, bool) {
 	s, ok := f.stats[k][unit]
 	return s, ok
 }
 
-// Keys returns the configurations of benchmark name, in first-seen order.
-func (f *Figures) Keys(name string) []Key {
+// configsOf returns the configurations of benchmark name, in first-seen order.
+func (f *Figures) configsOf(name string) []Key {
 	var out []Key
 	for _, k := range f.keys {
 		if k.Name == name {
@@ -229,8 +229,8 @@ const (
 	cpuSecPerOp = "cpu-sec/op"
 )
 
-// HasCPU reports whether any benchmark reported cpu-ns/op.
-func (f *Figures) HasCPU() bool {
+// hasCPU reports whether any benchmark reported cpu-ns/op.
+func (f *Figures) hasCPU() bool {
 	for _, units := range f.stats {
 		if _, ok := units[cpuSecPerOp]; ok {
 			return true
@@ -239,17 +239,17 @@ func (f *Figures) HasCPU() bool {
 	return false
 }
 
-// CPU returns a view of f whose ratio tables divide process CPU time per op
+// cpu returns a view of f whose ratio tables divide process CPU time per op
 // (cpu-ns/op) instead of wall-clock time: on a shared machine wall time
 // includes time spent descheduled, CPU time does not. The view shares f's data.
-func (f *Figures) CPU() *Figures {
+func (f *Figures) cpu() *Figures {
 	g := *f
 	g.timeUnit = cpuSecPerOp
 	return &g
 }
 
 func (f *Figures) secs(k Key) (float64, bool) {
-	s, ok := f.Get(k, f.timeUnit)
+	s, ok := f.get(k, f.timeUnit)
 	if !ok || s.Median <= 0 {
 		return 0, false
 	}

@@ -18,7 +18,7 @@ func (r *Report) readmeBench(ew *errWriter, from string, link func(string) strin
 	st := r.BenchStamp()
 	ew.printf("Generated from `%s` by `%s`; regenerate, never edit (`go test ./internal/report` compares this section with its raw results).\n\n", from, st.Command)
 	ew.printf("- run: %s UTC, commit %s; %s\n", st.Date, st.Commit, strings.Join(r.Settings, "; "))
-	ew.printf("- cpu: %s\n", r.CPULine())
+	ew.printf("- cpu: %s\n", r.cpuLine())
 	for _, e := range r.Env {
 		ew.printf("- %s\n", e)
 	}
@@ -34,11 +34,11 @@ func (r *Report) readmeBench(ew *errWriter, from string, link func(string) strin
 	}
 	ew.printf("\nEach ratio divides two medians of %s from the same interleaved rounds, ± its %.0f%% interval (a bootstrap of the ratio of medians, docs/measuring.md); ‼ marks a cell that fails a noise rule. Wall-time tables and every configuration's medians are in [%s](%s).\n",
 		unit, 100*confidence, filepath.ToSlash(filepath.Join(from, ReportFile)), link(filepath.ToSlash(filepath.Join(from, ReportFile))))
-	for _, t := range r.Figures.HeadlineTables() {
+	for _, t := range r.Figures.headlineTables() {
 		ew.printf("\n**%s.** %s.\n\n", t.Title, upperFirst(t.Caption))
 		t.markdown(ew)
 	}
-	r.Figures.Headline().absolute(ew)
+	r.Figures.headline().absolute(ew)
 }
 
 // absolute writes the absolute medians the ratios come from: the as-is
@@ -50,7 +50,7 @@ func (f *Figures) absolute(ew *errWriter) {
 		timeName = "time/op"
 	}
 	cellOf := func(k Key) string {
-		s, ok := f.Get(k, f.timeUnit)
+		s, ok := f.get(k, f.timeUnit)
 		if !ok {
 			return "-"
 		}
@@ -97,7 +97,7 @@ func (f *Figures) absolute(ew *errWriter) {
 		}
 	}
 	path := &grid{cells: map[[2]string]string{}}
-	for _, k := range sortKeys(f.Keys("Append")) {
+	for _, k := range sortKeys(f.configsOf("Append")) {
 		if k.Strategy == "asis" {
 			put(path, rowLabel("append asis", k.CRC, "producers="+k.Producers), k.Batch, cellOf(k))
 		}
@@ -107,7 +107,7 @@ func (f *Figures) absolute(ew *errWriter) {
 		if label == "" {
 			label = "limit"
 		}
-		for _, k := range sortKeys(f.Keys(lim.name)) {
+		for _, k := range sortKeys(f.configsOf(lim.name)) {
 			put(path, label, k.Batch, cellOf(k))
 		}
 	}
@@ -321,7 +321,7 @@ func (r *Report) readmeSummary(ew *errWriter, link func(string) string) {
 			parts = append(parts, fmt.Sprintf("%s %d", s, broken))
 		}
 		ew.printf("- **Where each design breaks** ([table](%s), run %s UTC, commit %s): of %d scenarios, beyond the codes every design shows: %s.\n",
-			link(VerdictDoc), st.Date, st.Commit, len(m.Files), strings.Join(parts, ", "))
+			link(verdictDoc), st.Date, st.Commit, len(m.Files), strings.Join(parts, ", "))
 	} else {
 		ew.printf("- **Where each design breaks**: no scenario results in this run.\n")
 	}
@@ -331,12 +331,12 @@ func (r *Report) readmeSummary(ew *errWriter, link func(string) string) {
 		return
 	}
 	st := r.BenchStamp()
-	h := r.Figures.Headline()
-	for _, t := range []*Table{h.StrategyOverAsis(), h.AsisOverLimit(), h.StoreOverModel()} {
-		if t.Empty() {
+	h := r.Figures.headline()
+	for _, t := range []*table{h.strategyOverAsis(), h.asisOverLimit(), h.storeOverModel()} {
+		if t.empty() {
 			continue
 		}
-		ew.printf("- **%s** ([table](%s)): %s.\n", t.Title, link(BenchDoc), t.summary())
+		ew.printf("- **%s** ([table](%s)): %s.\n", t.Title, link(benchDoc), t.summary())
 	}
 	ew.printf("- **Noise** (run %s UTC, commit %s, [rules](%s)): %s.\n", st.Date, st.Commit, link("docs/measuring.md"), n.Verdict())
 }
@@ -344,7 +344,7 @@ func (r *Report) readmeSummary(ew *errWriter, link func(string) string) {
 // summary is a table in one clause: its only row across the columns, or
 // at 16 KiB (the producer's default batch.size; else the last column) the
 // lowest and the highest row.
-func (t *Table) summary() string {
+func (t *table) summary() string {
 	cell := func(row, col string) string {
 		v, ok := t.Cells[[2]string{row, col}]
 		if !ok {

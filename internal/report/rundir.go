@@ -77,7 +77,7 @@ func (r *Report) WriteReportFile(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := r.WriteMarkdown(f); err != nil {
+	if err := r.writeMarkdown(f); err != nil {
 		f.Close()
 		return err
 	}

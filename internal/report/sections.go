@@ -10,29 +10,29 @@ import (
 
 // Section names of the marked regions RewriteSections replaces:
 // <!-- mirrorpath:NAME:begin --> … <!-- mirrorpath:NAME:end -->. The
-// tables live in results/: the benchmark section in BenchDoc, the verdicts
-// in VerdictDoc; the README holds the summary, a few lines that link to
+// tables live in results/: the benchmark section in benchDoc, the verdicts
+// in verdictDoc; the README holds the summary, a few lines that link to
 // them.
 const (
 	SectionBench    = "bench"
 	SectionVerdicts = "verdicts"
-	SectionSummary  = "summary"
+	sectionSummary  = "summary"
 )
 
 // The documents `report --readme` rewrites, relative to the module root,
 // and where each generated table lives.
 const (
-	BenchDoc   = "results/benchmarks.md"
-	VerdictDoc = "results/scenarios.md"
+	benchDoc   = "results/benchmarks.md"
+	verdictDoc = "results/scenarios.md"
 )
 
 // GeneratedDocs are the documents with marked sections, module-relative.
-var GeneratedDocs = []string{"README.md", BenchDoc, VerdictDoc}
+var GeneratedDocs = []string{"README.md", benchDoc, verdictDoc}
 
-// Section returns the content of a marked region of the document doc
+// section returns the content of a marked region of the document doc
 // (module-relative, e.g. "README.md"); from is the run directory,
 // module-relative. Links in it are relative to doc's directory.
-func (r *Report) Section(name, from, doc string) ([]byte, error) {
+func (r *Report) section(name, from, doc string) ([]byte, error) {
 	var buf bytes.Buffer
 	ew := &errWriter{w: &buf}
 	link := func(target string) string {
@@ -47,7 +47,7 @@ func (r *Report) Section(name, from, doc string) ([]byte, error) {
 		r.readmeBench(ew, from, link)
 	case SectionVerdicts:
 		r.readmeVerdicts(ew, from)
-	case SectionSummary:
+	case sectionSummary:
 		r.readmeSummary(ew, link)
 	default:
 		return nil, fmt.Errorf("report: no section %q", name)
@@ -120,13 +120,13 @@ func (r *Report) RewriteSections(root, docName, from string) ([]string, error) {
 		return nil, err
 	}
 	var done []string
-	for _, name := range []string{SectionSummary, SectionBench, SectionVerdicts} {
+	for _, name := range []string{sectionSummary, SectionBench, SectionVerdicts} {
 		if _, err := MarkedSection(doc, name); errors.Is(err, ErrNoSection) {
 			continue
 		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		content, err := r.Section(name, from, docName)
+		content, err := r.section(name, from, docName)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func (r *Report) RewriteSections(root, docName, from string) ([]string, error) {
 		done = append(done, name)
 	}
 	if len(done) == 0 {
-		return nil, fmt.Errorf("%s: no <!-- mirrorpath:%s:begin -->, <!-- mirrorpath:%s:begin --> or <!-- mirrorpath:%s:begin --> marker", path, SectionSummary, SectionBench, SectionVerdicts)
+		return nil, fmt.Errorf("%s: no <!-- mirrorpath:%s:begin -->, <!-- mirrorpath:%s:begin --> or <!-- mirrorpath:%s:begin --> marker", path, sectionSummary, SectionBench, SectionVerdicts)
 	}
 	return done, os.WriteFile(path, doc, 0o644)
 }

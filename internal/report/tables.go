@@ -9,8 +9,8 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/benchgate"
 )
 
-// Table is a grid of ratios with a caption.
-type Table struct {
+// table is a grid of ratios with a caption.
+type table struct {
 	Title   string
 	Caption string
 	RowHead string
@@ -24,12 +24,12 @@ type Table struct {
 	Canary bool
 }
 
-func newTable(title, caption, rowHead string) *Table {
-	return &Table{Title: title, Caption: caption, RowHead: rowHead, Cells: map[[2]string]float64{},
+func newTable(title, caption, rowHead string) *table {
+	return &table{Title: title, Caption: caption, RowHead: rowHead, Cells: map[[2]string]float64{},
 		Intervals: map[[2]string]benchgate.RatioSummary{}}
 }
 
-func (t *Table) set(row, col string, r benchgate.RatioSummary) {
+func (t *table) set(row, col string, r benchgate.RatioSummary) {
 	if _, ok := t.Cells[[2]string{row, col}]; !ok {
 		if !slices.Contains(t.Rows, row) {
 			t.Rows = append(t.Rows, row)
@@ -85,11 +85,11 @@ func fetchBatches(k Key) int {
 	return 0
 }
 
-// Empty reports whether the table has no cell.
-func (t *Table) Empty() bool { return len(t.Cells) == 0 }
+// empty reports whether the table has no cell.
+func (t *table) empty() bool { return len(t.Cells) == 0 }
 
 // titled marks a table built from the CPU view.
-func (f *Figures) titled(t *Table) *Table {
+func (f *Figures) titled(t *table) *table {
 	if f.timeUnit == cpuSecPerOp {
 		t.Title += " (CPU time)"
 		t.Caption = strings.Replace(t.Caption, "median sec/op", "median cpu-ns/op (process CPU time per op)", 1)
@@ -101,7 +101,7 @@ func (f *Figures) titled(t *Table) *Table {
 func (f *Figures) asisFor(k Key) (Key, bool) {
 	var fallback Key
 	found := false
-	for _, a := range f.Keys("Append") {
+	for _, a := range f.configsOf("Append") {
 		if a.Strategy != "asis" || a.Batch != k.Batch || a.Producers != k.Producers || a.Pkg != k.Pkg {
 			continue
 		}
@@ -115,13 +115,13 @@ func (f *Figures) asisFor(k Key) (Key, bool) {
 	return fallback, found
 }
 
-// StrategyOverAsis is the time per batch of each strategy (and CRC fix)
+// strategyOverAsis is the time per batch of each strategy (and CRC fix)
 // divided by the as-is time at the same batch size and producer count.
-func (f *Figures) StrategyOverAsis() *Table {
+func (f *Figures) strategyOverAsis() *table {
 	t := newTable("Append time per batch: strategy / asis",
 		"median sec/op of BenchmarkAppend under each strategy divided by strategy=asis at the same batch and producers; 1.00 = free, lower is better",
 		"strategy · crc · producers")
-	for _, k := range sortKeys(f.Keys("Append")) {
+	for _, k := range sortKeys(f.configsOf("Append")) {
 		if k.Strategy == "asis" || k.Strategy == "" {
 			continue
 		}
@@ -144,15 +144,15 @@ func (f *Figures) StrategyOverAsis() *Table {
 // A/A canary.
 const canaryStrategy = "barrier"
 
-// Canary is BenchmarkAppend under canaryStrategy divided by strategy=asis
+// canary is BenchmarkAppend under canaryStrategy divided by strategy=asis
 // at the same batch, producers and CRC fix: an A/A pair, measured in the same
 // rounds, whose every cell should be 1.00.
-func (f *Figures) Canary() *Table {
+func (f *Figures) canary() *table {
 	t := newTable("A/A canary: "+canaryStrategy+" / asis",
 		"median sec/op of BenchmarkAppend/strategy="+canaryStrategy+" divided by strategy=asis at the same batch and producers: the same code on the append path, so 1.00 up to the run's noise",
 		"pair · producers")
 	t.Canary = true
-	for _, k := range sortKeys(f.Keys("Append")) {
+	for _, k := range sortKeys(f.configsOf("Append")) {
 		if k.Strategy != canaryStrategy {
 			continue
 		}
@@ -168,7 +168,7 @@ func (f *Figures) Canary() *Table {
 	return f.titled(t)
 }
 
-// limitRows are the limits AsisOverLimit divides by, with their row labels;
+// limitRows are the limits asisOverLimit divides by, with their row labels;
 // copyRingRow labels its BenchmarkCopyRing / BenchmarkLimit row.
 var limitRows = []struct{ name, label string }{
 	{"Limit", ""}, {"LimitRing", "ring limit"}, {"LimitFused", "fused limit"}, {"LimitRingFused", "ring fused limit"},
@@ -182,7 +182,7 @@ const (
 	lockedRow   = "limit inside a mutex / limit"
 )
 
-// AsisOverLimit is the as-is time per batch divided by the physical limit
+// asisOverLimit is the as-is time per batch divided by the physical limit
 // (one CRC-32C pass plus one copy, BenchmarkLimit) at the same batch size.
 // Each limit the run has adds a row per producer count: BenchmarkLimitRing
 // (the copy going to successive places of a log-sized ring, as the append's
@@ -200,16 +200,16 @@ const (
 // BenchmarkLimit: a mirror fetch's cost per batch, the lock and the call
 // paid once (the row's label says so; the caption, which the README's
 // generated section carries, is unchanged).
-func (f *Figures) AsisOverLimit() *Table {
+func (f *Figures) asisOverLimit() *table {
 	t := newTable("As-is append / physical limit",
 		"median sec/op of BenchmarkAppend/strategy=asis divided by BenchmarkLimit (CRC-32C over batch[21:] + one copy into one hot buffer) at the same batch; rows marked \"ring limit\" divide by BenchmarkLimitRing (the copy goes to successive places of a log-sized ring, like the append's), rows marked \"fused limit\" by BenchmarkLimitFused (CRC and copy in one pass, as the append does from 1 KiB), \"ring fused limit\" by BenchmarkLimitRingFused (one pass into the ring: the append's own work); the overhead of header parse, producer-state update and barrier check. The row \"copy alone into the ring / limit\", BenchmarkCopyRing / BenchmarkLimit, is the copy into the ring alone (Go's copy, no CRC) over the hot-buffer limit: above 1.00, copying a batch into the log's memory costs more by itself than the hot-buffer limit's CRC and copy together. Rows marked \"locked limit\" divide by BenchmarkLimitLocked (BenchmarkLimit inside an uncontended mutex, as every partition method runs), and the row \"limit inside a mutex / limit\" divides that by BenchmarkLimit: the least an append of one batch per call that is safe for concurrent use can cost, over the limit, before any framing, producer state or log bookkeeping",
 		"producers")
 	for _, lim := range limitRows {
 		limits := map[string]Key{}
-		for _, l := range f.Keys(lim.name) {
+		for _, l := range f.configsOf(lim.name) {
 			limits[l.Batch] = l
 		}
-		for _, k := range sortKeys(f.Keys("Append")) {
+		for _, k := range sortKeys(f.configsOf("Append")) {
 			if k.Strategy != "asis" {
 				continue
 			}
@@ -223,10 +223,10 @@ func (f *Figures) AsisOverLimit() *Table {
 		}
 	}
 	hot := map[string]Key{}
-	for _, l := range f.Keys("Limit") {
+	for _, l := range f.configsOf("Limit") {
 		hot[l.Batch] = l
 	}
-	for _, k := range sortKeys(f.Keys("AppendFetch")) {
+	for _, k := range sortKeys(f.configsOf("AppendFetch")) {
 		n := fetchBatches(k)
 		if l, ok := hot[k.Batch]; ok && k.Strategy == "asis" && n > 1 {
 			if r, ok := f.ratioPer(k, l, float64(n)); ok {
@@ -235,7 +235,7 @@ func (f *Figures) AsisOverLimit() *Table {
 		}
 	}
 	for _, over := range []struct{ name, row string }{{"CopyRing", copyRingRow}, {"LimitLocked", lockedRow}} {
-		for _, c := range f.Keys(over.name) {
+		for _, c := range f.configsOf(over.name) {
 			if l, ok := hot[c.Batch]; ok {
 				if r, ok := f.ratio(c, l); ok {
 					t.set(over.row, c.Batch, r)
@@ -251,7 +251,7 @@ func (f *Figures) AsisOverLimit() *Table {
 // BenchmarkUpdateOne (the one-call Update), and updateLabel names their
 // rows: "one call" marks the second.
 func (f *Figures) updateKeys() []Key {
-	return append(f.Keys("Update"), f.Keys("UpdateOne")...)
+	return append(f.configsOf("Update"), f.configsOf("UpdateOne")...)
 }
 
 func updateLabel(k Key) string {
@@ -261,9 +261,9 @@ func updateLabel(k Key) string {
 	return ""
 }
 
-// StoreOverModel is the fast producer-state store's update time divided by
+// storeOverModel is the fast producer-state store's update time divided by
 // the reference model's at each producer count.
-func (f *Figures) StoreOverModel() *Table {
+func (f *Figures) storeOverModel() *table {
 	t := newTable("Producer-state update: store / model",
 		"median sec/op of BenchmarkUpdate/impl=store divided by impl=model at the same producers (and other parts; "+
 			"\"one call\": BenchmarkUpdateOne, the one-call Manager.Update); lower is better",
