@@ -41,9 +41,6 @@ import (
 //
 // Struct fields are not checked: a field's export follows its struct's.
 
-// apiRoot is the module root, relative to this package.
-const apiRoot = ".."
-
 // apiName is one exported name of a library package.
 type apiName struct {
 	pkg    string // import path relative to the module: "psm"
@@ -57,12 +54,12 @@ type apiName struct {
 // loadModule type-checks every package of the module with its tests, under
 // -tags e2e so that the end-to-end tests' uses count (only test files carry
 // that tag).
-func loadModule(t *testing.T) []*packages.Package {
+func loadModule(t *testing.T, root string) []*packages.Package {
 	t.Helper()
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
 			packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedForTest,
-		Dir:        apiRoot,
+		Dir:        root,
 		Tests:      true,
 		BuildFlags: []string{"-tags=e2e"},
 	}
@@ -82,9 +79,10 @@ func loadModule(t *testing.T) []*packages.Package {
 	return pkgs
 }
 
-// modRel returns path relative to the module, and whether it is the module's.
-func modRel(path string) (string, bool) {
-	return strings.CutPrefix(path, module)
+// modRel returns path relative to the module mod ("example.com/m/"), and
+// whether it is the module's.
+func modRel(mod, path string) (string, bool) {
+	return strings.CutPrefix(path, mod)
 }
 
 // objKey names a package-level object or a method ("psm.Store.Add") so that
@@ -129,16 +127,16 @@ func namedOf(t types.Type) *types.Named {
 
 // libraryNames lists the exported names of the module's library packages
 // (not main, not test-only), in package and source order.
-func libraryNames(pkgs []*packages.Package) []apiName {
+func libraryNames(pkgs []*packages.Package, root, mod string) []apiName {
 	var out []apiName
 	for _, p := range pkgs {
-		rel, ok := modRel(p.PkgPath)
+		rel, ok := modRel(mod, p.PkgPath)
 		if !ok || p.Name == "main" || p.ForTest != "" || len(p.GoFiles) == 0 || p.Types == nil {
 			continue
 		}
 		pos := func(o types.Object) string {
 			ps := p.Fset.Position(o.Pos())
-			abs, _ := filepath.Abs(apiRoot)
+			abs, _ := filepath.Abs(root)
 			f, err := filepath.Rel(abs, ps.Filename)
 			if err != nil {
 				f = ps.Filename
@@ -203,34 +201,24 @@ func constGroups(p *packages.Package) map[types.Object]string {
 	return out
 }
 
-// crossUses returns the keys (objKey) of the module's names that a package
-// other than their own names, each with one such package and whether every
-// use is in test code.
-func crossUses(pkgs []*packages.Package) map[string]string {
-	used := map[string]string{}
+// crossUses returns the keys (objKey) of the names of module mod that a
+// package other than their own names, in its code or its tests.
+func crossUses(pkgs []*packages.Package, mod string) map[string]bool {
+	used := map[string]bool{}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		if p.TypesInfo == nil || strings.HasSuffix(p.ID, ".test") {
 			return
 		}
 		own := strings.TrimSuffix(p.PkgPath, "_test")
-		user, _ := modRel(p.PkgPath)
-		for id, obj := range p.TypesInfo.Uses {
+		for _, obj := range p.TypesInfo.Uses {
 			if obj.Pkg() == nil || obj.Pkg().Path() == own {
 				continue
 			}
-			if _, ok := modRel(obj.Pkg().Path()); !ok {
+			if _, ok := modRel(mod, obj.Pkg().Path()); !ok {
 				continue
 			}
-			k := objKey(obj)
-			if k == "" {
-				continue
-			}
-			where := user
-			if strings.HasSuffix(p.Fset.Position(id.Pos()).Filename, "_test.go") {
-				where += " (tests)"
-			}
-			if prev, ok := used[k]; !ok || strings.HasSuffix(prev, " (tests)") && !strings.HasSuffix(where, " (tests)") {
-				used[k] = where
+			if k := objKey(obj); k != "" {
+				used[k] = true
 			}
 		}
 	})
@@ -323,12 +311,8 @@ func implements(named *types.Named, it *types.Interface) bool {
 
 // unusedNames returns the library names no rule of the file comment puts in
 // use, documented ones aside.
-func unusedNames(names []apiName, pkgs []*packages.Package, documented func(apiName) bool) []apiName {
-	uses := crossUses(pkgs)
-	inUse := map[string]bool{}
-	for k := range uses {
-		inUse[k] = true
-	}
+func unusedNames(names []apiName, pkgs []*packages.Package, mod string, documented func(apiName) bool) []apiName {
+	inUse := crossUses(pkgs, mod)
 	byKey := map[string]apiName{}
 	for _, n := range names {
 		byKey[objKey(n.obj)] = n
@@ -564,23 +548,54 @@ func isDocumented(n apiName, doc map[string]bool) bool {
 	return n.method != "" && (doc[n.method] || doc[last+"."+n.method])
 }
 
+// offenders returns the exported names of the library packages of the
+// module at root (module path mod), and those of them that are not in use
+// and that design, its design.md, does not list.
+func offenders(t *testing.T, root, mod, design string) (all, bad []apiName) {
+	t.Helper()
+	pkgs := loadModule(t, root)
+	names := libraryNames(pkgs, root, mod)
+	libs := map[string]bool{}
+	for _, n := range names {
+		libs[n.pkg] = true
+	}
+	doc := apiSections(t, design, libs)
+	return names, unusedNames(names, pkgs, mod, func(n apiName) bool { return isDocumented(n, doc[n.pkg]) })
+}
+
 // TestExportedAPI holds the module to the rule of design.md's "The API
 // check": every exported name of a library package is used by another
 // package of the module or listed as API in design.md. It names each
 // offender with where it is declared.
 func TestExportedAPI(t *testing.T) {
-	pkgs := loadModule(t)
-	names := libraryNames(pkgs)
-	if !slices.ContainsFunc(names, func(n apiName) bool { return n.pkg == "codec" && n.name == "ParseBatch" }) {
+	all, bad := offenders(t, "..", module, "design.md")
+	if !slices.ContainsFunc(all, func(n apiName) bool { return n.pkg == "codec" && n.name == "ParseBatch" }) {
 		t.Fatal("no codec.ParseBatch among the library names: the load found the wrong module")
 	}
-	libs := map[string]bool{}
-	for _, n := range names {
-		libs[n.pkg] = true
-	}
-	doc := apiSections(t, "design.md", libs)
-	for _, n := range unusedNames(names, pkgs, func(n apiName) bool { return isDocumented(n, doc[n.pkg]) }) {
+	for _, n := range bad {
 		t.Errorf("%s: %s.%s is exported, but no other package uses it and design.md does not list it as %s's API",
 			n.pos, n.pkg, n.name, n.pkg)
+	}
+}
+
+// TestExportedAPIRules runs the check over testdata/apicheck, a module
+// whose names each exercise one rule; the ones named Offender… are the
+// offenders it must report, and only those.
+func TestExportedAPIRules(t *testing.T) {
+	var got []string
+	_, bad := offenders(t, "testdata/apicheck", "example.com/apicheck/", "testdata/apicheck/design.md")
+	for _, n := range bad {
+		got = append(got, n.pkg+"."+n.name)
+	}
+	want := []string{
+		"lib.ErrOffenderUnreturned",
+		"lib.Name.OffenderMethod",
+		"lib.OffenderOnlyOwnTests",
+		"lib.OffenderUnused",
+		"lib.OffenderUnusedType",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("offenders %q, want %q", got, want)
 	}
 }
