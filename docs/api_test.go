@@ -53,9 +53,12 @@ type apiName struct {
 
 // loadModule type-checks every package of the module with its tests, under
 // -tags e2e so that the end-to-end tests' uses count (only test files carry
-// that tag).
+// that tag). The tests share one load of each module.
 func loadModule(t *testing.T, root string) []*packages.Package {
 	t.Helper()
+	if pkgs, ok := loaded[root]; ok {
+		return pkgs
+	}
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
 			packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedForTest,
@@ -76,8 +79,12 @@ func loadModule(t *testing.T, root string) []*packages.Package {
 	if len(errs) > 0 {
 		t.Fatalf("loading the module: %s", strings.Join(errs, "\n"))
 	}
+	loaded[root] = pkgs
 	return pkgs
 }
+
+// loaded holds loadModule's results by root.
+var loaded = map[string][]*packages.Package{}
 
 // modRel returns path relative to the module mod ("example.com/m/"), and
 // whether it is the module's.
@@ -468,8 +475,12 @@ func methodViaInterface(n apiName, ifaces map[*types.Package][]*types.Named, inU
 // a section is API of the section's packages: `Name` or `Name(…)` (a
 // package-level name, or a method of that name of any of the package's
 // types), `Type.Method`, or either qualified by a package's last path
-// element (`vfs.WriteAtomic`).
-func apiSections(t *testing.T, file string, pkgs map[string]bool) map[string]map[string]bool {
+// element (`vfs.WriteAtomic`). A span that goes on after the name other
+// than with "(", "{" or "[" (`LocalLog#flush`, `go doc ./pkg`) is not a name.
+//
+// peers maps each package to the packages its section names (itself among
+// them).
+func apiSections(t *testing.T, file string, pkgs map[string]bool) (api map[string]map[string]bool, peers map[string][]string) {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -477,10 +488,11 @@ func apiSections(t *testing.T, file string, pkgs map[string]bool) map[string]map
 	}
 	defer f.Close()
 	out := map[string]map[string]bool{}
+	peers = map[string][]string{}
 	var cur []string
 	var text strings.Builder
 	code := regexp.MustCompile("`([^`]+)`")
-	ident := regexp.MustCompile(`^[*&]?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)`)
+	ident := regexp.MustCompile(`^[*&]?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:$|[({\[])`)
 	flush := func() {
 		for _, m := range code.FindAllStringSubmatch(text.String(), -1) {
 			id := ident.FindStringSubmatch(m[1])
@@ -488,6 +500,7 @@ func apiSections(t *testing.T, file string, pkgs map[string]bool) map[string]map
 				continue
 			}
 			for _, p := range cur {
+				peers[p] = cur
 				if out[p] == nil {
 					out[p] = map[string]bool{}
 				}
@@ -533,7 +546,7 @@ func apiSections(t *testing.T, file string, pkgs map[string]bool) map[string]map
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return out, peers
 }
 
 // isDocumented reports whether doc, the backquoted names of n's package's
@@ -559,7 +572,7 @@ func offenders(t *testing.T, root, mod, design string) (all, bad []apiName) {
 	for _, n := range names {
 		libs[n.pkg] = true
 	}
-	doc := apiSections(t, design, libs)
+	doc, _ := apiSections(t, design, libs)
 	return names, unusedNames(names, pkgs, mod, func(n apiName) bool { return isDocumented(n, doc[n.pkg]) })
 }
 
@@ -575,6 +588,67 @@ func TestExportedAPI(t *testing.T) {
 	for _, n := range bad {
 		t.Errorf("%s: %s.%s is exported, but no other package uses it and design.md does not list it as %s's API",
 			n.pos, n.pkg, n.name, n.pkg)
+	}
+}
+
+// TestDesignAPINamesExist holds design.md's package sections to the code:
+// every exported name in backquotes that a section lists as its package's
+// API (apiSections) is declared there, as a package-level name, a method or
+// a field, so that the list of a package's API cannot name what is gone.
+// Names qualified by another package (`codec.Batch` in psm's section) are
+// that package's and not checked here.
+func TestDesignAPINamesExist(t *testing.T) {
+	pkgs := loadModule(t, "..")
+	members := map[string]map[string]bool{} // package → "Name", "Type.Member", "Member"
+	lasts := map[string]bool{}
+	for _, p := range pkgs {
+		rel, ok := modRel(module, p.PkgPath)
+		if !ok || p.ForTest != "" || p.Types == nil {
+			continue
+		}
+		lasts[rel[strings.LastIndex(rel, "/")+1:]] = true
+		m := map[string]bool{}
+		members[rel] = m
+		scope := p.Types.Scope()
+		for _, n := range scope.Names() {
+			m[n] = true
+			tn, ok := scope.Lookup(n).(*types.TypeName)
+			if !ok {
+				continue
+			}
+			ms := types.NewMethodSet(types.NewPointer(tn.Type()))
+			for i := range ms.Len() {
+				m[n+"."+ms.At(i).Obj().Name()] = true
+				m[ms.At(i).Obj().Name()] = true
+			}
+			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+				for i := range st.NumFields() {
+					m[n+"."+st.Field(i).Name()] = true
+				}
+			}
+		}
+	}
+	libs := map[string]bool{}
+	for p := range members {
+		libs[p] = true
+	}
+	api, peers := apiSections(t, "design.md", libs)
+	for p, names := range api {
+		last := p[strings.LastIndex(p, "/")+1:]
+		for name := range names {
+			first, rest, qualified := strings.Cut(name, ".")
+			if qualified && first == last {
+				name, first = rest, strings.Split(rest, ".")[0]
+			} else if qualified && lasts[first] {
+				continue
+			}
+			if !token.IsExported(first) {
+				continue
+			}
+			if !slices.ContainsFunc(peers[p], func(q string) bool { return members[q][name] }) {
+				t.Errorf("design.md lists `%s` in %s's section; %s declares no such name", name, p, p)
+			}
+		}
 	}
 }
 
