@@ -252,8 +252,8 @@ func ownUses(pkgs []*packages.Package) map[string]bool {
 }
 
 // interfaces returns the named, non-generic interfaces of every package the
-// module's packages import (directly or not), and the module's own, by
-// package path.
+// module's packages import (directly or not), and the module's own, keyed by
+// the package that declares them.
 func interfaces(pkgs []*packages.Package) map[*types.Package][]*types.Named {
 	out := map[*types.Package][]*types.Named{}
 	var visit func(tp *types.Package)
@@ -335,9 +335,10 @@ func unusedNames(names []apiName, pkgs []*packages.Package, mod string, document
 			inUse[objKey(v)] = true
 		}
 	}
-	// Types reached through what is in use, to a fixed point.
-	var reach func(pkg string, t types.Type, seen map[types.Type]bool) bool
-	reach = func(pkg string, t types.Type, seen map[types.Type]bool) bool {
+	// Types reached through what is in use, and the methods of interfaces in
+	// use, to a fixed point.
+	var reach func(t types.Type, seen map[types.Type]bool) bool
+	reach = func(t types.Type, seen map[types.Type]bool) bool {
 		if seen[t] {
 			return false
 		}
@@ -350,29 +351,33 @@ func unusedNames(names []apiName, pkgs []*packages.Package, mod string, document
 				inUse[k], grew = true, true
 			}
 			for i := range u.TypeArgs().Len() {
-				grew = reach(pkg, u.TypeArgs().At(i), seen) || grew
+				grew = reach(u.TypeArgs().At(i), seen) || grew
 			}
 		case *types.Pointer:
-			grew = reach(pkg, u.Elem(), seen)
+			grew = reach(u.Elem(), seen)
 		case *types.Slice:
-			grew = reach(pkg, u.Elem(), seen)
+			grew = reach(u.Elem(), seen)
 		case *types.Array:
-			grew = reach(pkg, u.Elem(), seen)
+			grew = reach(u.Elem(), seen)
 		case *types.Map:
-			grew = reach(pkg, u.Key(), seen) || reach(pkg, u.Elem(), seen)
+			grew = reach(u.Key(), seen) || reach(u.Elem(), seen)
 		case *types.Chan:
-			grew = reach(pkg, u.Elem(), seen)
+			grew = reach(u.Elem(), seen)
 		case *types.Signature:
 			for _, tup := range []*types.Tuple{u.Params(), u.Results()} {
 				for i := range tup.Len() {
-					grew = reach(pkg, tup.At(i).Type(), seen) || grew
+					grew = reach(tup.At(i).Type(), seen) || grew
 				}
 			}
 		case *types.Struct:
 			for i := range u.NumFields() {
 				if f := u.Field(i); f.Exported() || f.Embedded() {
-					grew = reach(pkg, f.Type(), seen) || grew
+					grew = reach(f.Type(), seen) || grew
 				}
+			}
+		case *types.Interface:
+			for i := range u.NumExplicitMethods() {
+				grew = reach(u.ExplicitMethod(i).Type(), seen) || grew
 			}
 		}
 		return grew
@@ -380,25 +385,23 @@ func unusedNames(names []apiName, pkgs []*packages.Package, mod string, document
 	for grew := true; grew; {
 		grew = false
 		for _, n := range names {
+			if n.method != "" && !inUse[objKey(n.obj)] && ifaceMethodInUse(n, inUse) {
+				inUse[objKey(n.obj)], grew = true, true
+			}
 			if !inUse[objKey(n.obj)] {
 				continue
 			}
 			seen := map[types.Type]bool{}
 			switch o := n.obj.(type) {
 			case *types.TypeName:
-				grew = reach(n.pkg, o.Type().Underlying(), seen) || grew
+				grew = reach(o.Type().Underlying(), seen) || grew
 			default:
-				grew = reach(n.pkg, o.Type(), seen) || grew
+				grew = reach(o.Type(), seen) || grew
 			}
 		}
 	}
 	// Methods reached through an interface, and an enum's values.
 	ifaces := interfaces(pkgs)
-	for _, n := range names {
-		if n.method != "" && !inUse[objKey(n.obj)] && ifaceMethodInUse(n, inUse) {
-			inUse[objKey(n.obj)] = true
-		}
-	}
 	usedGroups := map[string]bool{}
 	for _, n := range names {
 		if n.group != "" && inUse[objKey(n.obj)] {
@@ -418,7 +421,7 @@ func unusedNames(names []apiName, pkgs []*packages.Package, mod string, document
 				continue
 			}
 		}
-		if n.method != "" && (methodViaInterface(n, ifaces, inUse) || ifaceMethodInUse(n, inUse)) {
+		if n.method != "" && methodViaInterface(n, ifaces, inUse) {
 			continue
 		}
 		out = append(out, n)
