@@ -14,7 +14,8 @@
 // tables.go divides them into the ratio tables, order.go orders their rows
 // and columns, noise.go judges the run's noise, scenario.go reads the
 // scenario results, chart.go and charts.go draw the SVG charts, markdown.go
-// writes report.md and the text tables, readme.go writes the README's and
-// the results pages' generated sections, and sections.go finds, replaces
-// and loads what they are built from.
+// writes report.md and the text tables, rundir.go saves and loads a run
+// directory's files, readme.go writes the text of the generated sections of
+// README.md and the results pages, and sections.go finds and replaces
+// those sections between their markers.
 package report
