@@ -93,7 +93,7 @@ func TestAppendAllocs(t *testing.T) {
 		name  string
 		cfg   Config
 		codec codec.Compression
-		maxTs int64 // header maxTimestamp the producer sends; 0: the records' max
+		maxTS int64 // header maxTimestamp the producer sends; 0: the records' max
 	}{
 		{"client/codec=gzip", Config{}, codec.CompressionGzip, 0},
 		{"client/codec=snappy", Config{}, codec.CompressionSnappy, 0},
@@ -109,7 +109,7 @@ func TestAppendAllocs(t *testing.T) {
 				t.Skip("-race: sync.Pool drops a share of Puts, and codec pools its decompressors")
 			}
 			h := vHeader(0)
-			h.MaxTimestamp = c.maxTs
+			h.MaxTimestamp = c.maxTS
 			in := vBatch(t, h, vRecs(10), c.codec)
 			cfg := c.cfg
 			cfg.SegmentBytes, cfg.RetainSegments, cfg.SkipRollSnapshots = 64<<10, 1, true
@@ -122,11 +122,11 @@ func TestAppendAllocs(t *testing.T) {
 				t.Fatalf("%v allocs per append", allocs)
 			}
 			s := codec.Batch(readAll(t, p)[0])
-			wantTs := int64(vBase + 9)
+			wantTS := int64(vBase + 9)
 			if c.cfg.TimestampType == LogAppendTime {
-				wantTs = testNow().UnixMilli()
+				wantTS = testNow().UnixMilli()
 			}
-			if s.MaxTimestamp() != wantTs || s.Attributes().LogAppendTime() != (c.cfg.TimestampType == LogAppendTime) {
+			if s.MaxTimestamp() != wantTS || s.Attributes().LogAppendTime() != (c.cfg.TimestampType == LogAppendTime) {
 				t.Fatalf("stored header %+v: the stamp or fix was not applied", s.Header())
 			}
 		})

@@ -129,9 +129,9 @@ type validator struct {
 	out []byte // the rebuilt batch, reused
 
 	// Set by validate for the batch it accepted.
-	fix     bool             // write attrs and maxTs into the staged copy
+	fix     bool             // write attrs and maxTS into the staged copy
 	attrs   codec.Attributes // new attributes when fix
-	maxTs   int64            // new maxTimestamp when fix
+	maxTS   int64            // new maxTimestamp when fix
 	rebuilt bool             // out holds the batch to write instead of the caller's
 }
 
@@ -244,7 +244,7 @@ func (v *validator) check(b codec.Batch, now func() time.Time, maxMessageBytes i
 	if v.typ == LogAppendTime || v.windowed {
 		nowMs = now().UnixMilli()
 	}
-	maxTs, inPlace, err := v.walk(b, data, nowMs, nil)
+	maxTS, inPlace, err := v.walk(b, data, nowMs, nil)
 	if err != nil {
 		if err == errCollect {
 			return v.collect(b, data, nowMs)
@@ -252,17 +252,17 @@ func (v *validator) check(b codec.Batch, now func() time.Time, maxMessageBytes i
 		return err
 	}
 	if c != codec.CompressionNone && !inPlace {
-		return v.rebuild(b, nowMs, maxTs, maxMessageBytes)
+		return v.rebuild(b, nowMs, maxTS, maxMessageBytes)
 	}
 	// DefaultRecordBatch#setMaxTimestamp(topic type, ts).
-	wantTs, wantLAT := maxTs, false
+	wantTS, wantLAT := maxTS, false
 	if v.typ == LogAppendTime {
-		wantTs, wantLAT = nowMs, true
+		wantTS, wantLAT = nowMs, true
 	}
-	if b.Attributes().LogAppendTime() == wantLAT && b.MaxTimestamp() == wantTs {
+	if b.Attributes().LogAppendTime() == wantLAT && b.MaxTimestamp() == wantTS {
 		return nil
 	}
-	v.fix, v.maxTs = true, wantTs
+	v.fix, v.maxTS = true, wantTS
 	v.attrs = b.Attributes() & (codec.AttrCompressionMask | codec.AttrTransactional | codec.AttrControl | codec.AttrDeleteHorizon)
 	if wantLAT {
 		v.attrs |= codec.AttrLogAppendTime
@@ -280,7 +280,7 @@ var errCollect = errors.New("appendpath: record at fault")
 // decode ends the walk with its RecordError. With errs nil the first key or
 // timestamp fault returns errCollect at once (the hot path carries no
 // collector); with errs the walk goes on and collects every fault.
-func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordErrs) (maxTs int64, inPlace bool, err error) {
+func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordErrs) (maxTS int64, inPlace bool, err error) {
 	lat := b.Attributes().LogAppendTime()
 	base, batchMax := b.BaseTimestamp(), b.MaxTimestamp()
 	count := b.RecordsCount()
@@ -291,7 +291,7 @@ func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordEr
 		// ignores record lengths and the header-count bound.
 		it = codec.NewPartialRecordIter(data, count)
 	}
-	maxTs, inPlace = codec.NoTimestamp, true
+	maxTS, inPlace = codec.NoTimestamp, true
 	var r codec.Record
 	if errs == nil && !lat && !v.compacted && (!v.windowed || v.typ == LogAppendTime) {
 		// No record rule can fail (the usual topic): only the largest
@@ -301,10 +301,10 @@ func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordEr
 			if err := it.Read(&r); err != nil {
 				return 0, false, recordError(kafkaerr.InvalidRecord, ErrRecordStructure, err, i)
 			}
-			maxTs = max(maxTs, base+r.TimestampDelta)
+			maxTS = max(maxTS, base+r.TimestampDelta)
 			inPlace = inPlace && r.OffsetDelta == i
 		}
-		return maxTs, inPlace, nil
+		return maxTS, inPlace, nil
 	}
 	for i := range count { // count > 0: the iterator returns io.EOF after the last, never before
 		if err := it.Read(&r); err != nil {
@@ -332,13 +332,13 @@ func (v *validator) walk(b codec.Batch, data []byte, nowMs int64, errs *recordEr
 			errs.add(i, fault, fault != ErrNullKey)
 			continue
 		}
-		maxTs = max(maxTs, ts)
+		maxTS = max(maxTS, ts)
 		inPlace = inPlace && r.OffsetDelta == i // matters for compressed batches only (LogValidator#validateMessagesAndAssignOffsetsCompressed)
 	}
 	if errs != nil && errs.count > 0 {
 		return 0, false, errs.err()
 	}
-	return maxTs, inPlace, nil
+	return maxTS, inPlace, nil
 }
 
 // collect walks b's records again, collecting every key and timestamp fault
@@ -354,7 +354,7 @@ func (v *validator) collect(b codec.Batch, data []byte, nowMs int64) error {
 func (v *validator) applyFix(s codec.Batch) {
 	if v.fix {
 		s.SetAttributes(v.attrs)
-		s.SetMaxTimestamp(v.maxTs)
+		s.SetMaxTimestamp(v.maxTS)
 	}
 }
 
@@ -365,7 +365,7 @@ func (v *validator) applyFix(s codec.Batch) {
 // records), then compressed with b's codec. Allocates the compressor's state
 // and, until they have grown, v.raw and v.out: at most a few times the
 // decompressed size, which MaxDecompressedBytes bounds.
-func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes int) error {
+func (v *validator) rebuild(b codec.Batch, nowMs, maxTS int64, maxMessageBytes int) error {
 	lat := b.Attributes().LogAppendTime()
 	base, batchMax := b.BaseTimestamp(), b.MaxTimestamp()
 	count := b.RecordsCount()
@@ -399,7 +399,7 @@ func (v *validator) rebuild(b codec.Batch, nowMs, maxTs int64, maxMessageBytes i
 		PartitionLeaderEpoch: codec.NoPartitionLeaderEpoch,
 		Attributes:           b.Attributes() & codec.AttrTransactional,
 		BaseTimestamp:        first,
-		MaxTimestamp:         maxTs,
+		MaxTimestamp:         maxTS,
 		ProducerID:           b.ProducerID(),
 		ProducerEpoch:        b.ProducerEpoch(),
 		BaseSequence:         b.BaseSequence(),

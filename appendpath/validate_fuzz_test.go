@@ -62,8 +62,8 @@ type refOutcome struct {
 	inPlace []byte
 	// Rebuilt: the header fields and records the rebuilt batch must hold.
 	attrs   codec.Attributes
-	baseTs  int64
-	maxTs   int64
+	baseTS  int64
+	maxTS   int64
 	records []codec.Record
 }
 
@@ -164,21 +164,21 @@ func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 		}
 		return o
 	}
-	maxTs := int64(-1)
+	maxTS := int64(-1)
 	inOrder := true
 	for i, r := range recs {
-		maxTs = max(maxTs, timestampOf(r))
+		maxTS = max(maxTS, timestampOf(r))
 		inOrder = inOrder && r.OffsetDelta == int32(i)
 	}
 	if c != codec.CompressionNone && !inOrder {
 		o.rebuilt = true
 		o.attrs = b.Attributes()&codec.AttrTransactional | codec.Attributes(c)
-		o.maxTs = maxTs
+		o.maxTS = maxTS
 		if cfg.TimestampType == LogAppendTime {
 			o.attrs |= codec.AttrLogAppendTime
-			o.maxTs = nowMs
+			o.maxTS = nowMs
 		}
-		o.baseTs = timestampOf(recs[0])
+		o.baseTS = timestampOf(recs[0])
 		// The rebuild reads the records again with the full read, which may
 		// refuse what the partial read accepted.
 		for i := range recs {
@@ -195,18 +195,18 @@ func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 				return refOutcome{code: kafkaerr.UnknownServerError, reason: ErrRebuildNegativeTimestamp,
 					indexes: []int32{int32(i)}, count: 1}
 			}
-			r.Attributes, r.OffsetDelta, r.TimestampDelta = 0, int32(i), ts-o.baseTs
+			r.Attributes, r.OffsetDelta, r.TimestampDelta = 0, int32(i), ts-o.baseTS
 			o.records = append(o.records, r)
 		}
 		return o
 	}
 	o.inPlace = bytes.Clone(b[codec.CRCStart:])
 	typ := b.Attributes().LogAppendTime()
-	wantTs, wantLAT := maxTs, cfg.TimestampType == LogAppendTime
+	wantTS, wantLAT := maxTS, cfg.TimestampType == LogAppendTime
 	if wantLAT {
-		wantTs = nowMs
+		wantTS = nowMs
 	}
-	if typ != wantLAT || b.MaxTimestamp() != wantTs {
+	if typ != wantLAT || b.MaxTimestamp() != wantTS {
 		attrs := byte(b.Attributes()) & 0x77
 		if wantLAT {
 			attrs |= 0x08
@@ -214,7 +214,7 @@ func refValidate(b codec.Batch, cfg Config, nowMs int64) refOutcome {
 		o.inPlace[codec.OffAttributes-codec.CRCStart] = 0
 		o.inPlace[codec.OffAttributes-codec.CRCStart+1] = attrs
 		for i := range 8 {
-			o.inPlace[codec.OffMaxTimestamp-codec.CRCStart+i] = byte(uint64(wantTs) >> (56 - 8*i))
+			o.inPlace[codec.OffMaxTimestamp-codec.CRCStart+i] = byte(uint64(wantTS) >> (56 - 8*i))
 		}
 	}
 	return o
@@ -316,10 +316,10 @@ func FuzzValidateClient(f *testing.F) {
 			}
 			return
 		}
-		if s.Attributes() != want.attrs || s.BaseTimestamp() != want.baseTs || s.MaxTimestamp() != want.maxTs ||
+		if s.Attributes() != want.attrs || s.BaseTimestamp() != want.baseTS || s.MaxTimestamp() != want.maxTS ||
 			s.ProducerID() != -1 || s.BaseSequence() != codec.Batch(in).BaseSequence() ||
 			s.ProducerEpoch() != codec.Batch(in).ProducerEpoch() || int(s.RecordsCount()) != len(want.records) {
-			t.Fatalf("rebuilt header %+v, want attrs %#x base %d max %d", s.Header(), want.attrs, want.baseTs, want.maxTs)
+			t.Fatalf("rebuilt header %+v, want attrs %#x base %d max %d", s.Header(), want.attrs, want.baseTS, want.maxTS)
 		}
 		got := recordsOf(t, s)
 		for i, r := range got {

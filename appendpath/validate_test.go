@@ -676,7 +676,7 @@ func TestValidateHeaderFixCRC(t *testing.T) {
 			h := vHeader(0)
 			h.Attributes = a
 			b := codec.Batch(vBatch(t, h, vRecs(3), c))
-			v := validator{fix: true, attrs: b.Attributes()&0x77 | codec.AttrLogAppendTime, maxTs: 12345}
+			v := validator{fix: true, attrs: b.Attributes()&0x77 | codec.AttrLogAppendTime, maxTS: 12345}
 			v.applyFix(b)
 			if b.CRC() != b.ComputeCRC() || b.MaxTimestamp() != 12345 || !b.Attributes().LogAppendTime() {
 				t.Fatalf("codec %v attrs %#x: patched CRC %#x, recomputed %#x", c, a, b.CRC(), b.ComputeCRC())

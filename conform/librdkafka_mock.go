@@ -22,9 +22,9 @@ import (
 //go:embed testdata/librdkafka-mock/mock.c
 var librdkafkaMockSource []byte
 
-// LibrdkafkaMockHeader is the header the mock cluster's program includes
+// librdkafkaMockHeader is the header the mock cluster's program includes
 // (Debian's librdkafka-dev installs it).
-const LibrdkafkaMockHeader = "/usr/include/librdkafka/rdkafka_mock.h"
+const librdkafkaMockHeader = "/usr/include/librdkafka/rdkafka_mock.h"
 
 // ErrNoLibrdkafka is matched by StartLibrdkafkaMock's error when the C
 // compiler or librdkafka's development files are absent.
@@ -51,7 +51,7 @@ func StartLibrdkafkaMock(dir string, timeout time.Duration) (*LibrdkafkaMock, er
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoLibrdkafka, err)
 	}
-	if _, err := os.Stat(LibrdkafkaMockHeader); err != nil {
+	if _, err := os.Stat(librdkafkaMockHeader); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoLibrdkafka, err)
 	}
 	src, bin := filepath.Join(dir, "mock.c"), filepath.Join(dir, "librdkafka-mock")

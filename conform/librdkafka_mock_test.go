@@ -44,8 +44,8 @@ func TestLibrdkafkaMockVerdicts(t *testing.T) {
 	}
 	defer tg.Close()
 	// The mock refuses ApiVersions v3 and answers v2.
-	if tg.ApiVersion != 2 || len(tg.Fallbacks) != 1 || !strings.Contains(tg.Fallbacks[0], "UNSUPPORTED_VERSION") {
-		t.Errorf("ApiVersions answered at v%d after %q, want v2 after v3's UNSUPPORTED_VERSION", tg.ApiVersion, tg.Fallbacks)
+	if tg.APIVersion != 2 || len(tg.Fallbacks) != 1 || !strings.Contains(tg.Fallbacks[0], "UNSUPPORTED_VERSION") {
+		t.Errorf("ApiVersions answered at v%d after %q, want v2 after v3's UNSUPPORTED_VERSION", tg.APIVersion, tg.Fallbacks)
 	}
 	res, err := Run(context.Background(), tg, "m-", nil)
 	if err != nil {

@@ -101,7 +101,7 @@ func Run(ctx context.Context, t *Target, prefix string, cases []Case) ([]Result,
 // RunCase runs one case.
 func RunCase(ctx context.Context, t *Target, prefix string, c Case) (Result, error) {
 	res := Result{Case: c.Name, Rule: c.Rule, Class: c.Class, Verdict: OK}
-	if n, lacks := t.Versions.Lacks(c.Needs...); lacks {
+	if n, lacks := t.Versions.lacks(c.Needs...); lacks {
 		res.Verdict, res.Reason = Unsupported, n.String()
 		return res, nil
 	}
@@ -130,7 +130,7 @@ func RunCase(ctx context.Context, t *Target, prefix string, c Case) (Result, err
 // fail ends the case on a request error: a connection error stops the run,
 // an unsupported version marks the case unsupported, anything else diverges.
 func (c *caseRun) fail(step string, req kmsg.Request, err error) {
-	var ue *UnsupportedError
+	var ue *unsupportedError
 	switch {
 	case errors.Is(err, ErrConnect):
 		c.err = err
@@ -179,7 +179,7 @@ func (c *caseRun) initProducer(step, txnID string) *producer {
 		s := c.topic + "-" + txnID
 		id = &s
 	}
-	req, resp, err := c.t.InitProducerID(c.ctx, id, -1, -1)
+	req, resp, err := c.t.initProducerID(c.ctx, id, -1, -1)
 	if err != nil {
 		c.fail(step, req, err)
 	}
@@ -193,7 +193,7 @@ func (c *caseRun) initProducer(step, txnID string) *producer {
 // ID and epoch (InitProducerId v3, KIP-360); it returns the producer at the
 // new epoch, whose sequence starts again at 0.
 func (c *caseRun) bumpProducer(step string, p *producer) *producer {
-	req, resp, err := c.t.InitProducerID(c.ctx, p.txnID, p.pid, p.epoch)
+	req, resp, err := c.t.initProducerID(c.ctx, p.txnID, p.pid, p.epoch)
 	if err != nil {
 		c.fail(step, req, err)
 	}
@@ -252,7 +252,7 @@ func (c *caseRun) send(step string, b batch) produceWant {
 		txnID = c.topicTxn(b.pid)
 	}
 	want := c.ref.produce(h, txnID, b.values, c.now)
-	req, resp, err := c.t.Produce(c.ctx, c.topic, txnID, raw)
+	req, resp, err := c.t.produce(c.ctx, c.topic, txnID, raw)
 	if err != nil {
 		c.fail(step, req, err)
 	}
@@ -297,7 +297,7 @@ func (c *caseRun) txnIDs() map[int64]string {
 
 // begin adds the partition to p's transaction.
 func (c *caseRun) begin(step string, p *producer) {
-	req, resp, err := c.t.AddPartition(c.ctx, *p.txnID, p.pid, p.epoch, c.topic)
+	req, resp, err := c.t.addPartition(c.ctx, *p.txnID, p.pid, p.epoch, c.topic)
 	if err != nil {
 		c.fail(step, req, err)
 	}
@@ -315,7 +315,7 @@ func (c *caseRun) begin(step string, p *producer) {
 
 // end commits or aborts p's transaction; the coordinator writes the marker.
 func (c *caseRun) end(step string, p *producer, commit bool) {
-	req, resp, err := c.t.EndTxn(c.ctx, *p.txnID, p.pid, p.epoch, commit)
+	req, resp, err := c.t.endTxn(c.ctx, *p.txnID, p.pid, p.epoch, commit)
 	if err != nil {
 		c.fail(step, req, err)
 	}
@@ -345,7 +345,7 @@ func (c *caseRun) check(step string) {
 			want, what = c.ref.lso(), "last stable offset"
 		}
 		s := step + ": ListOffsets latest " + isoName(iso)
-		req, resp, err := c.t.ListOffsets(c.ctx, c.topic, iso)
+		req, resp, err := c.t.listOffsets(c.ctx, c.topic, iso)
 		if err != nil {
 			c.fail(s, req, err)
 		}

@@ -98,9 +98,9 @@ func (vs Versions) use(key int16) (int16, bool) {
 	return v, true
 }
 
-// Lacks returns the first of needs the broker cannot answer at the needed
+// lacks returns the first of needs the broker cannot answer at the needed
 // version or above, with ok false when it can answer them all.
-func (vs Versions) Lacks(needs ...Need) (Need, bool) {
+func (vs Versions) lacks(needs ...Need) (Need, bool) {
 	for _, n := range needs {
 		if v, ok := vs.use(n.Key); !ok || v < n.Version {
 			return n, true
@@ -109,11 +109,11 @@ func (vs Versions) Lacks(needs ...Need) (Need, bool) {
 	return Need{}, false
 }
 
-// UnsupportedError is a request the broker cannot answer at a version that
+// unsupportedError is a request the broker cannot answer at a version that
 // carries what the case needs.
-type UnsupportedError struct{ Need Need }
+type unsupportedError struct{ Need Need }
 
-func (e *UnsupportedError) Error() string {
+func (e *unsupportedError) Error() string {
 	return fmt.Sprintf("conform: the broker does not accept %s or above", e.Need)
 }
 
@@ -173,19 +173,19 @@ func apiVersionsAt(ctx context.Context, addr string, timeout time.Duration, v in
 		return nil, err
 	}
 	n := binary.BigEndian.Uint32(size[:])
-	if n > maxApiVersionsResponse {
-		return nil, fmt.Errorf("response of %d bytes, more than %d", n, maxApiVersionsResponse)
+	if n > maxAPIVersionsResponse {
+		return nil, fmt.Errorf("response of %d bytes, more than %d", n, maxAPIVersionsResponse)
 	}
 	frame := make([]byte, n)
 	if _, err := io.ReadFull(conn, frame); err != nil {
 		return nil, err
 	}
-	return parseApiVersions(v, 1, frame)
+	return parseAPIVersions(v, 1, frame)
 }
 
-// maxApiVersionsResponse bounds what a broker's ApiVersions answer may make
+// maxAPIVersionsResponse bounds what a broker's ApiVersions answer may make
 // the suite read (a real one is a few hundred bytes).
-const maxApiVersionsResponse = 1 << 20
+const maxAPIVersionsResponse = 1 << 20
 
 // apiVersionsRequest is a framed ApiVersions request at version v: the
 // request header (v2 with its tag buffer from v3, v1 below), then the body.
@@ -208,10 +208,10 @@ func apiVersionsRequest(v int16, correlationID int32) []byte {
 	return b
 }
 
-// parseApiVersions reads one ApiVersions response frame (without its size):
+// parseAPIVersions reads one ApiVersions response frame (without its size):
 // the correlation ID, then the body at version v. The response header has no
 // tag buffer at any version. An answer with an error code is an error.
-func parseApiVersions(v int16, correlationID int32, frame []byte) (*kmsg.ApiVersionsResponse, error) {
+func parseAPIVersions(v int16, correlationID int32, frame []byte) (*kmsg.ApiVersionsResponse, error) {
 	if len(frame) < 4 {
 		return nil, fmt.Errorf("response of %d bytes, shorter than its header", len(frame))
 	}

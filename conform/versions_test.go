@@ -90,8 +90,8 @@ func TestLesserBrokers(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tg.Close()
-			if tg.ApiVersion != lb.wantAPIv {
-				t.Errorf("ApiVersions answered at v%d, want v%d (fallbacks %q)", tg.ApiVersion, lb.wantAPIv, tg.Fallbacks)
+			if tg.APIVersion != lb.wantAPIv {
+				t.Errorf("ApiVersions answered at v%d, want v%d (fallbacks %q)", tg.APIVersion, lb.wantAPIv, tg.Fallbacks)
 			}
 			res, err := Run(context.Background(), tg, "l-", nil)
 			if err != nil {
@@ -278,14 +278,14 @@ func TestNegotiateFallsBack(t *testing.T) {
 			if got, ok := vs.use(0); !ok || got != 3 {
 				t.Errorf("Produce at v%d (%t), want v3", got, ok)
 			}
-			if n, lacks := vs.Lacks(needProduce, needFetch); !lacks || n != needFetch {
+			if n, lacks := vs.lacks(needProduce, needFetch); !lacks || n != needFetch {
 				t.Errorf("Lacks = %v %t, want Fetch v4", n, lacks)
 			}
 		})
 	}
 }
 
-// FuzzApiVersions feeds parseApiVersions any answer at any version: it
+// FuzzApiVersions feeds parseAPIVersions any answer at any version: it
 // returns an error or ranges from which every request's version lies
 // within both the broker's range and the suite's maximum.
 func FuzzApiVersions(f *testing.F) {
@@ -296,7 +296,7 @@ func FuzzApiVersions(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v int16, body []byte) {
 		v &= 3
 		frame := append([]byte{0, 0, 0, 1}, body...)
-		resp, err := parseApiVersions(v, 1, frame)
+		resp, err := parseAPIVersions(v, 1, frame)
 		if err != nil {
 			return
 		}
@@ -312,7 +312,7 @@ func FuzzApiVersions(f *testing.F) {
 			}
 		}
 		for _, c := range Cases() {
-			if n, lacks := vs.Lacks(c.Needs...); lacks {
+			if n, lacks := vs.lacks(c.Needs...); lacks {
 				if got, ok := vs.use(n.Key); ok && got >= n.Version {
 					t.Fatalf("%s lacks %s but the broker answers it at v%d", c.Name, n, got)
 				}

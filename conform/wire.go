@@ -42,10 +42,10 @@ type Target struct {
 	Addr    string
 	Timeout time.Duration
 	// Versions is what the broker's ApiVersions answer lists, and
-	// ApiVersion the ApiVersions version it answered.
+	// APIVersion the ApiVersions version it answered.
 	Versions   Versions
-	ApiVersion int16
-	// Fallbacks says why each ApiVersions version above ApiVersion failed.
+	APIVersion int16
+	// Fallbacks says why each ApiVersions version above APIVersion failed.
 	Fallbacks []string
 	cl        *kgo.Client
 	// Restart, when set, moves or restarts the leader of a partition while
@@ -94,7 +94,7 @@ func Dial(ctx context.Context, addr string, timeout time.Duration) (*Target, err
 	if err != nil {
 		return nil, &connectError{addr, err}
 	}
-	return &Target{Addr: addr, Timeout: timeout, Versions: brokerVersions, ApiVersion: apiVersion, Fallbacks: why, cl: cl}, nil
+	return &Target{Addr: addr, Timeout: timeout, Versions: brokerVersions, APIVersion: apiVersion, Fallbacks: why, cl: cl}, nil
 }
 
 // Close closes the connections.
@@ -109,7 +109,7 @@ func (t *Target) request(ctx context.Context, req kmsg.Request) (kmsg.Response, 
 
 // classify wraps the errors that mean the broker is gone or silent in a
 // connectError, and the client's refusal to send a request the broker does
-// not list in an UnsupportedError.
+// not list in an unsupportedError.
 func (t *Target) classify(req kmsg.Request, err error) error {
 	var ne net.Error
 	switch {
@@ -120,15 +120,15 @@ func (t *Target) classify(req kmsg.Request, err error) error {
 		strings.Contains(err.Error(), "unable to dial"):
 		return &connectError{t.Addr, err}
 	case errors.Is(err, kerr.UnsupportedVersion), strings.Contains(err.Error(), "too old"):
-		return &UnsupportedError{Need{req.Key(), req.GetVersion()}}
+		return &unsupportedError{Need{req.Key(), req.GetVersion()}}
 	}
 	return err
 }
 
-// supports returns an UnsupportedError when the broker cannot answer n.
+// supports returns an unsupportedError when the broker cannot answer n.
 func (t *Target) supports(n Need) error {
-	if lacks, ok := t.Versions.Lacks(n); ok {
-		return &UnsupportedError{lacks}
+	if lacks, ok := t.Versions.lacks(n); ok {
+		return &unsupportedError{lacks}
 	}
 	return nil
 }
@@ -231,7 +231,7 @@ func (t *Target) createTopics(ctx context.Context, topic string) error {
 	req.Topics = append(req.Topics, rt)
 	req.TimeoutMillis = int32(t.Timeout / time.Millisecond)
 	resp, err := t.request(ctx, req)
-	var ue *UnsupportedError
+	var ue *unsupportedError
 	if err != nil && !errors.Is(err, ErrConnect) && !errors.As(err, &ue) {
 		rctx, cancel := context.WithTimeout(ctx, t.Timeout)
 		resp, err = t.cl.SeedBrokers()[0].Request(rctx, req)
@@ -274,10 +274,10 @@ func (t *Target) DeleteTopic(ctx context.Context, topic string) {
 	}
 }
 
-// InitProducerID asks for a producer ID; txnID nil asks for an idempotent
+// initProducerID asks for a producer ID; txnID nil asks for an idempotent
 // one. pid and epoch are -1, or (from v3, KIP-360) the producer's current
 // ones, which the coordinator bumps.
-func (t *Target) InitProducerID(ctx context.Context, txnID *string, pid int64, epoch int16) (*kmsg.InitProducerIDRequest, *kmsg.InitProducerIDResponse, error) {
+func (t *Target) initProducerID(ctx context.Context, txnID *string, pid int64, epoch int16) (*kmsg.InitProducerIDRequest, *kmsg.InitProducerIDResponse, error) {
 	req := kmsg.NewPtrInitProducerIDRequest()
 	need := needInitPID
 	if pid >= 0 {
@@ -296,8 +296,8 @@ func (t *Target) InitProducerID(ctx context.Context, txnID *string, pid int64, e
 	return req, resp.(*kmsg.InitProducerIDResponse), nil
 }
 
-// Produce sends one batch (acks all) to topic/0.
-func (t *Target) Produce(ctx context.Context, topic string, txnID *string, batch []byte) (*kmsg.ProduceRequest, *kmsg.ProduceResponse, error) {
+// produce sends one batch (acks all) to topic/0.
+func (t *Target) produce(ctx context.Context, topic string, txnID *string, batch []byte) (*kmsg.ProduceRequest, *kmsg.ProduceResponse, error) {
 	req := kmsg.NewPtrProduceRequest()
 	if err := t.supports(needProduce); err != nil {
 		return req, nil, err
@@ -319,8 +319,8 @@ func (t *Target) Produce(ctx context.Context, topic string, txnID *string, batch
 	return req, resp.(*kmsg.ProduceResponse), nil
 }
 
-// AddPartition adds topic/0 to the transaction.
-func (t *Target) AddPartition(ctx context.Context, txnID string, pid int64, epoch int16, topic string) (*kmsg.AddPartitionsToTxnRequest, *kmsg.AddPartitionsToTxnResponse, error) {
+// addPartition adds topic/0 to the transaction.
+func (t *Target) addPartition(ctx context.Context, txnID string, pid int64, epoch int16, topic string) (*kmsg.AddPartitionsToTxnRequest, *kmsg.AddPartitionsToTxnResponse, error) {
 	req := kmsg.NewPtrAddPartitionsToTxnRequest()
 	if err := t.supports(needAddPart); err != nil {
 		return req, nil, err
@@ -338,8 +338,8 @@ func (t *Target) AddPartition(ctx context.Context, txnID string, pid int64, epoc
 	return req, resp.(*kmsg.AddPartitionsToTxnResponse), nil
 }
 
-// EndTxn commits or aborts the transaction.
-func (t *Target) EndTxn(ctx context.Context, txnID string, pid int64, epoch int16, commit bool) (*kmsg.EndTxnRequest, *kmsg.EndTxnResponse, error) {
+// endTxn commits or aborts the transaction.
+func (t *Target) endTxn(ctx context.Context, txnID string, pid int64, epoch int16, commit bool) (*kmsg.EndTxnRequest, *kmsg.EndTxnResponse, error) {
 	req := kmsg.NewPtrEndTxnRequest()
 	if err := t.supports(needEndTxn); err != nil {
 		return req, nil, err
@@ -354,9 +354,9 @@ func (t *Target) EndTxn(ctx context.Context, txnID string, pid int64, epoch int1
 	return req, resp.(*kmsg.EndTxnResponse), nil
 }
 
-// ListOffsets returns the latest offset of topic/0 for the isolation level
+// listOffsets returns the latest offset of topic/0 for the isolation level
 // (0 read_uncommitted: the high watermark; 1 read_committed: the LSO).
-func (t *Target) ListOffsets(ctx context.Context, topic string, isolation int8) (*kmsg.ListOffsetsRequest, *kmsg.ListOffsetsResponse, error) {
+func (t *Target) listOffsets(ctx context.Context, topic string, isolation int8) (*kmsg.ListOffsetsRequest, *kmsg.ListOffsetsResponse, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
 	if err := t.supports(needListOffset); err != nil {
 		return req, nil, err

@@ -259,11 +259,11 @@ func ParseTimeIndex(src []byte, base int64) (TimeIndex, error) {
 // timeOrder is the sanity check of .timeindex entries in file order;
 // newTimeOrder is ready for entry 0.
 type timeOrder struct {
-	prevTs  int64
+	prevTS  int64
 	prevRel int32
 }
 
-func newTimeOrder() timeOrder { return timeOrder{prevTs: indexNoTimestamp, prevRel: -1} }
+func newTimeOrder() timeOrder { return timeOrder{prevTS: indexNoTimestamp, prevRel: -1} }
 
 // check checks the next entry e (12 bytes), returning nil or the sentinel
 // it breaks.
@@ -272,10 +272,10 @@ func (o *timeOrder) check(e []byte) error {
 	switch {
 	case rel < 0:
 		return ErrIndexRange
-	case ts <= o.prevTs || rel < o.prevRel:
+	case ts <= o.prevTS || rel < o.prevRel:
 		return ErrIndexOrder
 	}
-	o.prevTs, o.prevRel = ts, rel
+	o.prevTS, o.prevRel = ts, rel
 	return nil
 }
 

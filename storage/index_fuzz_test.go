@@ -45,14 +45,14 @@ func refTimeEntries(src []byte, base int64) (all []TimestampOffset, valid int, r
 		if reason != nil {
 			continue
 		}
-		prevTs, prevOff := int64(-1), int64(-1)
+		prevTS, prevOff := int64(-1), int64(-1)
 		if n := len(all); n > 1 {
-			prevTs, prevOff = all[n-2].Timestamp, all[n-2].Offset
+			prevTS, prevOff = all[n-2].Timestamp, all[n-2].Offset
 		}
 		switch {
 		case rel < 0:
 			reason = ErrIndexRange
-		case ts <= prevTs || (len(all) > 1 && all[len(all)-1].Offset-base < prevOff-base):
+		case ts <= prevTS || (len(all) > 1 && all[len(all)-1].Offset-base < prevOff-base):
 			reason = ErrIndexOrder
 		default:
 			valid++
@@ -69,18 +69,18 @@ func refTimeEntries(src []byte, base int64) (all []TimestampOffset, valid int, r
 // entry per indexIntervalBytes; entries of the same form over small batches
 // give the fuzzer the same shapes in inputs of a few hundred bytes.
 func seedLog(t testing.TB) (log, idx, tidx []byte) {
-	maxTs, maxOff, lastTs := int64(-1), int64(-1), int64(-1)
+	maxTS, maxOff, lastTS := int64(-1), int64(-1), int64(-1)
 	timeEntry := func() {
-		if maxTs > lastTs {
-			tidx = AppendTimeEntry(tidx, 100, TimestampOffset{maxTs, maxOff})
-			lastTs = maxTs
+		if maxTS > lastTS {
+			tidx = AppendTimeEntry(tidx, 100, TimestampOffset{maxTS, maxOff})
+			lastTS = maxTS
 		}
 	}
 	for i := range 9 {
 		b := codec.Batch(testlog.WithOffsets(mkBatch(t, bspec{PID: -1, Epoch: -1, Seq: -1, Records: 1 + i%3, Value: 8,
 			TS: int64(5000 + 1000*(i%4))}), 100+int64(3*i), 0))
-		if b.MaxTimestamp() > maxTs {
-			maxTs, maxOff = b.MaxTimestamp(), b.LastOffset()
+		if b.MaxTimestamp() > maxTS {
+			maxTS, maxOff = b.MaxTimestamp(), b.LastOffset()
 		}
 		if i > 0 {
 			idx = AppendOffsetEntry(idx, 100, OffsetPosition{b.LastOffset(), int64(len(log))})
@@ -231,11 +231,11 @@ func FuzzVerifyIndex(f *testing.F) {
 		wantBad, gotBad = nil, nil
 		for i := range tx.Len() {
 			e := tx.Entry(i)
-			maxTs, ok := int64(-1<<63), false
+			maxTS, ok := int64(-1<<63), false
 			for _, h := range hs {
-				maxTs = max(maxTs, h.maxTs)
+				maxTS = max(maxTS, h.maxTS)
 				if h.last >= e.Offset {
-					ok = h.base <= e.Offset && maxTs == e.Timestamp
+					ok = h.base <= e.Offset && maxTS == e.Timestamp
 					break
 				}
 			}

@@ -14,7 +14,7 @@ import (
 
 // batchHead is what the index checks read of a batch header.
 type batchHead struct {
-	pos, size, base, last, maxTs int64
+	pos, size, base, last, maxTS int64
 }
 
 // nextHead frames the batch at pos of log (length and offsets only, no
@@ -35,7 +35,7 @@ func decodeHead(hdr []byte, pos, total int64) (batchHead, bool) {
 		return batchHead{}, false
 	}
 	base := b.BaseOffset()
-	return batchHead{pos: pos, size: size, base: base, last: base + int64(b.LastOffsetDelta()), maxTs: b.MaxTimestamp()}, true
+	return batchHead{pos: pos, size: size, base: base, last: base + int64(b.LastOffsetDelta()), maxTS: b.MaxTimestamp()}, true
 }
 
 // heads is where the index checks read batch headers from: the log's bytes
@@ -189,21 +189,21 @@ type timeVerifier[H heads] struct {
 	h       batchHead
 	ok      bool
 	started bool
-	maxTs   int64
+	maxTS   int64
 }
 
 // check returns nil or an *IndexError matching ErrIndexMismatch for entry i.
 func (v *timeVerifier[H]) check(i int, e TimestampOffset) error {
 	if !v.started {
 		v.h, v.ok = v.log.head(0)
-		v.started, v.maxTs = true, math.MinInt64
+		v.started, v.maxTS = true, math.MinInt64
 		if v.ok {
-			v.maxTs = v.h.maxTs
+			v.maxTS = v.h.maxTS
 		}
 	}
 	for v.ok && v.h.last < e.Offset {
 		if v.h, v.ok = v.log.head(v.h.pos + v.h.size); v.ok {
-			v.maxTs = max(v.maxTs, v.h.maxTs)
+			v.maxTS = max(v.maxTS, v.h.maxTS)
 		}
 	}
 	var detail string
@@ -212,8 +212,8 @@ func (v *timeVerifier[H]) check(i int, e TimestampOffset) error {
 		detail = fmt.Sprintf("offset %d is past the last batch", e.Offset)
 	case v.h.base > e.Offset:
 		detail = fmt.Sprintf("no batch holds offset %d", e.Offset)
-	case v.maxTs != e.Timestamp:
-		detail = fmt.Sprintf("index timestamp %d, largest timestamp through offset %d is %d", e.Timestamp, e.Offset, v.maxTs)
+	case v.maxTS != e.Timestamp:
+		detail = fmt.Sprintf("index timestamp %d, largest timestamp through offset %d is %d", e.Timestamp, e.Offset, v.maxTS)
 	default:
 		return nil
 	}

@@ -245,8 +245,8 @@ func (f *fileStore) loadIndex(s *segment, active bool, present map[string]bool, 
 	}
 	f.idxBuf = s.appendTimeBytes(f.idxBuf[:0], 0)
 	s.timesFlushed = len(s.times)
-	if active && s.maxTs > s.lastTimestamp() && len(got) == len(f.idxBuf)+TimeIndexEntrySize &&
-		bytes.Equal(got[len(f.idxBuf):], AppendTimeEntry(nil, s.base, TimestampOffset{s.maxTs, s.maxTsOffset})) {
+	if active && s.maxTS > s.lastTimestamp() && len(got) == len(f.idxBuf)+TimeIndexEntrySize &&
+		bytes.Equal(got[len(f.idxBuf):], AppendTimeEntry(nil, s.base, TimestampOffset{s.maxTS, s.maxTSOffset})) {
 		// Sealed: drop the seal so that appends go on as in an open segment.
 		got = got[:len(f.idxBuf)]
 		if err := s.tidx.Truncate(int64(len(got))); err != nil {

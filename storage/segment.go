@@ -71,10 +71,10 @@ type segment struct {
 	idx, tidx vfs.File // file segment: .index and .timeindex
 	aborted   []AbortedTxn
 	times     []timeEntry // time index (file segment)
-	// maxTs is the largest batch maxTimestamp so far (NO_TIMESTAMP when
-	// none) and maxTsOffset the last offset of the first batch that had it
+	// maxTS is the largest batch maxTimestamp so far (NO_TIMESTAMP when
+	// none) and maxTSOffset the last offset of the first batch that had it
 	// (file segment).
-	maxTs, maxTsOffset int64
+	maxTS, maxTSOffset int64
 	sealed             bool // times holds the roll entry (index.go)
 	// idxFlushed and timesFlushed count the entries in the files; the rest
 	// are written at the next sync.
@@ -91,7 +91,7 @@ func (s *segment) reset(base int64) {
 	s.index = s.index[:0]
 	s.times = s.times[:0]
 	s.lastIndexed = 0
-	s.maxTs, s.maxTsOffset = indexNoTimestamp, -1
+	s.maxTS, s.maxTSOffset = indexNoTimestamp, -1
 	s.sealed = false
 	s.idxFlushed, s.timesFlushed = 0, 0
 	s.dirty, s.idxDirty = false, false

@@ -26,20 +26,20 @@ func fitsIndex(base, last, pos int64) bool {
 }
 
 // indexBatch applies the index rule of a file segment to the batch at pos
-// ending at last with maxTimestamp maxTs: the time index's running maximum
+// ending at last with maxTimestamp maxTS: the time index's running maximum
 // first, then an entry in both indexes when the interval has passed.
 // Amortized O(1), no allocation once the slices have grown.
-func (s *segment) indexBatch(last, maxTs, pos int64) {
-	if maxTs > s.maxTs {
-		s.maxTs, s.maxTsOffset = maxTs, last
+func (s *segment) indexBatch(last, maxTS, pos int64) {
+	if maxTS > s.maxTS {
+		s.maxTS, s.maxTSOffset = maxTS, last
 	}
 	if pos-s.lastIndexed <= IndexIntervalBytes || !fitsIndex(s.base, last, pos) {
 		return
 	}
 	s.index = append(s.index, indexEntry{last, pos})
 	s.lastIndexed = pos
-	if s.maxTs > s.lastTimestamp() {
-		s.times = append(s.times, timeEntry{s.maxTs, s.maxTsOffset, pos})
+	if s.maxTS > s.lastTimestamp() {
+		s.times = append(s.times, timeEntry{s.maxTS, s.maxTSOffset, pos})
 	}
 }
 
@@ -59,8 +59,8 @@ func (s *segment) seal() {
 		return
 	}
 	s.sealed = true
-	if s.maxTs > s.lastTimestamp() {
-		s.times = append(s.times, timeEntry{s.maxTs, s.maxTsOffset, math.MaxInt64})
+	if s.maxTS > s.lastTimestamp() {
+		s.times = append(s.times, timeEntry{s.maxTS, s.maxTSOffset, math.MaxInt64})
 	}
 }
 
@@ -108,9 +108,9 @@ func (s *segment) truncateFileIndex(pos int64) error {
 	}
 	s.times = s.times[:m]
 	s.sealed = false
-	s.maxTs, s.maxTsOffset = indexNoTimestamp, -1
+	s.maxTS, s.maxTSOffset = indexNoTimestamp, -1
 	if m > 0 {
-		s.maxTs, s.maxTsOffset = s.times[m-1].ts, s.times[m-1].offset
+		s.maxTS, s.maxTSOffset = s.times[m-1].ts, s.times[m-1].offset
 	}
 	var h [codec.OffMaxTimestamp + 8]byte
 	for at := s.lastIndexed; at < pos; {
@@ -118,8 +118,8 @@ func (s *segment) truncateFileIndex(pos int64) error {
 			return err
 		}
 		b := codec.Batch(h[:])
-		if ts := b.MaxTimestamp(); ts > s.maxTs {
-			s.maxTs, s.maxTsOffset = ts, b.BaseOffset()+int64(b.LastOffsetDelta())
+		if ts := b.MaxTimestamp(); ts > s.maxTS {
+			s.maxTS, s.maxTSOffset = ts, b.BaseOffset()+int64(b.LastOffsetDelta())
 		}
 		at += int64(b.BatchLength()) + codec.LogOverhead
 	}

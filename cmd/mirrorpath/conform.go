@@ -33,9 +33,9 @@ const conformUsage = "usage: mirrorpath conform [--broker HOST:PORT] [--timeout 
 type conformReport struct {
 	Broker       string `json:"broker"`
 	KfakeVersion string `json:"kfake_version,omitempty"`
-	// ApiVersions is the ApiVersions version the broker answered, and
+	// APIVersions is the ApiVersions version the broker answered, and
 	// Versions the version each request the suite sends goes at.
-	ApiVersions int16 `json:"api_versions_version"`
+	APIVersions int16 `json:"api_versions_version"`
 	// Fallbacks says why each higher ApiVersions version failed.
 	Fallbacks []string          `json:"api_versions_fallbacks,omitempty"`
 	Versions  map[string]string `json:"versions"`
@@ -100,7 +100,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		conformError(stderr, err, *timeout)
 		return 2
 	}
-	rep.ApiVersions, rep.Fallbacks, rep.Versions = t.ApiVersion, t.Fallbacks, t.Sent()
+	rep.APIVersions, rep.Fallbacks, rep.Versions = t.APIVersion, t.Fallbacks, t.Sent()
 	rep.Results, rep.Agree, rep.TopicsLeft = res, true, t.Left
 	for _, r := range res {
 		switch r.Verdict {
@@ -159,7 +159,7 @@ func writeConformTable(w io.Writer, rep conformReport) {
 		fmt.Fprintf(w, " (%s %s)", conform.KfakeModule, rep.KfakeVersion)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "versions: ApiVersions v%d", rep.ApiVersions)
+	fmt.Fprintf(w, "versions: ApiVersions v%d", rep.APIVersions)
 	for _, k := range slices.Sorted(maps.Keys(rep.Versions)) {
 		fmt.Fprintf(w, ", %s %s", k, rep.Versions[k])
 	}

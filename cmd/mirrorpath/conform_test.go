@@ -30,7 +30,7 @@ func TestConformKfakeJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rep.Agree || len(rep.Results) != len(conform.Cases()) || !strings.HasPrefix(rep.Broker, "kfake 127.0.0.1:") ||
-		rep.Checked != len(rep.Results) || rep.ApiVersions != 3 || rep.Versions["Produce"] != "v9" || len(rep.TopicsLeft) != 0 {
+		rep.Checked != len(rep.Results) || rep.APIVersions != 3 || rep.Versions["Produce"] != "v9" || len(rep.TopicsLeft) != 0 {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, r := range rep.Results {
@@ -133,7 +133,7 @@ func TestConformLibrdkafkaMock(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.ApiVersions != 2 || rep.Versions["CreateTopics"] != "none" || rep.Versions["Produce"] != "v7" ||
+	if rep.APIVersions != 2 || rep.Versions["CreateTopics"] != "none" || rep.Versions["Produce"] != "v7" ||
 		rep.Checked == 0 || len(rep.TopicsLeft) == 0 || !strings.Contains(errb.String(), "topics left on the broker") {
 		t.Fatalf("report %+v, stderr %s", rep, errb.String())
 	}

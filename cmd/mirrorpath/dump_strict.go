@@ -104,7 +104,7 @@ func (s *strictChecker) strictHeader(b codec.Batch) {
 // section or its decompression), which the full reader has accepted.
 func (s *strictChecker) strictRecords(b codec.Batch, data []byte, count int32) {
 	lod := b.LastOffsetDelta()
-	maxTs := int64(math.MinInt64)
+	maxTS := int64(math.MinInt64)
 	prev := int64(math.MinInt64)
 	p := 0
 	rd32 := func() int32 {
@@ -140,7 +140,7 @@ func (s *strictChecker) strictRecords(b codec.Batch, data []byte, count int32) {
 		if i == count-1 && off > lod {
 			s.violation(fmt.Sprintf("records[%d].offsetDelta", i), "%d beyond lastOffsetDelta %d", off, lod)
 		}
-		maxTs = max(maxTs, b.BaseTimestamp()+tsDelta)
+		maxTS = max(maxTS, b.BaseTimestamp()+tsDelta)
 		for _, f := range []string{"keyLength", "valueLength"} {
 			l := rd32()
 			if l < -1 {
@@ -161,8 +161,8 @@ func (s *strictChecker) strictRecords(b codec.Batch, data []byte, count int32) {
 			}
 		}
 	}
-	if count > 0 && !b.Attributes().LogAppendTime() && b.MaxTimestamp() != maxTs {
-		s.violation("maxTimestamp", "%d, the largest record timestamp is %d", b.MaxTimestamp(), maxTs)
+	if count > 0 && !b.Attributes().LogAppendTime() && b.MaxTimestamp() != maxTS {
+		s.violation("maxTimestamp", "%d, the largest record timestamp is %d", b.MaxTimestamp(), maxTS)
 	}
 }
 

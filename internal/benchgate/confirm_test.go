@@ -28,15 +28,15 @@ func TestParseThresholds(t *testing.T) {
 		{"Update/impl=model", 0.20},
 		{"ParseVerify", 0.07}, // default
 	} {
-		if got := th.Limit(tc.name, 0.05); got != tc.want {
+		if got := th.limit(tc.name, 0.05); got != tc.want {
 			t.Errorf("Limit(%q) = %g, want %g", tc.name, got, tc.want)
 		}
 	}
-	if got := parseThresholds(t, "X 1\n").Limit("Y", 0.05); got != 0.05 {
+	if got := parseThresholds(t, "X 1\n").limit("Y", 0.05); got != 0.05 {
 		t.Errorf("no default in the file: %g, want the caller's 0.05", got)
 	}
 	var nilTh *Thresholds
-	if got := nilTh.Limit("Y", 0.03); got != 0.03 {
+	if got := nilTh.limit("Y", 0.03); got != 0.03 {
 		t.Errorf("nil thresholds: %g", got)
 	}
 }
@@ -62,14 +62,14 @@ func TestThresholdsApplied(t *testing.T) {
 	head := benchText("p", "BenchmarkLoose", spread(1150, 10), 0) + benchText("p", "BenchmarkTight", spread(1030, 10), 0)
 	// Default 5%: +15% fails, +3% passes.
 	r := compareOpt(t, DefaultOptions, base, head)
-	if f := r.Failures(); len(f) != 1 || f[0].Name != "Loose" {
+	if f := r.failures(); len(f) != 1 || f[0].Name != "Loose" {
 		t.Fatalf("default thresholds: failures %+v", f)
 	}
 	// Loose allowed 20%, Tight only 2%: the verdicts swap.
 	opt := DefaultOptions
 	opt.PerBenchmark = parseThresholds(t, "Loose 20%\ndefault 2%\n")
 	r = compareOpt(t, opt, base, head)
-	f := r.Failures()
+	f := r.failures()
 	if len(f) != 1 || f[0].Name != "Tight" || !strings.Contains(f[0].Note, "threshold 2.0%") || f[0].Threshold != 0.02 {
 		t.Fatalf("file thresholds: failures %+v", f)
 	}
@@ -125,7 +125,7 @@ func TestConfirm(t *testing.T) {
 		t.Fatalf("confirmed result %+v", r)
 	}
 	var names []string
-	for _, f := range r.Failures() {
+	for _, f := range r.failures() {
 		names = append(names, f.Name+" "+f.Unit)
 	}
 	sort.Strings(names)
@@ -146,7 +146,7 @@ func TestConfirm(t *testing.T) {
 	}
 	// A flagged row the rerun did not measure stays a failure.
 	r = first.Confirm(compareOpt(t, DefaultOptions, benchText("p", "BenchmarkOther", spread(1, 10), 0), benchText("p", "BenchmarkOther", spread(1, 10), 0)), 10)
-	if n := len(r.Failures()); n != 3 {
+	if n := len(r.failures()); n != 3 {
 		t.Fatalf("unmeasured flagged rows: %d failures, want 3", n)
 	}
 }

@@ -156,10 +156,10 @@ type Result struct {
 }
 
 // Failed reports whether any row fails the gate.
-func (r *Result) Failed() bool { return len(r.Failures()) > 0 }
+func (r *Result) Failed() bool { return len(r.failures()) > 0 }
 
-// Failures returns the rows that fail the gate.
-func (r *Result) Failures() []Row {
+// failures returns the rows that fail the gate.
+func (r *Result) failures() []Row {
 	var out []Row
 	for _, row := range r.Rows {
 		if row.Verdict == Regression {

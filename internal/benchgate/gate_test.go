@@ -67,7 +67,7 @@ func TestCompareAA(t *testing.T) {
 	s := spread(1000, 10)
 	r := compare(t, benchText("p", "BenchmarkX", s, 0), benchText("p", "BenchmarkX", s, 0))
 	if r.Failed() {
-		t.Fatalf("identical samples fail: %+v", r.Failures())
+		t.Fatalf("identical samples fail: %+v", r.failures())
 	}
 	if v := row(t, r, "sec/op").Verdict; v != Same {
 		t.Fatalf("verdict %v, want ~", v)
@@ -130,7 +130,7 @@ func TestCompareAllocIncreaseFails(t *testing.T) {
 	// A decrease passes.
 	r = compare(t, benchText("p", "BenchmarkX", s, 2), benchText("p", "BenchmarkX", s, 1))
 	if r.Failed() {
-		t.Fatalf("alloc decrease fails: %+v", r.Failures())
+		t.Fatalf("alloc decrease fails: %+v", r.failures())
 	}
 }
 
@@ -242,6 +242,6 @@ func TestCompareCPUTime(t *testing.T) {
 		t.Fatalf("wall row fails on equal samples: %+v", w)
 	}
 	if r := compare(t, cpuText(spread(800, 10)), cpuText(spread(820, 10))); r.Failed() {
-		t.Fatalf("cpu-ns/op +2.5%% fails: %+v", r.Failures())
+		t.Fatalf("cpu-ns/op +2.5%% fails: %+v", r.failures())
 	}
 }

@@ -13,7 +13,7 @@ import (
 // gate's rule, a table of the failing rows (when any), and every row in a
 // collapsed table below.
 func (r *Result) WriteMarkdown(w io.Writer) error {
-	fails := r.Failures()
+	fails := r.failures()
 	verdict := "PASS"
 	if len(fails) > 0 {
 		verdict = fmt.Sprintf("FAIL (%d of %d rows)", len(fails), len(r.Rows))

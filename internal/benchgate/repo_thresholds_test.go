@@ -32,7 +32,7 @@ func TestRepositoryThresholds(t *testing.T) {
 		{"ParseVerify/batch=16KiB", 0.05},
 		{"UpdateOne/impl=model", 0.20},
 	} {
-		if got := th.Limit(c.name, 0.99); got != c.want {
+		if got := th.limit(c.name, 0.99); got != c.want {
 			t.Errorf("%s: limit %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -80,9 +80,9 @@ func ParseThresholds(r io.Reader, name string) (*Thresholds, error) {
 	return t, nil
 }
 
-// Limit returns the slowdown limit (a fraction) of the benchmark named as
+// limit returns the slowdown limit (a fraction) of the benchmark named as
 // in a Row (without the Benchmark prefix), falling back to def.
-func (t *Thresholds) Limit(name string, def float64) float64 {
+func (t *Thresholds) limit(name string, def float64) float64 {
 	if t == nil {
 		return def
 	}
@@ -100,5 +100,5 @@ func (t *Thresholds) Limit(name string, def float64) float64 {
 
 // limitFor is the slowdown limit of one row under opt.
 func (opt Options) limitFor(name string) float64 {
-	return opt.PerBenchmark.Limit(name, opt.Threshold)
+	return opt.PerBenchmark.limit(name, opt.Threshold)
 }

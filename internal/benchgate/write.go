@@ -35,7 +35,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fails := r.Failures()
+	fails := r.failures()
 	var err error
 	if len(fails) == 0 {
 		_, err = fmt.Fprintf(w, "\ngate: PASS (%d rows; fails on p < %g and slowdown > %.1f%%, or any allocs/op increase)\n",

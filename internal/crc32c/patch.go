@@ -175,9 +175,9 @@ func Patch(crc uint32, old, new []byte, trailing int) uint32 {
 	return crc ^ zeroExtend(d, uint64(trailing))
 }
 
-// PatchSlow is the reference for Patch: it advances over the trailing
+// patchSlow is the reference for Patch: it advances over the trailing
 // zero bytes one byte at a time. O(trailing); for tests and fuzzing.
-func PatchSlow(crc uint32, old, new []byte, trailing int) uint32 {
+func patchSlow(crc uint32, old, new []byte, trailing int) uint32 {
 	var d uint32
 	for i := range old {
 		d = rawCRC(d, []byte{old[i] ^ new[i]})

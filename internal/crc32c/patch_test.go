@@ -29,7 +29,7 @@ func TestPatchEqualsRecompute(t *testing.T) {
 			if patched != want {
 				t.Fatalf("size %d width %d: patch %#x, recompute %#x", size, w, patched, want)
 			}
-			if slow := PatchSlow(crc, old, nw[:w], len(msg)-w); slow != want {
+			if slow := patchSlow(crc, old, nw[:w], len(msg)-w); slow != want {
 				t.Fatalf("size %d width %d: slow reference %#x, recompute %#x", size, w, slow, want)
 			}
 			crc = want

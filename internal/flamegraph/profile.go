@@ -22,10 +22,6 @@ var (
 	ErrTooLarge = errors.New("flamegraph: decompressed profile exceeds the limit")
 )
 
-// Profile is a decoded profile (github.com/google/pprof/profile). It does
-// not alias the input.
-type Profile = profile.Profile
-
 // Limits bound decoding.
 type Limits struct {
 	// MaxDecompressed caps the size of a gzipped profile once inflated.
@@ -41,8 +37,9 @@ var DefaultLimits = Limits{MaxDecompressed: 256 << 20}
 // lim.MaxDecompressed, and the protobuf handed to profile.ParseUncompressed,
 // which inflates nothing itself; the result is checked with CheckValid, so
 // every sample, location and line of a returned profile points at a
-// location or function of its tables. Empty input is an empty profile.
-func Parse(data []byte, lim Limits) (*Profile, error) {
+// location or function of its tables. Empty input is an empty profile. The
+// result does not alias data.
+func Parse(data []byte, lim Limits) (*profile.Profile, error) {
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
@@ -58,7 +55,7 @@ func Parse(data []byte, lim Limits) (*Profile, error) {
 		data = raw
 	}
 	if len(data) == 0 {
-		return &Profile{}, nil
+		return &profile.Profile{}, nil
 	}
 	p, err := profile.ParseUncompressed(data)
 	if err != nil {

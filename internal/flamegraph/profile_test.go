@@ -137,7 +137,7 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
-func TestPackage(t *testing.T) {
+func TestSymbolPackage(t *testing.T) {
 	for sym, want := range map[string]string{
 		"runtime.mallocgc": "runtime",
 		"github.com/mirrorpath/mirrorpath/codec.(*B).CRC": "github.com/mirrorpath/mirrorpath/codec",
@@ -146,8 +146,8 @@ func TestPackage(t *testing.T) {
 		"main.main": "main",
 		"nodot":     "nodot",
 	} {
-		if got := Package(sym); got != want {
-			t.Errorf("Package(%q) = %q, want %q", sym, got, want)
+		if got := symbolPackage(sym); got != want {
+			t.Errorf("symbolPackage(%q) = %q, want %q", sym, got, want)
 		}
 	}
 }

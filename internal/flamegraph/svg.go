@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/google/pprof/profile"
 )
 
 // ErrNoSampleType is returned by SampleIndex for an unknown sample type.
@@ -18,7 +20,7 @@ var ErrNoSampleType = errors.New("flamegraph: no such sample type")
 // "cpu", "samples", "alloc_space"). An empty typ selects the profile's
 // default sample type, or the last one when the profile names none, as pprof
 // does.
-func SampleIndex(p *Profile, typ string) (int, error) {
+func SampleIndex(p *profile.Profile, typ string) (int, error) {
 	if len(p.SampleType) == 0 {
 		return 0, fmt.Errorf("%w: profile has no sample types", ErrNoSampleType)
 	}
@@ -65,7 +67,7 @@ func (n *Node) child(name string) *Node {
 // Tree merges the samples of p into a call tree rooted at a node named
 // "root", using sample value index (see SampleIndex). Inlined frames become
 // frames of their own. Samples with a value ≤ 0 are left out.
-func Tree(p *Profile, index int) *Node {
+func Tree(p *profile.Profile, index int) *Node {
 	root := &Node{Name: "root"}
 	for _, s := range p.Sample {
 		if index < 0 || index >= len(s.Value) || s.Value[index] <= 0 {
@@ -98,9 +100,9 @@ func Tree(p *Profile, index int) *Node {
 	return root
 }
 
-// Package returns the Go package path of a symbol name:
+// symbolPackage returns the Go package path of a symbol name:
 // "github.com/a/b.(*T).M" → "github.com/a/b", "runtime.mallocgc" → "runtime".
-func Package(symbol string) string {
+func symbolPackage(symbol string) string {
 	if i := strings.IndexByte(symbol, '['); i >= 0 { // generic instantiation
 		symbol = symbol[:i]
 	}
@@ -115,7 +117,7 @@ func Package(symbol string) string {
 // shortName drops the directories of a symbol's package path for frame
 // labels: "github.com/a/b.(*T).M" → "b.(*T).M". Tooltips keep the full name.
 func shortName(symbol string) string {
-	pkg := Package(symbol)
+	pkg := symbolPackage(symbol)
 	return symbol[strings.LastIndexByte(pkg, '/')+1:]
 }
 
@@ -203,7 +205,7 @@ func colour(name string) string {
 	if name == "root" {
 		return "hsl(0,0%,80%)"
 	}
-	pkg := Package(name)
+	pkg := symbolPackage(name)
 	h := fnv.New32a()
 	h.Write([]byte(pkg))
 	x := h.Sum32()
@@ -254,7 +256,7 @@ type Entry struct {
 
 // Top returns the n functions with the largest flat value of sample index,
 // as `pprof -top` lists them. A function that recurses counts once in Cum.
-func Top(p *Profile, index, n int) []Entry {
+func Top(p *profile.Profile, index, n int) []Entry {
 	flat, cum := map[string]int64{}, map[string]int64{}
 	for _, s := range p.Sample {
 		if index < 0 || index >= len(s.Value) || s.Value[index] <= 0 {

@@ -36,8 +36,8 @@ type Target struct {
 	Name       string // FuzzX
 }
 
-// CorpusDir is where go test writes the target's failing inputs.
-func (t Target) CorpusDir() string { return filepath.Join(t.Dir, "testdata", "fuzz", t.Name) }
+// corpusDir is where go test writes the target's failing inputs.
+func (t Target) corpusDir() string { return filepath.Join(t.Dir, "testdata", "fuzz", t.Name) }
 
 // Discover lists the fuzz targets of the packages matched by patterns, in
 // package then name order. Packages that fail to build are returned in
@@ -63,7 +63,7 @@ func Discover(ctx context.Context, modDir string, patterns []string) (targets []
 	lc := exec.CommandContext(ctx, "go", append([]string{"test", "-list", "^Fuzz"}, pkgs...)...)
 	lc.Dir = modDir
 	listOut, _ := lc.CombinedOutput() // stderr interleaved: build errors precede their FAIL line
-	names, broken := ParseList(listOut)
+	names, broken := parseList(listOut)
 	absMod, _ := filepath.Abs(modDir)
 	for _, ip := range pkgs {
 		for _, n := range names[ip] {
@@ -85,10 +85,10 @@ var (
 	failLine = regexp.MustCompile(`^FAIL\s+(\S+)(?:\s+\[(.*)\])?`)
 )
 
-// ParseList reads `go test -list '^Fuzz' pkgs...` output: each package's
+// parseList reads `go test -list '^Fuzz' pkgs...` output: each package's
 // names come before its "ok <pkg>" line; a "FAIL <pkg> [build failed]" line
 // closes a package that could not be listed.
-func ParseList(out []byte) (names map[string][]string, broken map[string]string) {
+func parseList(out []byte) (names map[string][]string, broken map[string]string) {
 	names, broken = map[string][]string{}, map[string]string{}
 	var pending, noise []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -135,9 +135,9 @@ type Progress struct {
 
 var progressLine = regexp.MustCompile(`^fuzz: elapsed: (\S+), execs: (\d+) \((\d+)/sec\), new interesting: (\d+) \(total: (\d+)\)`)
 
-// ParseProgress parses a fuzzer status line; ok is false for other lines
+// parseProgress parses a fuzzer status line; ok is false for other lines
 // (baseline coverage, test output).
-func ParseProgress(line string) (p Progress, ok bool) {
+func parseProgress(line string) (p Progress, ok bool) {
 	m := progressLine.FindStringSubmatch(strings.TrimSpace(line))
 	if m == nil {
 		return p, false
@@ -190,16 +190,16 @@ type Speed struct {
 	inStall    bool
 }
 
-// Add feeds one line of go test's output; it returns the line's Progress
+// add feeds one line of go test's output; it returns the line's Progress
 // and true for an execs status line.
-func (s *Speed) Add(line string) (Progress, bool) {
+func (s *Speed) add(line string) (Progress, bool) {
 	if m := baselineLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 		if d, err := time.ParseDuration(m[1]); err == nil {
 			s.prev, s.inStall = d, false
 		}
 		return Progress{}, false
 	}
-	p, ok := ParseProgress(line)
+	p, ok := parseProgress(line)
 	if !ok {
 		return p, false
 	}
@@ -218,19 +218,19 @@ func (s *Speed) Add(line string) (Progress, bool) {
 	return p, true
 }
 
-// Rate is execs per second over the whole fuzz time, baseline included.
-func (s Speed) Rate() int64 {
+// rate is execs per second over the whole fuzz time, baseline included.
+func (s Speed) rate() int64 {
 	if s.Last.Elapsed <= 0 {
 		return 0
 	}
 	return int64(float64(s.Last.Execs) / s.Last.Elapsed.Seconds())
 }
 
-// Slow returns why the run is below lim, or nil.
-func (s Speed) Slow(lim Limits) []string {
+// slow returns why the run is below lim, or nil.
+func (s Speed) slow(lim Limits) []string {
 	var why []string
-	if lim.MinRate > 0 && s.Rate() < lim.MinRate {
-		why = append(why, fmt.Sprintf("%d execs/s overall, below %d", s.Rate(), lim.MinRate))
+	if lim.MinRate > 0 && s.rate() < lim.MinRate {
+		why = append(why, fmt.Sprintf("%d execs/s overall, below %d", s.rate(), lim.MinRate))
 	}
 	if lim.MaxStall > 0 && s.Stall >= lim.MaxStall {
 		why = append(why, fmt.Sprintf("%s at 0 execs/s from %s", s.Stall, s.StallFrom))
@@ -298,7 +298,7 @@ func deadlineRace(tail string, crashers int) bool {
 // Run fuzzes one target. onProgress, if set, is called for every status
 // line. Run returns an error only when go cannot be started.
 func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress func(Progress)) (Result, error) {
-	before := listFiles(t.CorpusDir())
+	before := listFiles(t.corpusDir())
 	minimize := opt.Minimize
 	if minimize == "" {
 		minimize = DefaultMinimize
@@ -325,7 +325,7 @@ func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress f
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			line := sc.Text()
-			if p, ok := res.Speed.Add(line); ok {
+			if p, ok := res.Speed.add(line); ok {
 				if onProgress != nil {
 					onProgress(p)
 				}
@@ -346,11 +346,11 @@ func Run(ctx context.Context, modDir string, t Target, opt Options, onProgress f
 		res.Failed = true
 		res.Tail = strings.Join(tail, "\n")
 	}
-	after := listFiles(t.CorpusDir())
+	after := listFiles(t.corpusDir())
 	for _, f := range after {
 		if !slices.Contains(before, f) {
 			res.Crashers = append(res.Crashers, Crasher{
-				Path:  filepath.Join(t.CorpusDir(), f),
+				Path:  filepath.Join(t.corpusDir(), f),
 				Repro: fmt.Sprintf("go test -run '%s/%s' %s", t.Name, f, t.Rel),
 			})
 		}
@@ -381,7 +381,7 @@ func (r Result) Slow(lim Limits) []string {
 	if r.Failed {
 		return nil
 	}
-	return r.Speed.Slow(lim)
+	return r.Speed.slow(lim)
 }
 
 // WriteSummary writes one row per target; below, a warning line for every
@@ -405,7 +405,7 @@ func WriteSummary(w io.Writer, results []Result, lim Limits) error {
 			speed = "SLOW"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.Target.Rel, r.Target.Name, verdict,
-			last.Elapsed, last.Execs, r.Speed.Rate(), last.NewInteresting, last.Corpus, len(r.Crashers),
+			last.Elapsed, last.Execs, r.Speed.rate(), last.NewInteresting, last.Corpus, len(r.Crashers),
 			r.Speed.Stall, speed)
 	}
 	if err := tw.Flush(); err != nil {

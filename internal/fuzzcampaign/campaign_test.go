@@ -27,7 +27,7 @@ FAIL
 `
 
 func TestParseList(t *testing.T) {
-	names, broken := ParseList([]byte(listOutput))
+	names, broken := parseList([]byte(listOutput))
 	if got := strings.Join(names["example.com/m/codec"], ","); got != "FuzzParseRaw,FuzzParseRepaired,FuzzPatchCRC" {
 		t.Errorf("codec targets %q", got)
 	}
@@ -44,7 +44,7 @@ func TestParseList(t *testing.T) {
 }
 
 func TestParseProgress(t *testing.T) {
-	p, ok := ParseProgress("fuzz: elapsed: 3s, execs: 12345 (4115/sec), new interesting: 3 (total: 20)")
+	p, ok := parseProgress("fuzz: elapsed: 3s, execs: 12345 (4115/sec), new interesting: 3 (total: 20)")
 	if !ok || p.Elapsed != 3*time.Second || p.Execs != 12345 || p.PerSec != 4115 || p.NewInteresting != 3 || p.Corpus != 20 {
 		t.Fatalf("%+v %v", p, ok)
 	}
@@ -54,11 +54,11 @@ func TestParseProgress(t *testing.T) {
 		"--- FAIL: FuzzX (0.12s)",
 		"",
 	} {
-		if _, ok := ParseProgress(line); ok && !strings.Contains(line, "1m3s") {
+		if _, ok := parseProgress(line); ok && !strings.Contains(line, "1m3s") {
 			t.Errorf("%q parsed as progress", line)
 		}
 	}
-	if p, ok := ParseProgress("fuzz: elapsed: 1m3s, execs: 7 (0/sec), new interesting: 0 (total: 1)"); !ok || p.Elapsed != 63*time.Second {
+	if p, ok := parseProgress("fuzz: elapsed: 1m3s, execs: 7 (0/sec), new interesting: 0 (total: 1)"); !ok || p.Elapsed != 63*time.Second {
 		t.Errorf("minutes: %+v %v", p, ok)
 	}
 }
@@ -108,7 +108,7 @@ func speedOf(t *testing.T, name string) (Speed, int) {
 	var s Speed
 	n := 0
 	for _, line := range strings.Split(string(log), "\n") {
-		if _, ok := s.Add(line); ok {
+		if _, ok := s.add(line); ok {
 			n++
 		}
 	}
@@ -127,17 +127,17 @@ func TestSpeedStalls(t *testing.T) {
 	if s.Stall != 3*time.Second || s.StallFrom != 6*time.Second {
 		t.Errorf("longest stall %s from %s, want 3s from 6s", s.Stall, s.StallFrom)
 	}
-	if s.Rate() != 303 {
-		t.Errorf("rate %d, want 6376/21 = 303", s.Rate())
+	if s.rate() != 303 {
+		t.Errorf("rate %d, want 6376/21 = 303", s.rate())
 	}
-	why := s.Slow(Limits{MinRate: DefaultMinRate, MaxStall: DefaultMaxStall})
+	why := s.slow(Limits{MinRate: DefaultMinRate, MaxStall: DefaultMaxStall})
 	if len(why) != 2 || why[0] != "303 execs/s overall, below 1000" || why[1] != "3s at 0 execs/s from 6s" {
 		t.Errorf("Slow = %q", why)
 	}
-	if why := s.Slow(Limits{MinRate: 300, MaxStall: 4 * time.Second}); why != nil {
+	if why := s.slow(Limits{MinRate: 300, MaxStall: 4 * time.Second}); why != nil {
 		t.Errorf("under lower limits: %q", why)
 	}
-	if why := s.Slow(Limits{}); why != nil {
+	if why := s.slow(Limits{}); why != nil {
 		t.Errorf("no limits: %q", why)
 	}
 }
@@ -145,10 +145,10 @@ func TestSpeedStalls(t *testing.T) {
 // TestSpeedClean reads an 11 s FuzzPatchCRC run: never at 0/sec.
 func TestSpeedClean(t *testing.T) {
 	s, n := speedOf(t, "patchcrc-clean.log")
-	if n != 4 || s.Stall != 0 || s.Rate() != 364266/11 {
-		t.Fatalf("%d lines, stall %s, rate %d", n, s.Stall, s.Rate())
+	if n != 4 || s.Stall != 0 || s.rate() != 364266/11 {
+		t.Fatalf("%d lines, stall %s, rate %d", n, s.Stall, s.rate())
 	}
-	if why := s.Slow(Limits{MinRate: DefaultMinRate, MaxStall: DefaultMaxStall}); why != nil {
+	if why := s.slow(Limits{MinRate: DefaultMinRate, MaxStall: DefaultMaxStall}); why != nil {
 		t.Errorf("Slow = %q", why)
 	}
 }
@@ -168,14 +168,14 @@ func TestSpeedStretch(t *testing.T) {
 		"fuzz: elapsed: 15s, execs: 9000 (2986/sec), new interesting: 2 (total: 5)",
 		"fuzz: elapsed: 18s, execs: 9000 (0/sec), new interesting: 2 (total: 5)",
 	} {
-		s.Add(l)
+		s.add(l)
 	}
 	if s.Stall != 9*time.Second || s.StallFrom != 3*time.Second {
 		t.Errorf("stall %s from %s, want 9s from 3s", s.Stall, s.StallFrom)
 	}
 	var b Speed
-	b.Add("fuzz: elapsed: 4s, gathering baseline coverage: 9/9 completed, now fuzzing with 2 workers")
-	b.Add("fuzz: elapsed: 6s, execs: 9 (0/sec), new interesting: 0 (total: 9)")
+	b.add("fuzz: elapsed: 4s, gathering baseline coverage: 9/9 completed, now fuzzing with 2 workers")
+	b.add("fuzz: elapsed: 6s, execs: 9 (0/sec), new interesting: 0 (total: 9)")
 	if b.Stall != 2*time.Second || b.StallFrom != 4*time.Second {
 		t.Errorf("after baseline: stall %s from %s, want 2s from 4s", b.Stall, b.StallFrom)
 	}

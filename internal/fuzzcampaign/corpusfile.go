@@ -19,13 +19,13 @@ var ErrCorpusFile = errors.New("fuzzcampaign: bad corpus file")
 // corpusHeader is the first line of a native Go fuzz corpus file.
 const corpusHeader = "go test fuzz v1"
 
-// ParseCorpusFile decodes a corpus file in the format go test writes under
+// parseCorpusFile decodes a corpus file in the format go test writes under
 // testdata/fuzz/FuzzX/ and in its fuzz cache: the header line, then one Go
 // conversion expression per fuzz argument ([]byte("…"), string("…"),
 // int64(-3), byte('a'), rune('é'), float64(1.5), math.Float64frombits(0x…),
 // bool(true), …). Values come back with their Go types ([]byte, string,
 // int…uint64, float32, float64, bool).
-func ParseCorpusFile(b []byte) ([]any, error) {
+func parseCorpusFile(b []byte) ([]any, error) {
 	lines := strings.Split(string(b), "\n")
 	if strings.TrimSuffix(lines[0], "\r") != corpusHeader {
 		return nil, fmt.Errorf("%w: first line is not %q", ErrCorpusFile, corpusHeader)
@@ -225,10 +225,10 @@ func floatLit(e ast.Expr, typ string) (float64, error) {
 	return f, nil
 }
 
-// MarshalCorpusFile encodes values in the "go test fuzz v1" format;
-// ParseCorpusFile reads it back. Floats are written as their bits
+// marshalCorpusFile encodes values in the "go test fuzz v1" format;
+// parseCorpusFile reads it back. Floats are written as their bits
 // (math.Float64frombits), which keeps NaN payloads and -0 exact.
-func MarshalCorpusFile(vals []any) ([]byte, error) {
+func marshalCorpusFile(vals []any) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(corpusHeader + "\n")
 	for _, v := range vals {

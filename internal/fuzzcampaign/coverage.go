@@ -57,7 +57,7 @@ func Coverage(ctx context.Context, modDir string, targets []Target, opt Coverage
 				if err != nil {
 					continue
 				}
-				if vals, err := ParseCorpusFile(b); err == nil {
+				if vals, err := parseCorpusFile(b); err == nil {
 					extra[t.Name] = append(extra[t.Name], vals)
 				}
 			}
@@ -114,12 +114,12 @@ func Coverage(ctx context.Context, modDir string, targets []Target, opt Coverage
 	if err := os.WriteFile(res.Func, fn, 0o644); err != nil {
 		return nil, err
 	}
-	res.Total = TotalCoverage(string(fn))
+	res.Total = totalCoverage(string(fn))
 	return res, nil
 }
 
-// TotalCoverage returns the percentage of go tool cover -func's total line.
-func TotalCoverage(funcOut string) string {
+// totalCoverage returns the percentage of go tool cover -func's total line.
+func totalCoverage(funcOut string) string {
 	for _, line := range strings.Split(funcOut, "\n") {
 		if f := strings.Fields(line); len(f) >= 2 && f[0] == "total:" {
 			return f[len(f)-1]

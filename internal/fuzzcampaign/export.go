@@ -24,7 +24,7 @@ type Exported struct {
 	Skipped []string
 }
 
-// Export captures the seeds of targets (CaptureSeeds: f.Add seeds and the
+// Export captures the seeds of targets (captureSeeds: f.Add seeds and the
 // testdata/fuzz files), encodes each for a libFuzzer harness of encoding enc
 // and writes outDir/<ArchiveName>_seed_corpus.zip per target, one entry per
 // seed named after it. A seed the harness cannot be given (ErrUnencodable)
@@ -39,7 +39,7 @@ func Export(ctx context.Context, modDir string, targets []Target, enc Encoding, 
 		return nil, nil, err
 	}
 	defer os.RemoveAll(tmp)
-	caps, failed, err := CaptureSeeds(ctx, modDir, targets, nil, tmp)
+	caps, failed, err := captureSeeds(ctx, modDir, targets, nil, tmp)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,7 +54,7 @@ func Export(ctx context.Context, modDir string, targets []Target, enc Encoding, 
 			if err != nil {
 				return nil, nil, err
 			}
-			vals, err := ParseCorpusFile(b)
+			vals, err := parseCorpusFile(b)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s %s: seed %s: %w", c.Target.Rel, c.Target.Name, name, err)
 			}

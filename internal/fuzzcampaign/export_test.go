@@ -16,11 +16,11 @@ func TestCorpusFileRoundTrip(t *testing.T) {
 	vals := []any{[]byte("a\x00\xff\n\"é"), "s\té", int(-1), int8(-8), int16(300), int32(-70000), int64(math.MinInt64),
 		uint(1), uint8(255), uint16(65535), uint32(1 << 31), uint64(math.MaxUint64),
 		float32(-1.5), math.Copysign(0, -1), math.Inf(1), true, false, []byte{}, ""}
-	b, err := MarshalCorpusFile(vals)
+	b, err := marshalCorpusFile(vals)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ParseCorpusFile(b)
+	got, err := parseCorpusFile(b)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
@@ -30,7 +30,7 @@ func TestCorpusFileRoundTrip(t *testing.T) {
 	if math.Signbit(got[13].(float64)) != true {
 		t.Error("-0 lost its sign")
 	}
-	nan, _ := ParseCorpusFile([]byte("go test fuzz v1\nmath.Float64frombits(0x7ff8000000000001)\n"))
+	nan, _ := parseCorpusFile([]byte("go test fuzz v1\nmath.Float64frombits(0x7ff8000000000001)\n"))
 	if bits := math.Float64bits(nan[0].(float64)); bits != 0x7ff8000000000001 {
 		t.Errorf("NaN payload %#x", bits)
 	}
@@ -39,7 +39,7 @@ func TestCorpusFileRoundTrip(t *testing.T) {
 // The forms go test itself writes are read too.
 func TestParseCorpusFileGoForms(t *testing.T) {
 	b := []byte("go test fuzz v1\r\nbyte('a')\nrune('é')\nbyte('\\x00')\nfloat64(1.5)\nfloat32(-2)\nint(0x10)\nuint8(7)\nstring(\"x\")\n\n")
-	got, err := ParseCorpusFile(b)
+	got, err := parseCorpusFile(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestParseCorpusFileGoForms(t *testing.T) {
 		"go test fuzz v1\nfoo(1)", "go test fuzz v1\n[]byte(\"x\"", "go test fuzz v1\nuint8(-1)",
 		"go test fuzz v1\nmath.Float32frombits(0x100000000)", "go test fuzz v1\nbyte('€')",
 	} {
-		if _, err := ParseCorpusFile([]byte(bad)); !errors.Is(err, ErrCorpusFile) {
+		if _, err := parseCorpusFile([]byte(bad)); !errors.Is(err, ErrCorpusFile) {
 			t.Errorf("%q: err = %v", bad, err)
 		}
 	}
@@ -388,7 +388,7 @@ func TestMergeProfiles(t *testing.T) {
 	if err := mergeProfiles([]string{a, b}, out); err == nil || !strings.Contains(err.Error(), ":2: bad count") {
 		t.Errorf("bad count: %v", err)
 	}
-	if got := TotalCoverage("p.go:3:\tF\t40.0%\ntotal:\t\t\t\t(statements)\t61.3%\n"); got != "61.3%" {
+	if got := totalCoverage("p.go:3:\tF\t40.0%\ntotal:\t\t\t\t(statements)\t61.3%\n"); got != "61.3%" {
 		t.Errorf("total %q", got)
 	}
 }

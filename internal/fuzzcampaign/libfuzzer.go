@@ -38,8 +38,8 @@ const (
 	V2 Encoding = "v2"
 )
 
-// Encodings lists the supported encodings, default first.
-var Encodings = []Encoding{GoFuzzHeaders, V2}
+// encodings lists the supported encodings, default first.
+var encodings = []Encoding{GoFuzzHeaders, V2}
 
 // EncodeLibFuzzer returns the raw libFuzzer input that makes a harness of
 // encoding enc call the fuzz function with vals, or an error matching
@@ -51,7 +51,7 @@ func EncodeLibFuzzer(vals []any, enc Encoding) ([]byte, error) {
 	case V2:
 		return encodeV2(vals)
 	}
-	return nil, fmt.Errorf("fuzzcampaign: unknown libFuzzer encoding %q (want one of %v)", enc, Encodings)
+	return nil, fmt.Errorf("fuzzcampaign: unknown libFuzzer encoding %q (want one of %v)", enc, encodings)
 }
 
 // fixedBytes is the big-endian encoding of a fixed-size value, and ok

@@ -24,7 +24,7 @@ var ErrSeeds = errors.New("fuzzcampaign: capturing seeds failed")
 const seedDirEnv = "MIRRORPATH_SEED_DIR"
 
 // A target's f.Add seeds exist only while its test runs, so they are
-// captured by running it: CaptureSeeds builds each package's tests with a
+// captured by running it: captureSeeds builds each package's tests with a
 // `go test -overlay` that, in a copy of the file declaring FuzzX (the
 // module's files are not touched), wraps the function given to f.Fuzz in a
 // hook. Run without -fuzz, go test calls that function once per seed — every
@@ -35,8 +35,8 @@ const seedDirEnv = "MIRRORPATH_SEED_DIR"
 // Extra's values are f.Add-ed by the hook, which is how a coverage run
 // includes the fuzz cache's corpus.
 
-// Captured is what CaptureSeeds found for one target.
-type Captured struct {
+// captured is what captureSeeds found for one target.
+type captured struct {
 	Target Target
 	Dir    string   // DIR/FuzzX: one go test fuzz v1 file per seed
 	Files  []string // sorted file names in Dir
@@ -247,12 +247,12 @@ func rewriteFuzzCalls(path string, src []byte, want map[string]bool) ([]byte, st
 	return out, file.Name.Name, names, nil
 }
 
-// CaptureSeeds runs the seeds of targets (one go test per package, without
+// captureSeeds runs the seeds of targets (one go test per package, without
 // -fuzz) through the hook and writes them under outDir/FuzzX/. extra, keyed
 // by target name, holds more seeds to add (nil for none). A package whose
 // test fails is reported in failed with go's output; what its seeds wrote
 // before the failure is kept. err is set when nothing could be run.
-func CaptureSeeds(ctx context.Context, modDir string, targets []Target, extra map[string][][]any, outDir string) (got []Captured, failed map[string]error, err error) {
+func captureSeeds(ctx context.Context, modDir string, targets []Target, extra map[string][][]any, outDir string) (got []captured, failed map[string]error, err error) {
 	tmp, err := os.MkdirTemp("", "mirrorpath-seeds-")
 	if err != nil {
 		return nil, nil, err
@@ -277,7 +277,7 @@ func CaptureSeeds(ctx context.Context, modDir string, targets []Target, extra ma
 		}
 	}
 	for _, t := range targets {
-		c := Captured{Target: t, Dir: filepath.Join(outDir, t.Name)}
+		c := captured{Target: t, Dir: filepath.Join(outDir, t.Name)}
 		c.Files = listFiles(c.Dir)
 		sort.Strings(c.Files)
 		got = append(got, c)

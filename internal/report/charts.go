@@ -46,10 +46,10 @@ func index(xs []string) map[string]int {
 // size, one line per strategy and CRC fix at one producer count, with the
 // physical limit as a line of its own.
 func (f *Figures) ThroughputChart() *Chart {
-	app := sortKeys(f.Keys("Append"))
+	app := sortKeys(f.configsOf("Append"))
 	prod := mostProducers(app)
 	var xs []string
-	for _, k := range append(append([]Key(nil), app...), f.Keys("Limit")...) {
+	for _, k := range append(append([]Key(nil), app...), f.configsOf("Limit")...) {
 		if (k.Name == "Limit" || k.Producers == prod) && !slices.Contains(xs, k.Batch) {
 			xs = append(xs, k.Batch)
 		}
@@ -60,7 +60,7 @@ func (f *Figures) ThroughputChart() *Chart {
 		XLabel: "batch size", YLabel: "MB/s (log scale; higher is better)", X: xs, LogY: true}
 	series := map[string]int{}
 	add := func(name string, k Key) {
-		s, ok := f.Get(k, "B/s")
+		s, ok := f.get(k, "B/s")
 		if !ok {
 			return
 		}
@@ -77,7 +77,7 @@ func (f *Figures) ThroughputChart() *Chart {
 			add(rowLabel(k.Strategy, k.CRC), k)
 		}
 	}
-	for _, k := range sortKeys(f.Keys("Limit")) {
+	for _, k := range sortKeys(f.configsOf("Limit")) {
 		add("limit (crc+copy)", k)
 	}
 	return c
@@ -122,9 +122,9 @@ func (f *Figures) UpdateChart() *Chart {
 	return c
 }
 
-// RatioChart draws a table of ratios as grouped bars with a reference line
+// ratioChart draws a table of ratios as grouped bars with a reference line
 // at 1.0.
-func (t *Table) RatioChart(xLabel string) *Chart {
+func (t *table) ratioChart(xLabel string) *Chart {
 	c := &Chart{Kind: Bar, Title: t.Title, XLabel: xLabel, YLabel: "ratio (1.0 = dashed line)", X: t.Cols, RefY: 1}
 	for _, r := range t.Rows {
 		s := Series{Name: r, Y: nan(len(t.Cols))}
@@ -138,11 +138,11 @@ func (t *Table) RatioChart(xLabel string) *Chart {
 	return c
 }
 
-// StrategyChart draws StrategyOverAsis as grouped bars by batch size, one
+// StrategyChart draws strategyOverAsis as grouped bars by batch size, one
 // bar per strategy and CRC fix, at the producer count ThroughputChart uses.
 func (f *Figures) StrategyChart() *Chart {
-	prod := mostProducers(f.Keys("Append"))
-	t := f.StrategyOverAsis()
+	prod := mostProducers(f.configsOf("Append"))
+	t := f.strategyOverAsis()
 	sub := newTable(t.Title+" (producers="+prod+")", t.Caption, t.RowHead)
 	suffix := " · producers=" + prod
 	for _, r := range t.Rows {
@@ -156,5 +156,5 @@ func (f *Figures) StrategyChart() *Chart {
 		}
 	}
 	sub.Cols = sortBatches(sub.Cols)
-	return sub.RatioChart("batch size")
+	return sub.ratioChart("batch size")
 }

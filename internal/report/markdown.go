@@ -71,9 +71,9 @@ type ChartFile struct {
 	File  string `json:"file"`
 }
 
-// CPULine says which machine the figures come from: model, CRC-32C kernel,
+// cpuLine says which machine the figures come from: model, CRC-32C kernel,
 // the features it depends on.
-func (r *Report) CPULine() string {
+func (r *Report) cpuLine() string {
 	cpu := r.CPU
 	if cpu == "" {
 		cpu = "unknown CPU"
@@ -92,22 +92,22 @@ func (r *Report) Noise() *Noise {
 	if r.Figures == nil || r.Figures.Results == 0 {
 		return nil
 	}
-	return r.Figures.Judge()
+	return r.Figures.judge()
 }
 
-// Tables returns the ratio tables that have data, in report order.
-func (r *Report) Tables() []*Table {
+// tables returns the ratio tables that have data, in report order.
+func (r *Report) tables() []*table {
 	if r.Figures == nil {
 		return nil
 	}
 	views := []*Figures{r.Figures}
-	if r.Figures.HasCPU() {
-		views = append(views, r.Figures.CPU())
+	if r.Figures.hasCPU() {
+		views = append(views, r.Figures.cpu())
 	}
-	var out []*Table
+	var out []*table
 	for _, f := range views {
-		for _, t := range []*Table{f.Canary(), f.StrategyOverAsis(), f.AsisOverLimit(), f.StoreOverModel()} {
-			if !t.Empty() {
+		for _, t := range []*table{f.canary(), f.strategyOverAsis(), f.asisOverLimit(), f.storeOverModel()} {
+			if !t.empty() {
 				out = append(out, t)
 			}
 		}
@@ -115,8 +115,8 @@ func (r *Report) Tables() []*Table {
 	return out
 }
 
-// WriteMarkdown writes report.md.
-func (r *Report) WriteMarkdown(w io.Writer) error {
+// writeMarkdown writes report.md.
+func (r *Report) writeMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("# %s\n\n", r.Title)
 	if r.Command != "" {
@@ -128,7 +128,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, s := range r.Env {
 		ew.printf("- %s\n", s)
 	}
-	ew.printf("- cpu: %s\n", r.CPULine())
+	ew.printf("- cpu: %s\n", r.cpuLine())
 	if r.Commit != "" {
 		ew.printf("- commit %s\n", r.Commit)
 	}
@@ -163,7 +163,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.Figures == nil || r.Figures.Results == 0 {
 		ew.printf("No benchmark results (see Notes).\n")
 	} else {
-		tables := r.Tables()
+		tables := r.tables()
 		if len(tables) == 0 {
 			ew.printf("No ratio could be computed: the run has none of BenchmarkAppend (with strategy=asis), BenchmarkLimit or BenchmarkUpdate/impl=store+model (docs/measuring.md).\n")
 		}
@@ -209,7 +209,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		tw.Flush()
 		ew.printf("\n")
 	}
-	for _, t := range r.Tables() {
+	for _, t := range r.tables() {
 		ew.printf("%s\n", t.Title)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "%s\t%s\t\n", t.RowHead, strings.Join(t.Cols, "\t"))
@@ -227,7 +227,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		ew.printf("note: %s\n", n)
 	}
 	if n := r.Noise(); n != nil {
-		ew.printf("\ncpu: %s\nnoise (%s): %s\n", r.CPULine(), n.View, n.Verdict())
+		ew.printf("\ncpu: %s\nnoise (%s): %s\n", r.cpuLine(), n.View, n.Verdict())
 		for i, why := range n.Reasons {
 			if i == maxReasons {
 				ew.printf("  and %d more\n", len(n.Reasons)-maxReasons)
@@ -259,7 +259,7 @@ func (n *Noise) markdown(ew *errWriter) {
 	}
 }
 
-func (t *Table) markdown(ew *errWriter) {
+func (t *table) markdown(ew *errWriter) {
 	ew.printf("| %s | %s |\n|---|%s\n", t.RowHead, strings.Join(t.Cols, " | "), strings.Repeat("---:|", len(t.Cols)))
 	for _, row := range t.Rows {
 		ew.printf("| %s |", row)
@@ -312,7 +312,7 @@ func (f *Figures) markdown(ew *errWriter) {
 
 // mbps renders throughput (b.SetBytes over wall time) in decimal GB/s with
 // benchstat's ±% of its interval.
-func mbps(s map[string]Stat) string {
+func mbps(s map[string]stat) string {
 	v, ok := s["B/s"]
 	if !ok {
 		return "-"

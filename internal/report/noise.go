@@ -9,11 +9,11 @@ import (
 )
 
 // The noise rules (docs/measuring.md, "Noise"). A report is noisy when the
-// A/A canary's interval misses 1.00 by more than CanaryTolerance, or when a
-// ratio the report publishes has a 95% interval wider than ±MaxHalfWidth.
+// A/A canary's interval misses 1.00 by more than canaryTolerance, or when a
+// ratio the report publishes has a 95% interval wider than ±maxHalfWidth.
 const (
-	CanaryTolerance = 0.02
-	MaxHalfWidth    = 0.10
+	canaryTolerance = 0.02
+	maxHalfWidth    = 0.10
 )
 
 // Noise is the judgement of one run's figures.
@@ -26,36 +26,36 @@ type Noise struct {
 	Canary  []benchgate.RatioSummary
 }
 
-// Headline returns the view the generated tables publish: CPU time when the
+// headline returns the view the generated tables publish: CPU time when the
 // benchmarks reported it (a neighbour's load disturbs it less), else wall time.
-func (f *Figures) Headline() *Figures {
-	if f.HasCPU() {
-		return f.CPU()
+func (f *Figures) headline() *Figures {
+	if f.hasCPU() {
+		return f.cpu()
 	}
 	return f
 }
 
-// HeadlineTables are the ratio tables of the headline view that have data,
+// headlineTables are the ratio tables of the headline view that have data,
 // the canary first.
-func (f *Figures) HeadlineTables() []*Table {
-	h := f.Headline()
-	var out []*Table
-	for _, t := range []*Table{h.Canary(), h.StrategyOverAsis(), h.AsisOverLimit(), h.StoreOverModel()} {
-		if !t.Empty() {
+func (f *Figures) headlineTables() []*table {
+	h := f.headline()
+	var out []*table
+	for _, t := range []*table{h.canary(), h.strategyOverAsis(), h.asisOverLimit(), h.storeOverModel()} {
+		if !t.empty() {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
-// Judge applies the noise rules to the headline tables. A run without a
+// judge applies the noise rules to the headline tables. A run without a
 // canary is noisy: nothing shows how far its figures move on their own.
-func (f *Figures) Judge() *Noise {
+func (f *Figures) judge() *Noise {
 	n := &Noise{View: "wall time"}
-	if f.HasCPU() {
+	if f.hasCPU() {
 		n.View = "CPU time"
 	}
-	tables := f.HeadlineTables()
+	tables := f.headlineTables()
 	hasCanary := false
 	for _, t := range tables {
 		for _, row := range t.Rows {
@@ -73,13 +73,13 @@ func (f *Figures) Judge() *Noise {
 					n.Canary = append(n.Canary, r)
 					if off, bad := canaryOff(r); bad {
 						n.Reasons = append(n.Reasons, fmt.Sprintf("canary %s = %s misses 1.00 by %.1f%% (tolerance %.0f%%)",
-							row+" "+col, intervalString(r), 100*off, 100*CanaryTolerance))
+							row+" "+col, intervalString(r), 100*off, 100*canaryTolerance))
 					}
 				}
 				if !r.HasInterval() {
 					n.Reasons = append(n.Reasons, fmt.Sprintf("%s: no interval (fewer than 2 samples a side)", where))
-				} else if hw > MaxHalfWidth {
-					n.Reasons = append(n.Reasons, fmt.Sprintf("%s: %s, wider than ±%.0f%%", where, intervalString(r), 100*MaxHalfWidth))
+				} else if hw > maxHalfWidth {
+					n.Reasons = append(n.Reasons, fmt.Sprintf("%s: %s, wider than ±%.0f%%", where, intervalString(r), 100*maxHalfWidth))
 				}
 			}
 		}
@@ -92,7 +92,7 @@ func (f *Figures) Judge() *Noise {
 }
 
 // canaryOff returns by how much r's interval misses 1.00, and whether that
-// exceeds CanaryTolerance.
+// exceeds canaryTolerance.
 func canaryOff(r benchgate.RatioSummary) (float64, bool) {
 	if !r.HasInterval() {
 		return 0, false // reported as a missing interval
@@ -104,7 +104,7 @@ func canaryOff(r benchgate.RatioSummary) (float64, bool) {
 	case r.Hi < 1:
 		off = 1 - r.Hi
 	}
-	return off, off > CanaryTolerance
+	return off, off > canaryTolerance
 }
 
 // Verdict is the one-line summary: "NOISY (n reasons)" or "steady".
@@ -113,7 +113,7 @@ func (n *Noise) Verdict() string {
 		return fmt.Sprintf("NOISY, %d checks failed", len(n.Reasons))
 	}
 	return fmt.Sprintf("steady: the A/A canary holds 1.00 within %.0f%% and all %d intervals are within ±%.0f%% (widest ±%.1f%%)",
-		100*CanaryTolerance, n.Checked, 100*MaxHalfWidth, 100*n.Widest)
+		100*canaryTolerance, n.Checked, 100*maxHalfWidth, 100*n.Widest)
 }
 
 // intervalString renders "1.02 [0.99, 1.05]".
@@ -134,16 +134,16 @@ func ratioString(v float64) string {
 }
 
 // ratioCell renders a table cell: the ratio and benchstat-style ±% of its
-// interval, "‼" when the interval is wider than MaxHalfWidth (or missing),
+// interval, "‼" when the interval is wider than maxHalfWidth (or missing),
 // and for the canary the interval itself and "‼" when it misses 1.00.
-func ratioCell(t *Table, row, col string) string {
+func ratioCell(t *table, row, col string) string {
 	r, ok := t.Intervals[[2]string{row, col}]
 	if !ok || math.IsNaN(r.Center) {
 		return "-"
 	}
 	hw := r.HalfWidth()
 	flag := ""
-	if hw > MaxHalfWidth {
+	if hw > maxHalfWidth {
 		flag = " ‼"
 	}
 	if t.Canary {

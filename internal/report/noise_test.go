@@ -31,7 +31,7 @@ func judge(t *testing.T, txt string) *Noise {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.Judge()
+	return f.judge()
 }
 
 func TestJudgeSteady(t *testing.T) {
@@ -59,7 +59,7 @@ func TestJudgeWideInterval(t *testing.T) {
 	if !n.Noisy || len(n.Reasons) != 1 || !strings.Contains(n.Reasons[0], "bitfield") || !strings.Contains(n.Reasons[0], "wider than ±10%") {
 		t.Fatalf("wide bitfield interval judged %+v", n)
 	}
-	tb := figs(t, noiseRun(100, 0.4)).Headline().StrategyOverAsis()
+	tb := figs(t, noiseRun(100, 0.4)).headline().strategyOverAsis()
 	if c := ratioCell(tb, "bitfield · patch · producers=1000", "16KiB"); !strings.HasSuffix(c, "‼") {
 		t.Fatalf("wide cell rendered %q", c)
 	}

@@ -1,12 +1,8 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -16,209 +12,13 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-// The files of a run directory (`mirrorpath run --out`, default
-// results/run/): MetaFile holds the Report's fields, BenchFile and
-// ScenarioFile the raw output. Load rebuilds the report from them alone.
-const (
-	MetaFile     = "run.json"
-	BenchFile    = "bench.txt"
-	ScenarioFile = "scenarios.jsonl"
-	ReportFile   = "report.md"
-)
-
-// Section names of the marked regions RewriteSections replaces:
-// <!-- mirrorpath:NAME:begin --> … <!-- mirrorpath:NAME:end -->. The
-// tables live in results/: the benchmark section in BenchDoc, the verdicts
-// in VerdictDoc; the README holds the summary, a few lines that link to
-// them.
-const (
-	SectionBench    = "bench"
-	SectionVerdicts = "verdicts"
-	SectionSummary  = "summary"
-)
-
-// The documents `report --readme` rewrites, relative to the module root,
-// and where each generated table lives.
-const (
-	BenchDoc   = "results/benchmarks.md"
-	VerdictDoc = "results/scenarios.md"
-)
-
-// GeneratedDocs are the documents with marked sections, module-relative.
-var GeneratedDocs = []string{"README.md", BenchDoc, VerdictDoc}
-
-// SaveMeta writes r's fields (not its figures) as dir/run.json.
-func (r *Report) SaveMeta(dir string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, MetaFile), append(b, '\n'), 0o644)
-}
-
-// LoadMeta reads dir/run.json alone: the Report's fields, no figures.
-func LoadMeta(dir string) (*Report, error) {
-	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	r := &Report{}
-	if err := json.Unmarshal(b, r); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, MetaFile), err)
-	}
-	return r, nil
-}
-
-// Load rebuilds the report of a run directory from run.json and the raw
-// files it lists.
-func Load(dir string) (*Report, error) {
-	r, err := LoadMeta(dir)
-	if err != nil {
-		return nil, err
-	}
-	if slices.Contains(r.RawFiles, BenchFile) {
-		fh, err := os.Open(filepath.Join(dir, BenchFile))
-		if err != nil {
-			return nil, fmt.Errorf("report: %w", err)
-		}
-		defer fh.Close()
-		if r.Figures, err = ParseBench(fh, BenchFile); err != nil {
-			return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, BenchFile), err)
-		}
-	}
-	if slices.Contains(r.RawFiles, ScenarioFile) {
-		fh, err := os.Open(filepath.Join(dir, ScenarioFile))
-		if err != nil {
-			return nil, fmt.Errorf("report: %w", err)
-		}
-		defer fh.Close()
-		if r.Matrix, err = ParseScenarios(fh); err != nil {
-			return nil, fmt.Errorf("report: %s: %w", filepath.Join(dir, ScenarioFile), err)
-		}
-		r.Matrix.ShortenFiles()
-	}
-	return r, nil
-}
-
-// Section returns the content of a marked region of the document doc
-// (module-relative, e.g. "README.md"); from is the run directory,
-// module-relative. Links in it are relative to doc's directory.
-func (r *Report) Section(name, from, doc string) ([]byte, error) {
-	var buf bytes.Buffer
-	ew := &errWriter{w: &buf}
-	link := func(target string) string {
-		rel, err := filepath.Rel(filepath.Dir(filepath.FromSlash(doc)), filepath.FromSlash(target))
-		if err != nil {
-			return target
-		}
-		return filepath.ToSlash(rel)
-	}
-	switch name {
-	case SectionBench:
-		r.readmeBench(ew, from, link)
-	case SectionVerdicts:
-		r.readmeVerdicts(ew, from)
-	case SectionSummary:
-		r.readmeSummary(ew, link)
-	default:
-		return nil, fmt.Errorf("report: no section %q", name)
-	}
-	return buf.Bytes(), ew.err
-}
-
-func markers(name string) (begin, end string) {
-	return "<!-- mirrorpath:" + name + ":begin -->", "<!-- mirrorpath:" + name + ":end -->"
-}
-
-// ErrNoSection reports that the document has no marked region of that name.
-var ErrNoSection = errors.New("no marked section")
-
-// MarkedSection returns the text between a section's markers (after the
-// begin marker's line, up to the end marker).
-func MarkedSection(doc []byte, name string) ([]byte, error) {
-	start, end, err := sectionBounds(doc, name)
-	if err != nil {
-		return nil, err
-	}
-	return doc[start:end], nil
-}
-
-// sectionBounds locates the text of a marked section: [start, end).
-func sectionBounds(doc []byte, name string) (start, end int, err error) {
-	begin, stop := markers(name)
-	i := bytes.Index(doc, []byte(begin))
-	if i < 0 {
-		return 0, 0, fmt.Errorf("report: %w %s", ErrNoSection, begin)
-	}
-	if bytes.Count(doc, []byte(begin)) > 1 {
-		return 0, 0, fmt.Errorf("report: %s appears more than once", begin)
-	}
-	start = i + len(begin)
-	if start < len(doc) && doc[start] == '\n' {
-		start++
-	}
-	j := bytes.Index(doc[start:], []byte(stop))
-	if j < 0 {
-		return 0, 0, fmt.Errorf("report: %s without %s", begin, stop)
-	}
-	return start, start + j, nil
-}
-
-// replaceSection returns doc with the region between a section's markers
-// replaced by content (ended by a newline); the markers stay, so replacing
-// again with the same content changes nothing.
-func replaceSection(doc []byte, name string, content []byte) ([]byte, error) {
-	start, end, err := sectionBounds(doc, name)
-	if err != nil {
-		return nil, err
-	}
-	out := append([]byte(nil), doc[:start]...)
-	out = append(out, content...)
-	if len(content) > 0 && content[len(content)-1] != '\n' {
-		out = append(out, '\n')
-	}
-	return append(out, doc[end:]...), nil
-}
-
-// RewriteSections replaces every marked section of the document docName
-// (module-relative) under root that the report can produce; from names the
-// run directory, module-relative, in the generated text. It returns the
-// sections it replaced; a file with none is an error.
-func (r *Report) RewriteSections(root, docName, from string) ([]string, error) {
-	path := filepath.Join(root, filepath.FromSlash(docName))
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var done []string
-	for _, name := range []string{SectionSummary, SectionBench, SectionVerdicts} {
-		if _, err := MarkedSection(doc, name); errors.Is(err, ErrNoSection) {
-			continue
-		} else if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		content, err := r.Section(name, from, docName)
-		if err != nil {
-			return nil, err
-		}
-		if doc, err = replaceSection(doc, name, content); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		done = append(done, name)
-	}
-	if len(done) == 0 {
-		return nil, fmt.Errorf("%s: no <!-- mirrorpath:%s:begin -->, <!-- mirrorpath:%s:begin --> or <!-- mirrorpath:%s:begin --> marker", path, SectionSummary, SectionBench, SectionVerdicts)
-	}
-	return done, os.WriteFile(path, doc, 0o644)
-}
-
 // readmeBench writes the benchmark section: where the figures come from,
 // the noise verdict, the headline ratio tables and the absolute medians.
 func (r *Report) readmeBench(ew *errWriter, from string, link func(string) string) {
 	st := r.BenchStamp()
 	ew.printf("Generated from `%s` by `%s`; regenerate, never edit (`go test ./internal/report` compares this section with its raw results).\n\n", from, st.Command)
 	ew.printf("- run: %s UTC, commit %s; %s\n", st.Date, st.Commit, strings.Join(r.Settings, "; "))
-	ew.printf("- cpu: %s\n", r.CPULine())
+	ew.printf("- cpu: %s\n", r.cpuLine())
 	for _, e := range r.Env {
 		ew.printf("- %s\n", e)
 	}
@@ -234,11 +34,11 @@ func (r *Report) readmeBench(ew *errWriter, from string, link func(string) strin
 	}
 	ew.printf("\nEach ratio divides two medians of %s from the same interleaved rounds, ± its %.0f%% interval (a bootstrap of the ratio of medians, docs/measuring.md); ‼ marks a cell that fails a noise rule. Wall-time tables and every configuration's medians are in [%s](%s).\n",
 		unit, 100*confidence, filepath.ToSlash(filepath.Join(from, ReportFile)), link(filepath.ToSlash(filepath.Join(from, ReportFile))))
-	for _, t := range r.Figures.HeadlineTables() {
+	for _, t := range r.Figures.headlineTables() {
 		ew.printf("\n**%s.** %s.\n\n", t.Title, upperFirst(t.Caption))
 		t.markdown(ew)
 	}
-	r.Figures.Headline().absolute(ew)
+	r.Figures.headline().absolute(ew)
 }
 
 // absolute writes the absolute medians the ratios come from: the as-is
@@ -250,7 +50,7 @@ func (f *Figures) absolute(ew *errWriter) {
 		timeName = "time/op"
 	}
 	cellOf := func(k Key) string {
-		s, ok := f.Get(k, f.timeUnit)
+		s, ok := f.get(k, f.timeUnit)
 		if !ok {
 			return "-"
 		}
@@ -297,7 +97,7 @@ func (f *Figures) absolute(ew *errWriter) {
 		}
 	}
 	path := &grid{cells: map[[2]string]string{}}
-	for _, k := range sortKeys(f.Keys("Append")) {
+	for _, k := range sortKeys(f.configsOf("Append")) {
 		if k.Strategy == "asis" {
 			put(path, rowLabel("append asis", k.CRC, "producers="+k.Producers), k.Batch, cellOf(k))
 		}
@@ -307,7 +107,7 @@ func (f *Figures) absolute(ew *errWriter) {
 		if label == "" {
 			label = "limit"
 		}
-		for _, k := range sortKeys(f.Keys(lim.name)) {
+		for _, k := range sortKeys(f.configsOf(lim.name)) {
 			put(path, label, k.Batch, cellOf(k))
 		}
 	}
@@ -521,7 +321,7 @@ func (r *Report) readmeSummary(ew *errWriter, link func(string) string) {
 			parts = append(parts, fmt.Sprintf("%s %d", s, broken))
 		}
 		ew.printf("- **Where each design breaks** ([table](%s), run %s UTC, commit %s): of %d scenarios, beyond the codes every design shows: %s.\n",
-			link(VerdictDoc), st.Date, st.Commit, len(m.Files), strings.Join(parts, ", "))
+			link(verdictDoc), st.Date, st.Commit, len(m.Files), strings.Join(parts, ", "))
 	} else {
 		ew.printf("- **Where each design breaks**: no scenario results in this run.\n")
 	}
@@ -531,12 +331,12 @@ func (r *Report) readmeSummary(ew *errWriter, link func(string) string) {
 		return
 	}
 	st := r.BenchStamp()
-	h := r.Figures.Headline()
-	for _, t := range []*Table{h.StrategyOverAsis(), h.AsisOverLimit(), h.StoreOverModel()} {
-		if t.Empty() {
+	h := r.Figures.headline()
+	for _, t := range []*table{h.strategyOverAsis(), h.asisOverLimit(), h.storeOverModel()} {
+		if t.empty() {
 			continue
 		}
-		ew.printf("- **%s** ([table](%s)): %s.\n", t.Title, link(BenchDoc), t.summary())
+		ew.printf("- **%s** ([table](%s)): %s.\n", t.Title, link(benchDoc), t.summary())
 	}
 	ew.printf("- **Noise** (run %s UTC, commit %s, [rules](%s)): %s.\n", st.Date, st.Commit, link("docs/measuring.md"), n.Verdict())
 }
@@ -544,7 +344,7 @@ func (r *Report) readmeSummary(ew *errWriter, link func(string) string) {
 // summary is a table in one clause: its only row across the columns, or
 // at 16 KiB (the producer's default batch.size; else the last column) the
 // lowest and the highest row.
-func (t *Table) summary() string {
+func (t *table) summary() string {
 	cell := func(row, col string) string {
 		v, ok := t.Cells[[2]string{row, col}]
 		if !ok {
@@ -584,17 +384,4 @@ func (t *Table) summary() string {
 		return "no cell at " + col
 	}
 	return fmt.Sprintf("at %s from %s (%s) to %s (%s), %d rows", col, cell(lo, col), lo, cell(hi, col), hi, len(t.Rows))
-}
-
-// WriteReportFile writes dir/report.md from r.
-func (r *Report) WriteReportFile(dir string) error {
-	f, err := os.Create(filepath.Join(dir, ReportFile))
-	if err != nil {
-		return err
-	}
-	if err := r.WriteMarkdown(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

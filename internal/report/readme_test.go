@@ -29,9 +29,9 @@ func TestReadmeSectionsFromResults(t *testing.T) {
 		path     string
 		sections []string
 	}{
-		{"README.md", []string{SectionSummary}},
-		{BenchDoc, []string{SectionBench}},
-		{VerdictDoc, []string{SectionVerdicts}},
+		{"README.md", []string{sectionSummary}},
+		{benchDoc, []string{SectionBench}},
+		{verdictDoc, []string{SectionVerdicts}},
 	} {
 		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(doc.path)))
 		if err != nil {
@@ -42,7 +42,7 @@ func TestReadmeSectionsFromResults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", doc.path, err)
 			}
-			want, err := r.Section(name, "results/run", doc.path)
+			want, err := r.section(name, "results/run", doc.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,8 +67,8 @@ func TestGeneratedLinksResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, doc := range GeneratedDocs {
-		for _, name := range []string{SectionSummary, SectionBench, SectionVerdicts} {
-			out, err := r.Section(name, "results/run", doc)
+		for _, name := range []string{sectionSummary, SectionBench, SectionVerdicts} {
+			out, err := r.section(name, "results/run", doc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +165,7 @@ func TestDesignParagraphs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := (&Report{Matrix: m}).Section(SectionVerdicts, "results/run", VerdictDoc)
+	out, err := (&Report{Matrix: m}).section(SectionVerdicts, "results/run", verdictDoc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,14 +35,14 @@ func TestParseBenchFixture(t *testing.T) {
 	}
 	k := Key{Pkg: "github.com/mirrorpath/mirrorpath/appendpath", Name: "Append", Strategy: "asis", CRC: "none",
 		Batch: "1KiB", Producers: "1000", Full: "Append/strategy=asis/crc=none/batch=1KiB/producers=1000"}
-	s, ok := f.Get(k, "sec/op")
+	s, ok := f.get(k, "sec/op")
 	if !ok || !near(s.Median, 170e-9) || s.N != 3 {
 		t.Fatalf("asis 1KiB/1000: %+v %v", s, ok)
 	}
-	if a, ok := f.Get(k, "allocs/op"); !ok || a.Median != 0 {
+	if a, ok := f.get(k, "allocs/op"); !ok || a.Median != 0 {
 		t.Fatalf("allocs %+v", a)
 	}
-	if f.HasCPU() {
+	if f.hasCPU() {
 		t.Error("fixture without cpu-ns/op reports CPU figures")
 	}
 	if got := strings.Join(f.Names(), ","); got != "Append,Limit,ParseVerify,Update" {
@@ -52,7 +52,7 @@ func TestParseBenchFixture(t *testing.T) {
 
 func TestRatios(t *testing.T) {
 	f := loadFixture(t)
-	sa := f.StrategyOverAsis()
+	sa := f.strategyOverAsis()
 	if got := strings.Join(sa.Cols, ","); got != "100B,1KiB,16KiB,1MiB" {
 		t.Fatalf("batch columns not in size order: %s", got)
 	}
@@ -76,11 +76,11 @@ func TestRatios(t *testing.T) {
 	if !strings.HasPrefix(sa.Rows[0], "verbatim") {
 		t.Errorf("rows not in strategy order: %q", sa.Rows)
 	}
-	al := f.AsisOverLimit()
+	al := f.asisOverLimit()
 	if got := al.Cells[[2]string{"producers=1 · none", "16KiB"}]; !near(got, 1240.0/800) {
 		t.Errorf("asis/limit 16KiB = %g", got)
 	}
-	sm := f.StoreOverModel()
+	sm := f.storeOverModel()
 	if got := sm.Cells[[2]string{"store/model", "1000"}]; !near(got, 0.25) {
 		t.Errorf("store/model 1000 = %g (table %+v)", got, sm)
 	}
@@ -104,7 +104,7 @@ func TestAsisOverRingLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	al := f.AsisOverLimit()
+	al := f.asisOverLimit()
 	if got := al.Cells[[2]string{"producers=1 · none", "16KiB"}]; !near(got, 900.0/800) {
 		t.Errorf("asis/limit = %g, want %g", got, 900.0/800)
 	}
@@ -139,11 +139,11 @@ func TestRatiosDegrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &Report{Title: "t", Figures: f}
-	if len(r.Tables()) != 0 {
-		t.Fatalf("tables from incomplete data: %+v", r.Tables())
+	if len(r.tables()) != 0 {
+		t.Fatalf("tables from incomplete data: %+v", r.tables())
 	}
 	var md bytes.Buffer
-	if err := r.WriteMarkdown(&md); err != nil {
+	if err := r.writeMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "No ratio could be computed") || !strings.Contains(md.String(), "No scenario results") {
@@ -308,7 +308,7 @@ func TestReportMarkdownAndText(t *testing.T) {
 		Notes: []string{"pid: no benchmarks"}, Figures: loadFixture(t), Matrix: m,
 		Charts: []ChartFile{{"Append throughput", "append-throughput.svg"}}, RawFiles: []string{"bench.txt"}}
 	var md, txt bytes.Buffer
-	if err := r.WriteMarkdown(&md); err != nil {
+	if err := r.writeMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -350,7 +350,7 @@ func TestRecordedRun(t *testing.T) {
 	if f.Results != 126 || f.SyntaxErrors != 0 {
 		t.Fatalf("%d results, %d syntax errors", f.Results, f.SyntaxErrors)
 	}
-	finite := func(tb *Table, rows, cols int) {
+	finite := func(tb *table, rows, cols int) {
 		t.Helper()
 		if len(tb.Rows) != rows || len(tb.Cols) != cols {
 			t.Fatalf("%s: %d×%d, want %d×%d (%q × %q)", tb.Title, len(tb.Rows), len(tb.Cols), rows, cols, tb.Rows, tb.Cols)
@@ -362,30 +362,30 @@ func TestRecordedRun(t *testing.T) {
 		}
 	}
 	// negate, negate-skip, bitfield × {full, patch} + barrier, at producers=1000; 4 batch sizes.
-	finite(f.StrategyOverAsis(), 7, 4)
-	finite(f.AsisOverLimit(), 1, 4)
-	finite(f.StoreOverModel(), 1, 3)
-	if got := strings.Join(f.StoreOverModel().Cols, ","); got != "1000,100000,1000000" {
+	finite(f.strategyOverAsis(), 7, 4)
+	finite(f.asisOverLimit(), 1, 4)
+	finite(f.storeOverModel(), 1, 3)
+	if got := strings.Join(f.storeOverModel().Cols, ","); got != "1000,100000,1000000" {
 		t.Errorf("store/model columns %s", got)
 	}
 	// The benchmarks also report cpu-ns/op: the same tables in CPU time.
-	if !f.HasCPU() {
+	if !f.hasCPU() {
 		t.Fatal("no cpu-ns/op in the recorded run")
 	}
-	cpu := f.CPU()
-	finite(cpu.StrategyOverAsis(), 7, 4)
-	finite(cpu.AsisOverLimit(), 1, 4)
-	finite(cpu.StoreOverModel(), 1, 3)
-	if tb := cpu.StrategyOverAsis(); !strings.HasSuffix(tb.Title, "(CPU time)") || !strings.Contains(tb.Caption, "cpu-ns/op") {
+	cpu := f.cpu()
+	finite(cpu.strategyOverAsis(), 7, 4)
+	finite(cpu.asisOverLimit(), 1, 4)
+	finite(cpu.storeOverModel(), 1, 3)
+	if tb := cpu.strategyOverAsis(); !strings.HasSuffix(tb.Title, "(CPU time)") || !strings.Contains(tb.Caption, "cpu-ns/op") {
 		t.Errorf("CPU table %q: %s", tb.Title, tb.Caption)
 	}
-	if w, c := f.StrategyOverAsis().Cells, cpu.StrategyOverAsis().Cells; fmt.Sprint(w) == fmt.Sprint(c) {
+	if w, c := f.strategyOverAsis().Cells, cpu.strategyOverAsis().Cells; fmt.Sprint(w) == fmt.Sprint(c) {
 		t.Error("CPU view divides the same numbers as the wall view")
 	}
-	finite(f.Canary(), 1, 4)
-	finite(cpu.Canary(), 1, 4)
+	finite(f.canary(), 1, 4)
+	finite(cpu.canary(), 1, 4)
 	r := &Report{Figures: f}
-	if n := len(r.Tables()); n != 8 {
+	if n := len(r.tables()); n != 8 {
 		t.Errorf("report has %d tables, want 4 wall + 4 CPU", n)
 	}
 	for _, c := range []*Chart{f.ThroughputChart(), f.StrategyChart(), f.UpdateChart()} {
@@ -397,8 +397,8 @@ func TestRecordedRun(t *testing.T) {
 		t.Errorf("throughput chart has %d series", n)
 	}
 	// Every median is from the 3 rounds.
-	for _, k := range f.Keys("Append") {
-		if s, _ := f.Get(k, "sec/op"); s.N != 3 {
+	for _, k := range f.configsOf("Append") {
+		if s, _ := f.get(k, "sec/op"); s.N != 3 {
 			t.Errorf("%s: n = %d", k.Full, s.N)
 		}
 	}
@@ -416,7 +416,7 @@ func TestUpdateOneRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sm := f.StoreOverModel()
+	sm := f.storeOverModel()
 	if got := sm.Cells[[2]string{"store/model", "1000"}]; !near(got, 0.1) {
 		t.Errorf("store/model = %g (table %+v)", got, sm)
 	}
@@ -445,7 +445,7 @@ func TestAsisOverLimitFetchRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	al := f.AsisOverLimit()
+	al := f.asisOverLimit()
 	for _, c := range []struct {
 		row, col string
 		want     float64

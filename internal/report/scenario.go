@@ -11,10 +11,10 @@ import (
 	"strings"
 )
 
-// ScenarioLine is one line of `mirrorpath scenario run --json` output
+// scenarioLine is one line of `mirrorpath scenario run --json` output
 // (docs/scenarios.md, "Running"): the outcome of one file under one strategy. Fields the
 // matrix does not need are not decoded.
-type ScenarioLine struct {
+type scenarioLine struct {
 	File       string `json:"file"`
 	Strategy   string `json:"strategy"`
 	Violations []struct {
@@ -55,7 +55,7 @@ func ParseScenarios(r io.Reader) (*Matrix, error) {
 		if !strings.HasPrefix(line, "{") {
 			continue
 		}
-		var l ScenarioLine
+		var l scenarioLine
 		if err := json.Unmarshal([]byte(line), &l); err != nil || l.File == "" || l.Strategy == "" {
 			m.Malformed++
 			continue

@@ -1,6 +1,6 @@
 // Package testbatch is the one grammar of the batch lines in the datadriven
-// tests of psm and appendpath: a line describes one v2 batch, Parse reads it
-// into a Line and Line.Bytes builds the batch. Tests only.
+// tests of psm and appendpath: a line describes one v2 batch, Lines reads them
+// (one Line each) and Line.Bytes builds the batch. Tests only.
 //
 //	data pid=P [epoch=E] [seq=S] [records=N] [txn] [offset=O] [leader-epoch=L]
 //	marker pid=P [epoch=E] [coord=C] commit|abort [type=T] [records=0] [offset=O] [leader-epoch=L]
@@ -49,7 +49,7 @@ func Lines(input string) ([]Line, error) {
 		if strings.TrimSpace(s) == "" {
 			continue
 		}
-		l, err := Parse(s)
+		l, err := parse(s)
 		if err != nil {
 			return nil, err
 		}
@@ -58,10 +58,10 @@ func Lines(input string) ([]Line, error) {
 	return out, nil
 }
 
-// Parse reads one batch line. The error names the line and what is wrong:
+// parse reads one batch line. The error names the line and what is wrong:
 // an unknown kind, argument or flag, a number out of its field's range, no
 // pid=, a marker that is not exactly one of commit and abort.
-func Parse(line string) (Line, error) {
+func parse(line string) (Line, error) {
 	fields := strings.Fields(line)
 	if len(fields) == 0 {
 		return Line{}, fmt.Errorf("testbatch: empty batch line")

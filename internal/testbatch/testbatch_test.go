@@ -26,7 +26,7 @@ func TestParse(t *testing.T) {
 			Line{Marker: true, PID: 1, Epoch: 2, Records: 1, Coord: 7, Type: codec.ControlLeaderChange}},
 		{"marker pid=1 abort records=0", Line{Marker: true, PID: 1, Abort: true, Type: codec.ControlAbort}},
 	} {
-		got, err := Parse(c.line)
+		got, err := parse(c.line)
 		if err != nil || got != c.want {
 			t.Errorf("%q: %+v, %v; want %+v", c.line, got, err, c.want)
 		}
@@ -51,7 +51,7 @@ func TestParseRefuses(t *testing.T) {
 		{"marker pid=1 commit records=2", "records"},
 		{"marker pid=1 commit type=FOO", "control type"},
 	} {
-		if _, err := Parse(c.line); err == nil || !strings.Contains(err.Error(), c.why) {
+		if _, err := parse(c.line); err == nil || !strings.Contains(err.Error(), c.why) {
 			t.Errorf("%q: %v, want an error saying %q", c.line, err, c.why)
 		}
 	}
@@ -71,7 +71,7 @@ func TestLines(t *testing.T) {
 // Bytes builds the batch the line describes, as codec reads it back.
 func TestBytes(t *testing.T) {
 	must := func(line string) Line {
-		l, err := Parse(line)
+		l, err := parse(line)
 		if err != nil {
 			t.Fatal(err)
 		}

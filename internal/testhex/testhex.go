@@ -19,15 +19,15 @@ import (
 // an even number of hex digits fails t.
 func Unhex(t testing.TB, s string) []byte {
 	t.Helper()
-	b, err := Decode(s)
+	b, err := decode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-// Decode is Unhex returning hex.DecodeString's error.
-func Decode(s string) ([]byte, error) {
+// decode is Unhex returning hex.DecodeString's error.
+func decode(s string) ([]byte, error) {
 	var clean strings.Builder
 	for _, line := range strings.Split(s, "\n") {
 		if i := strings.IndexByte(line, '#'); i >= 0 {

@@ -17,9 +17,9 @@ func TestDecode(t *testing.T) {
 		{"abc", nil, false},
 		{"zz", nil, false},
 	} {
-		got, err := Decode(c.dump)
+		got, err := decode(c.dump)
 		if (err == nil) != c.ok || (c.ok && !bytes.Equal(got, c.want)) {
-			t.Errorf("Decode(%q) = %x, %v; want %x (ok %v)", c.dump, got, err, c.want, c.ok)
+			t.Errorf("decode(%q) = %x, %v; want %x (ok %v)", c.dump, got, err, c.want, c.ok)
 		}
 	}
 }

@@ -80,13 +80,13 @@ func WithOffsets(b []byte, base int64, ep int32) []byte {
 func RefIndexes(t testing.TB, log []byte, base int64, sealed bool) (idx, tidx []byte) {
 	t.Helper()
 	since, pos := 0, 0
-	maxTs, maxOff := int64(-1), int64(-1)
-	lastTs := int64(-1)
+	maxTS, maxOff := int64(-1), int64(-1)
+	lastTS := int64(-1)
 	timeEntry := func(ts, off int64) {
-		if ts > lastTs {
+		if ts > lastTS {
 			tidx = binary.BigEndian.AppendUint64(tidx, uint64(ts))
 			tidx = binary.BigEndian.AppendUint32(tidx, uint32(off-base))
-			lastTs = ts
+			lastTS = ts
 		}
 	}
 	for rest := log; len(rest) > 0; {
@@ -94,13 +94,13 @@ func RefIndexes(t testing.TB, log []byte, base int64, sealed bool) (idx, tidx []
 		if err != nil {
 			t.Fatalf("segment %d: %v", base, err)
 		}
-		if b.MaxTimestamp() > maxTs {
-			maxTs, maxOff = b.MaxTimestamp(), b.LastOffset()
+		if b.MaxTimestamp() > maxTS {
+			maxTS, maxOff = b.MaxTimestamp(), b.LastOffset()
 		}
 		if since > IndexIntervalBytes {
 			idx = binary.BigEndian.AppendUint32(idx, uint32(b.LastOffset()-base))
 			idx = binary.BigEndian.AppendUint32(idx, uint32(pos))
-			timeEntry(maxTs, maxOff)
+			timeEntry(maxTS, maxOff)
 			since = 0
 		}
 		since += len(b)
@@ -108,7 +108,7 @@ func RefIndexes(t testing.TB, log []byte, base int64, sealed bool) (idx, tidx []
 		rest = r
 	}
 	if sealed {
-		timeEntry(maxTs, maxOff)
+		timeEntry(maxTS, maxOff)
 	}
 	return idx, tidx
 }

@@ -30,11 +30,11 @@ import (
 	"github.com/mirrorpath/mirrorpath/internal/compress"
 )
 
-// Magic starts an LZ4 frame (little endian).
-const Magic = 0x184D2204
+// frameMagic starts an LZ4 frame (little endian).
+const frameMagic = 0x184D2204
 
-// Stored is the block-size word's bit for a block stored, not compressed.
-const Stored = 0x80000000
+// storedBit is the block-size word's bit for a block stored, not compressed.
+const storedBit = 0x80000000
 
 const (
 	lz4FlgVersionMask = 0xC0
@@ -63,7 +63,7 @@ func Decode(dst, src []byte, limit int) ([]byte, error) {
 	if len(src) < 6 {
 		return dst, frameErr("stream ended prematurely")
 	}
-	if le.Uint32(src) != Magic {
+	if le.Uint32(src) != frameMagic {
 		return dst, frameErr("unsupported magic %#08x", le.Uint32(src))
 	}
 	flg, bd := src[4], src[5]
@@ -101,8 +101,8 @@ func Decode(dst, src []byte, limit int) ([]byte, error) {
 		}
 		n := le.Uint32(src[p:])
 		p += 4
-		stored := n&Stored != 0
-		n &^= Stored
+		stored := n&storedBit != 0
+		n &^= storedBit
 		if n == 0 { // end mark
 			if flg&lz4FlgContentSum != 0 && len(src)-p < 4 {
 				return dst, frameErr("content checksum cut")
@@ -209,7 +209,7 @@ var ErrFrame = errors.New("lz4: malformed frame")
 // without the checksum or a match, ErrContentChecksum for a mismatch,
 // ErrFrame for a frame it cannot walk. O(len(out)).
 func VerifyContentChecksum(src, out []byte) error {
-	if len(src) < 7 || le.Uint32(src) != Magic {
+	if len(src) < 7 || le.Uint32(src) != frameMagic {
 		return ErrFrame
 	}
 	flg := src[4]
@@ -232,7 +232,7 @@ func VerifyContentChecksum(src, out []byte) error {
 // Tail is the number of bytes after src's frame (its end mark and content
 // checksum) that Decode never looks at; 0 for a frame it cannot walk.
 func Tail(src []byte) int {
-	if len(src) < 7 || le.Uint32(src) != Magic {
+	if len(src) < 7 || le.Uint32(src) != frameMagic {
 		return 0
 	}
 	p, err := endMark(src)
@@ -257,7 +257,7 @@ func endMark(src []byte) (int, error) {
 		if len(src)-p < 4 {
 			return 0, ErrFrame
 		}
-		n := int(le.Uint32(src[p:]) &^ Stored)
+		n := int(le.Uint32(src[p:]) &^ storedBit)
 		p += 4
 		if n == 0 {
 			return p, nil

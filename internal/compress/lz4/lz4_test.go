@@ -13,7 +13,7 @@ import (
 // lz4Frame builds one frame by hand: flg, bd, the blocks as given (each
 // with its size word), the end mark, then tail.
 func lz4Frame(flg, bd byte, contentSize []byte, blocks [][]byte, tail []byte) []byte {
-	f := le.AppendUint32(nil, Magic)
+	f := le.AppendUint32(nil, frameMagic)
 	f = append(f, flg, bd)
 	f = append(f, contentSize...)
 	f = append(f, byte(XXH32(f[4:])>>8))
@@ -25,7 +25,7 @@ func lz4Frame(flg, bd byte, contentSize []byte, blocks [][]byte, tail []byte) []
 }
 
 func storedBlock(p []byte, withSum bool) []byte {
-	b := le.AppendUint32(nil, uint32(len(p))|Stored)
+	b := le.AppendUint32(nil, uint32(len(p))|storedBit)
 	b = append(b, p...)
 	if withSum {
 		b = le.AppendUint32(b, XXH32(p))

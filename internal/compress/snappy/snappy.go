@@ -27,9 +27,9 @@ var be = binary.BigEndian
 // Magic starts the xerial framing.
 var Magic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 
-// HeaderSize is the xerial header's length: magic, version, compatible
+// headerSize is the xerial header's length: magic, version, compatible
 // version.
-const HeaderSize = 16
+const headerSize = 16
 
 // chunk is the raw bytes of one xerial chunk Encode writes.
 const chunk = 32 << 10
@@ -44,13 +44,13 @@ const chunk = 32 << 10
 // before any byte is written (compress.ErrLimit).
 func Decode(dst, src []byte, limit int) ([]byte, error) {
 	dst = dst[:0]
-	if len(src) < HeaderSize || !bytes.HasPrefix(src, Magic) {
+	if len(src) < headerSize || !bytes.HasPrefix(src, Magic) {
 		return block(dst, src, limit)
 	}
 	if v := int32(be.Uint32(src[8:])); v < 1 {
 		return dst, fmt.Errorf("xerial snappy version %d", v)
 	}
-	src = src[HeaderSize:]
+	src = src[headerSize:]
 	for len(src) >= 4 {
 		n := be.Uint32(src)
 		src = src[4:]
@@ -94,10 +94,10 @@ func block(dst, b []byte, limit int) ([]byte, error) {
 // never decodes (a 1-3 byte tail); 0 for a raw block or a framing that does
 // not parse.
 func Tail(src []byte) int {
-	if len(src) < HeaderSize || !bytes.HasPrefix(src, Magic) {
+	if len(src) < headerSize || !bytes.HasPrefix(src, Magic) {
 		return 0
 	}
-	rest := src[HeaderSize:]
+	rest := src[headerSize:]
 	for len(rest) >= 4 {
 		n := be.Uint32(rest)
 		if uint64(n) > uint64(len(rest)-4) {

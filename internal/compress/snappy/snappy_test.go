@@ -16,10 +16,10 @@ func TestEncodeChunks(t *testing.T) {
 	raw := bytes.Repeat([]byte("xerial snappy "), 5000) // 70 KB: three chunks
 	enc := Encode(nil, raw)
 	if !bytes.HasPrefix(enc, Magic) || be.Uint32(enc[8:]) != 1 || be.Uint32(enc[12:]) != 1 {
-		t.Fatalf("header % x", enc[:HeaderSize])
+		t.Fatalf("header % x", enc[:headerSize])
 	}
 	chunks := 0
-	for rest := enc[HeaderSize:]; len(rest) > 0; chunks++ {
+	for rest := enc[headerSize:]; len(rest) > 0; chunks++ {
 		rest = rest[4+be.Uint32(rest):]
 	}
 	if chunks != 3 {

@@ -1,0 +1,3 @@
+module example.com/apicheck
+
+go 1.26
