@@ -281,10 +281,11 @@ func BenchmarkAppendProtocol(b *testing.B) {
 // batches, one REPLICATION append (Begin, an Add per batch, Commit) to a
 // partition of 1000 producers, batch j from the (j mod producers)-th of
 // them (in visitOrder's scattered order); cpu-ns/batch is the per-batch
-// figure.
+// figure. begin=chunk begins the append with BeginChunk, as appendpath
+// begins a fetch's chunk; begin=plain with Begin.
 func BenchmarkAppendChunk(b *testing.B) {
 	const n, batches = 1000, 64
-	for _, begin := range []string{"plain"} {
+	for _, begin := range []string{"plain", "chunk"} {
 		for _, producers := range []int{1, 4, 64} {
 			b.Run("begin="+begin+"/batches=64/producers="+strconv.Itoa(producers), func(b *testing.B) {
 				s := NewStore(Options{})
@@ -299,7 +300,11 @@ func BenchmarkAppendChunk(b *testing.B) {
 				b.ReportAllocs()
 				start := cputime.Process()
 				for b.Loop() {
-					app.Begin(Replication)
+					if begin == "chunk" {
+						app.BeginChunk(Replication)
+					} else {
+						app.Begin(Replication)
+					}
 					for j := range chunk {
 						bt := &chunk[j]
 						bt.BaseOffset = off
