@@ -105,11 +105,12 @@
 // pending entry that path would have built. An append of several batches
 // keeps one pending entry per producer (Kafka's ProducerAppendInfo, one per
 // producer for the whole append in UnifiedLog#analyzeAndValidateProducerState):
-// the committed entry is read at the producer's first batch of the append,
-// and Commit merges each entry once. A REPLICATION data batch (each batch of
-// a mirror's or a follower's fetch, bar the markers) takes a short step of
-// that path: no epoch fence, no sequence check, no duplicate, only the
-// producer's open transaction to check. StoreAppender.BeginChunk starts an
+// the entry is made from the committed one at the producer's first batch
+// of the append, and Commit merges each entry once. A REPLICATION data batch
+// (each batch of a mirror's or a follower's fetch, bar the markers) takes a
+// short step of that path: no epoch fence, no sequence check, no duplicate,
+// only the producer's open transaction to check, so a REPLICATION append
+// reads the table once per producer. StoreAppender.BeginChunk starts an
 // append of a fetch's chunk there from its first batch. Update's fast case
 // is the fast path's check, written straight into the slot.
 //

@@ -108,10 +108,11 @@ func (a *StoreAppender) Begin(origin Origin) {
 // (UnifiedLog#analyzeAndValidateProducerState). Add then answers as after
 // Begin, but takes no batch on the one-batch fast path: each accepted
 // batch joins its producer's pending entry, made from the committed entry
-// at the producer's first batch in the chunk, so that the table is read
-// once per producer and chunk, and Commit merges each entry once
-// (ProducerStateManager#update). A REPLICATION data batch takes the
-// entry's short step (addNext). O(1), no allocation.
+// at the producer's first batch in the chunk, and Commit merges each entry
+// once (ProducerStateManager#update). A REPLICATION data batch takes the
+// entry's short step (addNext), so a REPLICATION chunk reads the table once
+// per producer; a CLIENT one still reads it for each batch's duplicate
+// check. O(1), no allocation.
 func (a *StoreAppender) BeginChunk(origin Origin) {
 	a.Begin(origin)
 	a.general = true
