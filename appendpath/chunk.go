@@ -80,7 +80,7 @@ func stageChecked(src, dst []byte, k kind) error {
 func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, error) {
 	bulk := false // the chunk is staged by one copy (its first batch is under fuseMin)
 	app := p.app
-	app.Begin(k.origin())
+	app.BeginChunk(k.origin())
 	assign := k == kindMirror && p.assign
 	next := p.log.End()
 	res := Result{FirstOffset: -1}

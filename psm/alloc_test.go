@@ -1,6 +1,7 @@
 package psm
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
@@ -105,6 +106,24 @@ func TestStoreUpdateDoesNotAllocate(t *testing.T) {
 		}
 		a.Commit()
 	})
+	// A fetch's chunk (BeginChunk): 64 batches of 4 producers, and of 64
+	// (the pending index), through the held Appender as appendpath does.
+	for _, producers := range []int64{4, 64} {
+		assertNoAllocs(t, "chunk of "+strconv.FormatInt(producers, 10)+" producers", func() {
+			held.BeginChunk(Replication)
+			for i := range int64(64) {
+				p := i % producers
+				*b = data(p, 0, seq[p], 1)
+				b.BaseOffset = off
+				if _, err := held.Add(b); err != nil {
+					t.Fatal(err)
+				}
+				seq[p]++
+				off++
+			}
+			held.Commit()
+		})
+	}
 	// A transaction: start, abort marker (index entry), HW moves past it.
 	assertNoAllocs(t, "transaction", func() {
 		a := s.Begin(0, Client)

@@ -99,18 +99,20 @@
 //
 // An append whose first batch is a CLIENT or REPLICATION data batch outside
 // a transaction from a known producer (the usual produce request) takes a
-// fast path: it is checked straight against the committed slot and Commit
-// writes it back by slot index, with no pending entry. Under REPLICATION
-// (a mirror or follower fetch of many batches) the batches after it stay on
-// that path while each carries its producer's committed epoch: REPLICATION
-// checks a data batch only against the committed transaction state, which
-// the append's earlier data batches cannot change, and Commit writes the
-// updates in batch order, which is Kafka's merge as long as no epoch
-// changes. Anything else in the same append (a CLIENT batch after the
-// first, a control or transactional batch, a barrier, an unknown producer,
-// an epoch change) first hands the fast updates to the general path as the
-// pending entries it would have built. Update's fast case is the same check,
-// written straight into the slot.
+// fast path: it is checked straight against the committed slot and, when
+// it stays the append's only batch, Commit writes it back by slot index,
+// with no pending entry. A second batch hands it to the general path as the
+// pending entry that path would have built. An append of several batches
+// keeps one pending entry per producer (Kafka's ProducerAppendInfo, one per
+// producer for the whole append in UnifiedLog#analyzeAndValidateProducerState):
+// the entry is made from the committed one at the producer's first batch
+// of the append, and Commit merges each entry once. A REPLICATION data batch
+// (each batch of a mirror's or a follower's fetch, bar the markers) takes a
+// short step of that path: no epoch fence, no sequence check, no duplicate,
+// only the producer's open transaction to check, so a REPLICATION append
+// reads the table once per producer. StoreAppender.BeginChunk starts an
+// append of a fetch's chunk there from its first batch. Update's fast case
+// is the fast path's check, written straight into the slot.
 //
 // Each partition also owns its transaction lists and one reusable Appender,
 // so appends to one partition take no lock; different partitions may be used

@@ -14,13 +14,12 @@ type fastVerdict struct {
 	err     error
 }
 
-// The fast-path check is written three times (store_fast.go): fastSlot
-// (the REPLICATION batches after an append's first), by hand in Add (an
-// append's first batch) and by hand in Store.Update. TestFastPathCopiesAgree
-// asks each copy about the same cases, from the same state, and requires
-// one verdict: which path takes the batch, and, on the fast path, the
-// answer. Each case's want is written out, so a copy that drifts from the
-// others, or all three from the rule, fails here.
+// The fast-path check is written twice (store_fast.go): by hand in Add (an
+// append's first batch) and in Store.Update. TestFastPathCopiesAgree asks
+// each copy about the same cases, from the same state, and requires one
+// verdict: which path takes the batch, and, on the fast path, the answer.
+// Each case's want is written out, so a copy that drifts from the other,
+// or both from the rule, fails here.
 func TestFastPathCopiesAgree(t *testing.T) {
 	const p = PartitionID(0)
 	// The state every case starts from: pid 1 at epoch 2 caching
@@ -83,14 +82,6 @@ func TestFastPathCopiesAgree(t *testing.T) {
 		name  string
 		check func(s *Store, origin Origin, b *Batch) fastVerdict
 	}{
-		{"fastSlot", func(s *Store, origin Origin, b *Batch) fastVerdict {
-			sp := s.part(p)
-			_, i, err := sp.fastSlot(s.trackBelow, sp.seed, origin, b)
-			if i < 0 {
-				return general
-			}
-			return fast(err)
-		}},
 		{"Add", func(s *Store, origin Origin, b *Batch) fastVerdict {
 			a := s.BeginAppend(p, origin)
 			_, err := a.Add(b)

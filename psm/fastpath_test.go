@@ -47,8 +47,9 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 		{"replica open transaction", Replication, []Batch{txnData(8, 0, 1, 1)}, false},
 		{"replica data in open transaction", Replication, []Batch{data(8, 0, 2, 1)}, false},
 		{"replica fast aborted", Replication, []Batch{data(9, 0, 1, 1)}, true},
-		// A REPLICATION append of several batches stays on the fast path
-		// while each carries its producer's committed epoch (fastAppend).
+		// A REPLICATION append of several batches: the first batch's fast
+		// update becomes its producer's pending entry (promote), and every
+		// batch after it takes the pending entry's REPLICATION step (addNext).
 		{"replica run of three", Replication, []Batch{data(0, 0, 5, 1), data(1, 0, 9, 1), data(2, 0, 7, 2)}, false},
 		{"replica run repeats a producer", Replication, []Batch{data(0, 0, 6, 1), data(1, 0, 10, 1), data(0, 0, 7, 1), data(0, 0, 8, 1)}, false},
 		{"replica run of seven from one producer", Replication, []Batch{data(0, 0, 9, 1), data(0, 0, 10, 1), data(0, 0, 11, 1),
@@ -110,12 +111,21 @@ func TestFastPathHandOverMatchesModel(t *testing.T) {
 	}
 }
 
-// The Appender that Store.Appender hands out, begun with its own Begin (the
-// way appendpath holds it), is BeginAppend's: same answers and states as
-// the Model, an append left unfinished (fast or general) discarded by the
-// next Begin, and the same pointer whichever way it is reached.
+// The Appender that Store.Appender hands out, begun with its own Begin or
+// BeginChunk (the ways appendpath holds it), is BeginAppend's: same answers,
+// commits and states as the Model, an append left unfinished (fast,
+// general or a chunk's) discarded by the next Begin, and the same pointer
+// whichever way it is reached. The chunks mix producers, transactions,
+// markers, a barrier and an ABORT in the middle, an epoch change, data
+// refused inside an open transaction, and a CLIENT chunk.
 func TestHeldAppenderMatchesModel(t *testing.T) {
-	model, store := NewModel(Options{}), NewStore(Options{})
+	for _, barrier := range []BarrierApply{Exact, Prototype} {
+		t.Run(barrier.String(), func(t *testing.T) { checkHeldAppender(t, Options{BarrierApply: barrier}) })
+	}
+}
+
+func checkHeldAppender(t *testing.T, opts Options) {
+	model, store := NewModel(opts), NewStore(opts)
 	for _, m := range []manager{model, store} {
 		populate(m, 0, 4) // PIDs 0..3 at seq 0, epoch 0
 	}
@@ -126,28 +136,57 @@ func TestHeldAppenderMatchesModel(t *testing.T) {
 	steps := []struct {
 		name    string
 		origin  Origin
+		chunk   bool // begun with BeginChunk
 		batches []Batch
 		end     string // "commit", "abort" or "drop" (neither: the next Begin discards it)
 	}{
-		{"fast", Client, []Batch{data(0, 0, 1, 1)}, "commit"},
-		{"fast dropped", Client, []Batch{data(1, 0, 1, 1)}, "drop"},
-		{"fast after a dropped one", Client, []Batch{data(1, 0, 1, 1)}, "commit"},
-		{"general dropped: new producer and a transaction", Client, []Batch{data(9, 0, 0, 1), txnData(2, 0, 1, 1)}, "drop"},
-		{"fast after a dropped general append", Client, []Batch{data(2, 0, 1, 1)}, "commit"},
-		{"new producer", Client, []Batch{data(9, 0, 0, 1)}, "commit"},
-		{"replica run dropped", Replication, []Batch{data(0, 0, 5, 1), data(3, 0, 7, 1)}, "drop"},
-		{"replica run", Replication, []Batch{data(0, 0, 5, 1), data(3, 0, 7, 1)}, "commit"},
-		{"rejected then aborted", Client, []Batch{data(1, 0, 7, 1)}, "abort"},
-		{"fast after abort", Client, []Batch{data(1, 0, 2, 1)}, "commit"},
+		{"fast", Client, false, []Batch{data(0, 0, 1, 1)}, "commit"},
+		{"fast dropped", Client, false, []Batch{data(1, 0, 1, 1)}, "drop"},
+		{"fast after a dropped one", Client, false, []Batch{data(1, 0, 1, 1)}, "commit"},
+		{"general dropped: new producer and a transaction", Client, false, []Batch{data(9, 0, 0, 1), txnData(2, 0, 1, 1)}, "drop"},
+		{"fast after a dropped general append", Client, false, []Batch{data(2, 0, 1, 1)}, "commit"},
+		{"new producer", Client, false, []Batch{data(9, 0, 0, 1)}, "commit"},
+		{"replica run dropped", Replication, false, []Batch{data(0, 0, 5, 1), data(3, 0, 7, 1)}, "drop"},
+		{"replica run", Replication, false, []Batch{data(0, 0, 5, 1), data(3, 0, 7, 1)}, "commit"},
+		{"rejected then aborted", Client, false, []Batch{data(1, 0, 7, 1)}, "abort"},
+		{"fast after abort", Client, false, []Batch{data(1, 0, 2, 1)}, "commit"},
+		{"chunk of one batch", Replication, true, []Batch{data(0, 0, 6, 1)}, "commit"},
+		{"chunk of mixed producers", Replication, true, []Batch{data(0, 0, 7, 1), data(1, 0, 3, 1), data(0, 0, 8, 2),
+			data(2, 0, 2, 1), data(9, 0, 1, 1), data(0, 0, 10, 1), data(1, 0, 4, 1), data(0, 0, 11, 1), data(0, 0, 12, 1),
+			data(0, 0, 13, 1)}, "commit"},
+		{"chunk dropped", Replication, true, []Batch{data(0, 0, 14, 1), data(3, 0, 8, 1)}, "drop"},
+		{"fast after a dropped chunk", Client, false, []Batch{data(0, 0, 14, 1)}, "commit"},
+		{"chunk aborted", Replication, true, []Batch{data(1, 0, 5, 1), data(3, 0, 8, 1)}, "abort"},
+		{"chunk with transactions and an ABORT in the middle", Replication, true, []Batch{txnData(0, 0, 15, 1),
+			data(1, 0, 5, 1), txnData(0, 0, 16, 1), txnData(2, 0, 3, 1), marker(0, 0, true, 1), data(0, 0, 17, 1),
+			data(1, 0, 6, 1)}, "commit"},
+		{"chunk with data inside an open transaction", Replication, true, []Batch{data(3, 0, 8, 1), data(2, 0, 4, 1),
+			txnData(2, 0, 4, 1), data(3, 0, 9, 1), txnData(3, 0, 10, 1), data(3, 0, 11, 1), txnData(3, 0, 11, 1)}, "commit"},
+		{"chunk with a COMMIT, then data", Replication, true, []Batch{txnData(2, 0, 5, 1), marker(2, 0, false, 1),
+			data(2, 0, 6, 1), data(0, 0, 18, 1)}, "commit"},
+		{"chunk with a stale marker", Replication, true, []Batch{txnData(3, 0, 12, 1), marker(3, -1, true, 1),
+			data(3, 0, 13, 1)}, "commit"},
+		{"chunk with a barrier in the middle", Replication, true, []Batch{data(0, 0, 19, 1), txnData(1, 0, 7, 1),
+			data(2, 0, 7, 1), barrierBatch(), data(0, 0, 20, 1), data(2, 0, 8, 1), marker(1, 0, true, 1)}, "commit"},
+		{"chunk with epoch changes", Replication, true, []Batch{data(0, 0, 21, 1), data(0, 1, 0, 1), data(2, 1, 0, 1),
+			data(2, 0, 9, 1), data(0, 1, 1, 1)}, "commit"},
+		{"chunk of an untracked producer", Replication, true, []Batch{data(-1, 0, 0, 1), data(0, 1, 2, 1)}, "commit"},
+		{"client chunk", Client, true, []Batch{data(0, 1, 3, 1), data(0, 1, 4, 1), data(0, 1, 9, 1), data(5, 0, 0, 1)}, "commit"},
+		{"fast after a chunk", Client, false, []Batch{data(0, 1, 5, 1)}, "commit"},
 	}
 	var next int64 = 10
 	for _, st := range steps {
 		var got [2][]error
+		var com [2]Committed
 		for k := range 2 {
 			var a Appender
-			if k == 0 {
+			switch {
+			case k == 0:
 				a = model.Begin(0, st.origin)
-			} else {
+			case st.chunk:
+				held.BeginChunk(st.origin)
+				a = held
+			default:
 				held.Begin(st.origin)
 				a = held
 			}
@@ -160,20 +199,73 @@ func TestHeldAppenderMatchesModel(t *testing.T) {
 			}
 			switch st.end {
 			case "commit":
-				a.Commit()
+				c := a.Commit()
+				com[k] = Committed{Completed: slices.Clone(c.Completed), Aborted: slices.Clone(c.Aborted),
+					Barriers: c.Barriers, KeptOpenTxns: c.KeptOpenTxns}
 			case "abort":
 				a.Abort()
 			}
 		}
-		next += 10
+		next += 20
 		if !slices.Equal(got[0], got[1]) {
 			t.Fatalf("%s: model %v, store %v", st.name, got[0], got[1])
+		}
+		if !slices.Equal(com[0].Completed, com[1].Completed) || !slices.Equal(com[0].Aborted, com[1].Aborted) ||
+			com[0].Barriers != com[1].Barriers || com[0].KeptOpenTxns != com[1].KeptOpenTxns {
+			t.Fatalf("%s: commit model %+v, store %+v", st.name, com[0], com[1])
 		}
 		if st.end == "drop" {
 			continue // the Model's Begin discards it at the next step, the Store's too
 		}
 		if ms, ss := dumpState(model, 0), dumpState(store, 0); !equalState(ms, ss) {
 			t.Fatalf("%s: state\nmodel %+v\nstore %+v", st.name, ms, ss)
+		}
+	}
+}
+
+// A transactional data batch of a REPLICATION append removes its
+// producer's verification entry at Commit, whether the append was begun
+// with Begin or BeginChunk, as in the Model (UnifiedLog#updateProducers):
+// the next StartVerification at another epoch makes a new entry, with a new
+// guard, where a kept entry would hand back the old one.
+func TestChunkTransactionalBatchRemovesVerification(t *testing.T) {
+	for _, chunk := range []bool{false, true} {
+		model, store := NewModel(Options{}), NewStore(Options{})
+		var guards [2][2]Guard
+		for k, m := range []manager{model, store} {
+			populate(m, 0, 4)
+			g, err := m.StartVerification(0, 2, 1, 0, TV0, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			guards[k][0] = g
+			var a Appender
+			switch {
+			case k == 0:
+				a = model.Begin(0, Replication)
+			case chunk:
+				held := store.Appender(0)
+				held.BeginChunk(Replication)
+				a = held
+			default:
+				a = store.Begin(0, Replication)
+			}
+			for i, b := range []Batch{data(1, 0, 1, 1), txnData(2, 0, 1, 1), data(3, 0, 1, 1)} {
+				b.BaseOffset = int64(10 + i)
+				if _, err := a.Add(&b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a.Commit()
+			if guards[k][1], err = m.StartVerification(0, 2, 0, 1, TV0, 1000); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if guards[0][1] == guards[0][0] {
+			t.Fatalf("chunk %v: the Model kept the verification entry (guard %d)", chunk, guards[0][0])
+		}
+		if guards[0] != guards[1] {
+			t.Fatalf("chunk %v: guards model %v, store %v", chunk, guards[0], guards[1])
 		}
 	}
 }

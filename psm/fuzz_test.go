@@ -162,12 +162,20 @@ func (d *diff) run() {
 		p := PartitionID(pb % 2)
 		d.now += int64(op >> 5)
 		switch op % 8 {
-		case 0, 1, 2, 3: // an append of 1-4 batches, committed (or aborted when op%4 == 3)
-			origin := Origin(d.byte() % 3)
+		case 0, 1, 2, 3: // an append of 1-4 batches (a chunk: 1-16), committed (or aborted when op%4 == 3)
+			ob := d.byte()
+			origin := Origin(ob % 3)
 			n := int(d.byte()%4) + 1
+			chunk := ob&0x80 != 0 // the Store's append begun with BeginChunk, as appendpath begins a fetch's
+			if chunk {
+				n += int(ob>>3) % 4 * 4
+			}
 			ma, sa := d.model.Begin(p, origin), d.store.Begin(d.base+p, origin)
+			if chunk {
+				sa.(*StoreAppender).BeginChunk(origin)
+			}
 			gb := d.byte()
-			if n == 1 && op%4 != 3 && gb >= 128 { // one batch through Update, which has no guard
+			if n == 1 && op%4 != 3 && gb >= 128 && !chunk { // one batch through Update, which has no guard
 				d.update(p, origin)
 				break
 			}
@@ -178,7 +186,11 @@ func (d *diff) run() {
 			for range n {
 				b := d.batch()
 				b.BaseOffset = next
-				d.trace(p, "add "+origin.String(), b, 0)
+				what := "add "
+				if chunk {
+					what = "chunk add "
+				}
+				d.trace(p, what+origin.String(), b, 0)
 				mo, merr := ma.Add(&b)
 				so, serr := sa.Add(&b)
 				if val(mo) != val(so) || !sameErr(merr, serr) || (mo == nil) != (merr != nil) ||
@@ -319,7 +331,9 @@ func runDiff(t testing.TB, src []byte) {
 }
 
 // FuzzStoreMatchesModel: the sharded Store gives the same answers and holds
-// the same state as the reference Model for any operation sequence.
+// the same state as the reference Model for any operation sequence, its
+// appends begun with Begin or with BeginChunk (chunks of up to 16 batches
+// of mixed producers, transactions, markers and barriers).
 func FuzzStoreMatchesModel(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 2, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0})
 	f.Add([]byte{1, 0, 0, 1, 3, 0, 3, 0, 0, 0, 5, 0, 1, 0, 7, 0, 0, 0, 0, 0, 1, 0, 1, 2, 1})
@@ -354,7 +368,8 @@ func TestStoreMatchesModelRandom(t *testing.T) {
 }
 
 // TestStoreMatchesModelManyProducers stresses table growth, stale slots after
-// barriers, tombstones after expiration and rehashing with thousands of PIDs.
+// barriers, tombstones after expiration and rehashing with thousands of PIDs,
+// in appends (half of them begun with BeginChunk) of up to 60 batches.
 func TestStoreMatchesModelManyProducers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	opts := Options{ExpirationMs: 400}
@@ -383,7 +398,10 @@ func TestStoreMatchesModelManyProducers(t *testing.T) {
 			}
 		default:
 			origin := Origin(rng.IntN(3))
-			ma, sa := d.model.Begin(0, origin), d.store.Begin(0, origin)
+			ma, sa := d.model.Begin(0, origin), d.store.BeginAppend(0, origin)
+			if rng.IntN(2) == 0 {
+				sa.BeginChunk(origin) // a fetch's chunk: past linearPending producers, the pending index
+			}
 			for range 1 + rng.IntN(60) {
 				pid := int64(rng.IntN(4000))
 				b := data(pid, 0, seq[pid], 1)

@@ -277,6 +277,53 @@ func BenchmarkAppendProtocol(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendChunk: producer state's part of a mirror fetch of 64 data
+// batches, one REPLICATION append (Begin, an Add per batch, Commit) to a
+// partition of 1000 producers, batch j from the (j mod producers)-th of
+// them (in visitOrder's scattered order); cpu-ns/batch is the per-batch
+// figure. begin=chunk begins the append with BeginChunk, as appendpath
+// begins a fetch's chunk; begin=plain with Begin.
+func BenchmarkAppendChunk(b *testing.B) {
+	const n, batches = 1000, 64
+	for _, begin := range []string{"plain", "chunk"} {
+		for _, producers := range []int{1, 4, 64} {
+			b.Run("begin="+begin+"/batches=64/producers="+strconv.Itoa(producers), func(b *testing.B) {
+				s := NewStore(Options{})
+				populate(s, 0, n)
+				pids := visitOrder(n)[:producers]
+				chunk := make([]Batch, batches)
+				for j := range chunk {
+					chunk[j] = data(int64(pids[j%producers]), 0, int32(1+j/producers), 1)
+				}
+				app := s.Appender(0)
+				off := int64(n)
+				b.ReportAllocs()
+				start := cputime.Process()
+				for b.Loop() {
+					if begin == "chunk" {
+						app.BeginChunk(Replication)
+					} else {
+						app.Begin(Replication)
+					}
+					for j := range chunk {
+						bt := &chunk[j]
+						bt.BaseOffset = off
+						off++
+						if _, err := app.Add(bt); err != nil {
+							b.Fatal(err)
+						}
+					}
+					app.Commit()
+				}
+				if used := cputime.Process() - start; b.N > 0 {
+					b.ReportMetric(float64(used.Nanoseconds())/float64(b.N)/batches, "cpu-ns/batch")
+				}
+				cputime.Report(b, start)
+			})
+		}
+	}
+}
+
 // nopManager answers Begin with an Appender that does nothing, and Update
 // with nothing done: BenchmarkUpdate and BenchmarkUpdateOne
 // with impl=nop measures what the calls themselves cost (the loop, the

@@ -18,6 +18,9 @@ import (
 // through promote, as soon as one of its batches leaves the fast case.
 
 // pendingEntry is one producer's ProducerAppendInfo inside an append.
+// curEpoch, curLastSeq and the verification fields serve checkSequence
+// alone: an entry of a REPLICATION append made by addNext leaves them as a
+// former append left them.
 type pendingEntry struct {
 	pid        int64
 	h          uint64
@@ -59,8 +62,7 @@ type StoreAppender struct {
 	aborted   []storage.AbortedTxn
 	done      CompletedTxn // apply's completed transaction, kept out of its results
 	fast      fastAppend
-	fastSet   bool         // fast holds the append's first batch; pend is empty
-	more      []fastAppend // REPLICATION: the batches after the first, also on the fast path
+	fastSet   bool // fast holds the append's first and only batch; pend is empty
 	// general: this append went past the fast path (pending entries,
 	// barriers, transactions), so the next Begin must reset that state.
 	// An append that stayed on the fast path changes none of it.
@@ -94,10 +96,26 @@ func (s *Store) Appender(p PartitionID) *StoreAppender { return &s.part(p).app }
 // Begin starts a new append on a, discarding an unfinished one:
 // BeginAppend of a's partition. O(1), no allocation.
 func (a *StoreAppender) Begin(origin Origin) {
-	a.origin, a.guard, a.fastSet = origin, 0, false // and more is empty: see Add
+	a.origin, a.guard, a.fastSet = origin, 0, false
 	if a.general {
 		a.resetGeneral()
 	}
+}
+
+// BeginChunk is Begin for a chunk: an append of the several batches one
+// fetch delivers (a mirror's, a follower's), which Kafka validates as one
+// append with one ProducerAppendInfo per producer
+// (UnifiedLog#analyzeAndValidateProducerState). Add then answers as after
+// Begin, but takes no batch on the one-batch fast path: each accepted
+// batch joins its producer's pending entry, made from the committed entry
+// at the producer's first batch in the chunk, and Commit merges each entry
+// once (ProducerStateManager#update). A REPLICATION data batch takes the
+// entry's short step (addNext), so a REPLICATION chunk reads the table once
+// per producer; a CLIENT one still reads it for each batch's duplicate
+// check. O(1), no allocation.
+func (a *StoreAppender) BeginChunk(origin Origin) {
+	a.Begin(origin)
+	a.general = true
 }
 
 // resetGeneral clears what the general path left in a, for Begin; out of
@@ -126,39 +144,24 @@ func (a *StoreAppender) clearPending() {
 func (a *StoreAppender) SetGuard(g Guard) { a.guard = g }
 
 // Pending is ProducerAppendInfo#toEntry. A general-path append keeps it in
-// its pending entry; a fast-path one as batches against the committed slot
-// (plain data batches: epoch, window and timestamp change, nothing else).
+// its pending entry; a fast-path one as its one batch against the
+// committed slot (a plain data batch: epoch, window and timestamp change,
+// nothing else).
 func (a *StoreAppender) Pending(pid int64) (ProducerInfo, bool) {
 	for i := range a.pend {
 		if w := &a.pend[i]; w.pid == pid {
 			return w.upd.info(pid), true
 		}
 	}
-	if !a.fastSet || a.general {
+	f := &a.fast
+	if !a.fastSet || a.general || f.pid != pid {
 		return ProducerInfo{}, false
 	}
-	var v slotVal
-	found := false
-	for i := -1; i < len(a.more); i++ {
-		f := &a.fast
-		if i >= 0 {
-			f = &a.more[i]
-		}
-		if f.pid != pid {
-			continue
-		}
-		if !found {
-			s := &a.part.shards[f.shard].slots[f.slot]
-			v = slotVal{lastTS: s.lastTS, txnFirst: s.txnFirst, coordEpoch: s.coordEpoch, epoch: s.epoch}
-			found = true
-		}
-		v.maybeUpdateEpoch(f.epoch)
-		v.push(f.m)
-		v.lastTS = f.m.Timestamp
-	}
-	if !found {
-		return ProducerInfo{}, false
-	}
+	s := &a.part.shards[f.shard].slots[f.slot]
+	v := slotVal{lastTS: s.lastTS, txnFirst: s.txnFirst, coordEpoch: s.coordEpoch, epoch: s.epoch}
+	v.maybeUpdateEpoch(f.epoch)
+	v.push(f.m)
+	v.lastTS = f.m.Timestamp
 	return v.info(pid), true
 }
 
@@ -227,6 +230,40 @@ func (a *StoreAppender) indexPut(j int) {
 	a.index[i] = uint64(a.stamp)<<32 | uint64(j+1)
 }
 
+// newPending adds pid's pending entry (ProducerStateManager#prepareUpdate)
+// and returns it: a copy of the committed entry cv at slot slotIdx of
+// version (cv nil: none) with an empty window, and the producer's
+// verification entry unless a barrier of the append dropped them. The
+// caller indexes it (indexPending) once its batch is accepted.
+func (a *StoreAppender) newPending(pid int64, h uint64, cv *slot, slotIdx int32, version uint32) *pendingEntry {
+	// Reuse the slot without zeroing it: the window of upd starts empty
+	// (n = 0), so only the scalars are written, never the 160-byte ring.
+	if n := len(a.pend); n < cap(a.pend) {
+		a.pend = a.pend[:n+1]
+	} else {
+		a.pend = append(a.pend, pendingEntry{})
+	}
+	w := &a.pend[len(a.pend)-1]
+	w.pid, w.h, w.slot, w.version = pid, h, slotIdx, version
+	w.hasVerif, w.clearVerif, w.verifLow, w.verifSeq0 = false, false, 0, false
+	u := &w.upd
+	u.n, u.head = 0, 0
+	if cv != nil {
+		w.curEpoch, w.curLastSeq = cv.epoch, cv.lastSeq()
+		u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTS, cv.txnFirst, cv.coordEpoch, cv.epoch
+	} else {
+		w.curEpoch, w.curLastSeq = -1, -1
+		u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
+	}
+	if !a.verifGone && len(a.part.verif) > 0 {
+		if e := a.part.verifEntry(pid); e != nil {
+			w.hasVerif, w.verifLow = true, e.lowestSeq
+			w.verifSeq0 = e.bump && a.s.opts.Release.tv2StartsAtZero() && (cv == nil || cv.n == 0)
+		}
+	}
+	return w
+}
+
 // addGeneral is Add past the fast path: pending entries, the duplicate
 // walk, barriers, markers and transactions.
 //
@@ -293,31 +330,7 @@ func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 	if pi >= 0 {
 		w = &a.pend[pi]
 	} else {
-		// Reuse the slot without zeroing it: the window of upd starts empty
-		// (n = 0), so only the scalars are written, never the 120-byte ring.
-		if n := len(a.pend); n < cap(a.pend) {
-			a.pend = a.pend[:n+1]
-		} else {
-			a.pend = append(a.pend, pendingEntry{})
-		}
-		w = &a.pend[len(a.pend)-1]
-		w.pid, w.h, w.slot, w.version = pid, h, slotIdx, version
-		w.hasVerif, w.clearVerif, w.verifLow, w.verifSeq0 = false, false, 0, false
-		u := &w.upd
-		u.n, u.head = 0, 0
-		if cv != nil {
-			w.curEpoch, w.curLastSeq = cv.epoch, cv.lastSeq()
-			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTS, cv.txnFirst, cv.coordEpoch, cv.epoch
-		} else {
-			w.curEpoch, w.curLastSeq = -1, -1
-			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
-		}
-		if !a.verifGone {
-			if e := sp.verifEntry(pid); e != nil {
-				w.hasVerif, w.verifLow = true, e.lowestSeq
-				w.verifSeq0 = e.bump && a.s.opts.Release.tv2StartsAtZero() && (cv == nil || cv.n == 0)
-			}
-		}
+		w = a.newPending(pid, h, cv, slotIdx, version)
 	}
 	done, started, err := a.apply(w, b)
 	if err != nil {
@@ -562,6 +575,5 @@ func (a *StoreAppender) commitGeneral() *Committed {
 
 func (a *StoreAppender) Abort() {
 	a.fastSet = false
-	a.more = a.more[:0]
 	a.clearPending()
 }

@@ -139,17 +139,24 @@ func (v *slotVal) maybeUpdateEpoch(e int16) {
 	}
 }
 
-func (v *slotVal) push(m BatchMetadata) {
+func (v *slotVal) push(m BatchMetadata) { *v.next() = m }
+
+// next makes room for one more batch at the window's end, dropping the
+// oldest when it is full, and returns the entry to fill. A caller that
+// fills it field by field, rather than copying a BatchMetadata just built
+// into it (push), saves the copy's wide loads, which wait for the narrow
+// stores that built it (a failed store-to-load forwarding).
+func (v *slotVal) next() *BatchMetadata {
 	if v.n < NumBatchesToRetain {
-		*v.at(int(v.n)) = m
 		v.n++
-		return
+		return v.at(int(v.n) - 1)
 	}
-	v.win[v.head] = m
+	m := &v.win[v.head]
 	v.head++
 	if v.head == NumBatchesToRetain {
 		v.head = 0
 	}
+	return m
 }
 
 // info is v as pid's ProducerInfo, window oldest first.
