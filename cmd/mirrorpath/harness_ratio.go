@@ -23,10 +23,10 @@ func init() {
 
 const ratioUsage = "usage: mirrorpath ratio --num RE --den RE [--unit U] [--confidence C] FILE..."
 
-// runRatio is `mirrorpath ratio`: median(num) / median(den) over the samples
-// of two configurations in the same benchmark output, with the percentile
-// bootstrap interval the report prints beside its ratios
-// (benchgate.RatioInterval). benchstat compares one configuration across
+// runRatio is `mirrorpath ratio`: the ratio of two configurations in the
+// same benchmark output with its percentile-bootstrap interval, by the rule
+// the report follows (report.Figures.Ratio): paired by round when the output
+// is in interleaved rounds, else median(num) / median(den). benchstat compares one configuration across
 // files; this divides two configurations of one run, such as a strategy by
 // asis (docs/measuring.md).
 func runRatio(args []string, stdout, stderr io.Writer) int {
@@ -117,7 +117,7 @@ func ratioOf(f *report.Figures, numRE, denRE *regexp.Regexp, unit string, conf f
 		}
 	}
 	r := ratioResult{num: benchName(n), den: benchName(d), unit: unit,
-		RatioSummary: benchgate.RatioInterval(f.Samples(n, unit), f.Samples(d, unit), conf)}
+		RatioSummary: f.Ratio(n, d, unit, conf)}
 	if math.IsNaN(r.Center) || math.IsInf(r.Center, 0) {
 		return ratioResult{}, fmt.Errorf("%s: the median %s of %s is 0", unit, unit, benchName(d))
 	}
@@ -134,6 +134,9 @@ func (r ratioResult) String() string {
 	interval := "no interval: fewer than 2 samples on a side"
 	if r.HasInterval() {
 		interval = fmt.Sprintf("[%.3f, %.3f] (%g %% bootstrap interval)", r.Lo, r.Hi, 100*r.Confidence)
+	}
+	if r.Paired {
+		interval += ", paired by round"
 	}
 	return fmt.Sprintf("%s / %s = %.3f %s, %s, n = %d + %d", r.num, r.den, r.Center, interval, r.unit, r.N, r.D)
 }

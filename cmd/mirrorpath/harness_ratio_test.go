@@ -36,15 +36,16 @@ func runRatioArgs(args ...string) (int, string, string) {
 
 // TestRatioOfTwoConfigurations: each side's samples are all equal, the
 // numerator's twice the denominator's, so the ratio of medians is 2 and so
-// is every bootstrap ratio; the default unit is CPU time, and the
-// configuration names lose their -GOMAXPROCS suffix.
+// is every bootstrap ratio; the output is in rounds, so the ratio is paired
+// by round; the default unit is CPU time, and the configuration names lose
+// their -GOMAXPROCS suffix.
 func TestRatioOfTwoConfigurations(t *testing.T) {
 	path := writeBench(t, 10, "")
 	code, out, errs := runRatioArgs("--num", "bitfield", "--den", "asis", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	want := "BenchmarkAppend/strategy=bitfield/batch=16KiB / BenchmarkAppend/strategy=asis/batch=16KiB = 2.000 [2.000, 2.000] (95 % bootstrap interval), cpu-sec/op, n = 10 + 10\n"
+	want := "BenchmarkAppend/strategy=bitfield/batch=16KiB / BenchmarkAppend/strategy=asis/batch=16KiB = 2.000 [2.000, 2.000] (95 % bootstrap interval), paired by round, cpu-sec/op, n = 10 + 10\n"
 	if out != want {
 		t.Fatalf("got  %q\nwant %q", out, want)
 	}
@@ -108,5 +109,28 @@ func TestRatioErrors(t *testing.T) {
 	os.WriteFile(empty, []byte("goos: linux\n"), 0o644)
 	if code, _, errs := runRatioArgs("--num", "a", "--den", "b", empty); code != 1 || !strings.Contains(errs, "no benchmark results") {
 		t.Errorf("empty: exit %d, %q", code, errs)
+	}
+}
+
+// TestRatioPairsOnlyRounds: the same samples listed one configuration after
+// the other (go test -count N, not interleaved rounds) are not paired.
+func TestRatioPairsOnlyRounds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("goos: linux\ngoarch: amd64\npkg: example\n")
+	for _, line := range []string{
+		"BenchmarkAppend/strategy=asis/batch=16KiB-2 \t 1000\t 100 ns/op\n",
+		"BenchmarkAppend/strategy=bitfield/batch=16KiB-2 \t 1000\t 200 ns/op\n",
+	} {
+		for range 8 {
+			b.WriteString(line)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "bench.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runRatioArgs("--num", "bitfield", "--den", "asis", path)
+	if code != 0 || !strings.Contains(out, "= 2.000 [2.000, 2.000]") || strings.Contains(out, "paired") {
+		t.Fatalf("exit %d, %q %s", code, out, errs)
 	}
 }

@@ -12,6 +12,9 @@ type RatioSummary struct {
 	Center, Lo, Hi float64
 	Confidence     float64
 	N, D           int // sizes of the numerator's and the denominator's sample
+	// Paired is true for PairedRatioInterval's summaries: Center is the
+	// median of the per-round ratios, not the ratio of the medians.
+	Paired bool
 }
 
 // HasInterval reports whether Lo and Hi bound Center.
@@ -35,8 +38,8 @@ const ratioResamples = 4000
 // confidence interval: each sample is resampled with replacement on its
 // own, the ratio of the resamples' medians is taken ratioResamples times,
 // and the interval runs between the (1−confidence)/2 and (1+confidence)/2
-// quantiles of those ratios. The samples are treated as independent (the
-// rounds of an interleaved run are not paired). The generator is seeded
+// quantiles of those ratios. The samples are treated as independent
+// (PairedRatioInterval pairs the rounds of an interleaved run). The generator is seeded
 // with a constant, so the same samples always give the same interval.
 // The medians are those of benchmath's summaries (the middle value, or the
 // mean of the two middle ones).
@@ -87,4 +90,42 @@ func quantile(xs []float64, q float64) float64 {
 	}
 	f := pos - float64(i)
 	return xs[i]*(1-f) + xs[i+1]*f
+}
+
+// PairedRatioInterval is the ratio of two samples taken in the same
+// interleaved rounds, num[i] and den[i] in round i: Center is the median of
+// the per-round ratios num[i]/den[i], and the interval a percentile
+// bootstrap of that median, the rounds resampled with replacement
+// ratioResamples times (fixed seed, as RatioInterval's). A slowdown that
+// lasts a round (the machine's other work, a host's contention) scales both
+// sides of that round's ratio and cancels in it, where RatioInterval counts
+// it as the spread of each sample. Lo and Hi are NaN below two rounds;
+// num and den must have the same length (else Center is NaN).
+func PairedRatioInterval(num, den []float64, confidence float64) RatioSummary {
+	r := RatioSummary{Lo: math.NaN(), Hi: math.NaN(), Confidence: confidence, N: len(num), D: len(den), Paired: true}
+	if len(num) == 0 || len(num) != len(den) {
+		r.Center = math.NaN()
+		return r
+	}
+	per := make([]float64, len(num))
+	for i := range num {
+		per[i] = num[i] / den[i]
+	}
+	r.Center = median(slices.Clone(per))
+	if len(per) < 2 {
+		return r
+	}
+	rng := rand.New(rand.NewPCG(0x6d69727270617468, 0x7061697265640a)) // fixed: reproducible intervals
+	b := make([]float64, len(per))
+	meds := make([]float64, ratioResamples)
+	for i := range meds {
+		for j := range b {
+			b[j] = per[rng.IntN(len(per))]
+		}
+		meds[i] = median(b)
+	}
+	slices.Sort(meds)
+	r.Lo = quantile(meds, (1-confidence)/2)
+	r.Hi = quantile(meds, (1+confidence)/2)
+	return r
 }

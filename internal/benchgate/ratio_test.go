@@ -49,3 +49,45 @@ func TestRatioIntervalTooFew(t *testing.T) {
 		t.Fatalf("empty: %+v", r)
 	}
 }
+
+// TestPairedRatioIntervalCancelsRounds: rounds that run the whole machine
+// slower (a factor shared by both sides of a round) widen the independent
+// interval but cancel in the paired one, which stays at the true ratio.
+func TestPairedRatioIntervalCancelsRounds(t *testing.T) {
+	slowdown := []float64{1, 1.9, 1.05, 1.6, 1, 2, 1.1, 1.7, 1, 1.3}
+	jitter := []float64{1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.01}
+	num, den := make([]float64, len(slowdown)), make([]float64, len(slowdown))
+	for i, s := range slowdown {
+		num[i] = 120 * s * jitter[i]
+		den[i] = 100 * s * jitter[len(jitter)-1-i]
+	}
+	p := PairedRatioInterval(num, den, 0.95)
+	if !p.Paired || !p.HasInterval() || p.Lo > 1.2 || p.Hi < 1.2 || p.HalfWidth() > 0.03 {
+		t.Fatalf("paired: %+v, want 1.2 within ±3%%", p)
+	}
+	u := RatioInterval(num, den, 0.95)
+	if u.Paired || u.HalfWidth() < 3*p.HalfWidth() {
+		t.Fatalf("independent %+v is not much wider than paired %+v", u, p)
+	}
+	// Without a shared factor the paired interval is no narrower than the
+	// rounds' own spread: it still holds the true ratio.
+	for i := range num {
+		num[i], den[i] = 120*jitter[i], 100*jitter[len(jitter)-1-i]
+	}
+	if q := PairedRatioInterval(num, den, 0.95); q.Lo > 1.2 || q.Hi < 1.2 {
+		t.Fatalf("steady rounds: %+v does not hold 1.2", q)
+	}
+}
+
+func TestPairedRatioIntervalEdges(t *testing.T) {
+	if r := PairedRatioInterval([]float64{1, 2}, []float64{1}, 0.95); !math.IsNaN(r.Center) {
+		t.Fatalf("unequal lengths: %+v", r)
+	}
+	if r := PairedRatioInterval([]float64{3}, []float64{2}, 0.95); r.Center != 1.5 || r.HasInterval() {
+		t.Fatalf("one round: %+v", r)
+	}
+	a, b := []float64{5, 7, 6, 9, 5.5, 6.5}, []float64{4, 4.2, 3.9, 4.4, 4.1, 4.0}
+	if x, y := PairedRatioInterval(a, b, 0.95), PairedRatioInterval(a, b, 0.95); x != y {
+		t.Fatalf("two calls differ: %+v, %+v", x, y)
+	}
+}

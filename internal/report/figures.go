@@ -51,6 +51,11 @@ type Figures struct {
 	// timeUnit is the unit the ratio tables divide: sec/op (wall clock),
 	// or cpu-sec/op in the view cpu returns.
 	timeUnit string
+	// rounds is true when every file read lists its results in interleaved
+	// rounds (each configuration's i-th result before any configuration's
+	// (i+1)-th), so that the i-th samples of two configurations come from
+	// the same round and their ratios pair (Figures.Ratio).
+	rounds bool
 }
 
 const projection = "pkg,.name,/strategy,/crc,/batch,/producers,/impl"
@@ -104,6 +109,7 @@ type benchReader struct {
 	order     []benchGroup
 	results   int
 	syntax    int
+	unordered bool // a file's results were not in interleaved rounds
 }
 
 // benchGroup is one configuration and unit. benchproc replaces separately
@@ -125,6 +131,7 @@ func newBenchReader() (*benchReader, error) {
 // read adds r's results; strict makes a malformed line an error.
 func (br *benchReader) read(r io.Reader, name string, strict bool) error {
 	rd := benchfmt.NewReader(r, name)
+	round := 0 // the highest sample index seen in this file
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
 		case *benchfmt.SyntaxError:
@@ -140,6 +147,11 @@ func (br *benchReader) read(r io.Reader, name string, strict bool) error {
 				if _, ok := br.samples[g]; !ok {
 					br.order = append(br.order, g)
 				}
+				if at := len(br.samples[g]); at < round {
+					br.unordered = true
+				} else {
+					round = at
+				}
 				br.samples[g] = append(br.samples[g], rec.Values[i].Value)
 			}
 		}
@@ -151,7 +163,7 @@ func (br *benchReader) read(r io.Reader, name string, strict bool) error {
 func (br *benchReader) figures() *Figures {
 	fields := br.proj.Fields()
 	f := &Figures{stats: map[Key]map[string]stat{}, samples: map[Key]map[string][]float64{}, timeUnit: secPerOp,
-		Results: br.results, SyntaxErrors: br.syntax}
+		Results: br.results, SyntaxErrors: br.syntax, rounds: !br.unordered}
 	th := benchmath.DefaultThresholds
 	for _, g := range br.order {
 		k := g.k

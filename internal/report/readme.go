@@ -32,7 +32,7 @@ func (r *Report) readmeBench(ew *errWriter, from string, link func(string) strin
 	if n.View != "CPU time" {
 		unit = "wall time per op (sec/op)"
 	}
-	ew.printf("\nEach ratio divides two medians of %s from the same interleaved rounds, ± its %.0f%% interval (a bootstrap of the ratio of medians, docs/measuring.md); ‼ marks a cell that fails a noise rule. Wall-time tables and every configuration's medians are in [%s](%s).\n",
+	ew.printf("\nEach ratio is the median of the per-round ratios of %s in the same interleaved rounds, ± its %.0f%% interval (a bootstrap over the rounds, docs/measuring.md); ‼ marks a cell that fails a noise rule. Wall-time tables and every configuration's medians are in [%s](%s).\n",
 		unit, 100*confidence, filepath.ToSlash(filepath.Join(from, ReportFile)), link(filepath.ToSlash(filepath.Join(from, ReportFile))))
 	for _, t := range r.Figures.headlineTables() {
 		ew.printf("\n**%s.** %s.\n\n", t.Title, upperFirst(t.Caption))

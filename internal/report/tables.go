@@ -48,13 +48,7 @@ const confidence = 0.95
 // ratio is num/den of the view's time unit with its interval; ok is false
 // when a side is missing or not positive.
 func (f *Figures) ratio(num, den Key) (benchgate.RatioSummary, bool) {
-	if _, ok := f.secs(num); !ok {
-		return benchgate.RatioSummary{}, false
-	}
-	if _, ok := f.secs(den); !ok {
-		return benchgate.RatioSummary{}, false
-	}
-	return benchgate.RatioInterval(f.samples[num][f.timeUnit], f.samples[den][f.timeUnit], confidence), true
+	return f.ratioPer(num, den, 1)
 }
 
 // ratioPer is ratio with num's samples divided by per: num's time per op
@@ -66,11 +60,30 @@ func (f *Figures) ratioPer(num, den Key, per float64) (benchgate.RatioSummary, b
 	if _, ok := f.secs(den); !ok {
 		return benchgate.RatioSummary{}, false
 	}
-	scaled := make([]float64, len(f.samples[num][f.timeUnit]))
-	for i, v := range f.samples[num][f.timeUnit] {
-		scaled[i] = v / per
+	scaled := f.samples[num][f.timeUnit]
+	if per != 1 {
+		scaled = make([]float64, len(f.samples[num][f.timeUnit]))
+		for i, v := range f.samples[num][f.timeUnit] {
+			scaled[i] = v / per
+		}
 	}
-	return benchgate.RatioInterval(scaled, f.samples[den][f.timeUnit], confidence), true
+	return f.pair(scaled, f.samples[den][f.timeUnit], confidence), true
+}
+
+// Ratio is num/den of unit with its interval at confidence, by the rule
+// every table of the report follows (docs/measuring.md, "Noise"): paired by
+// round (benchgate.PairedRatioInterval) when the output was read in
+// interleaved rounds and both have a sample from every round, else the
+// ratio of two independent medians (benchgate.RatioInterval).
+func (f *Figures) Ratio(num, den Key, unit string, confidence float64) benchgate.RatioSummary {
+	return f.pair(f.samples[num][unit], f.samples[den][unit], confidence)
+}
+
+func (f *Figures) pair(num, den []float64, confidence float64) benchgate.RatioSummary {
+	if f.rounds && len(num) == len(den) {
+		return benchgate.PairedRatioInterval(num, den, confidence)
+	}
+	return benchgate.RatioInterval(num, den, confidence)
 }
 
 // fetchBatches is the batches=N part of a BenchmarkAppendFetch name, or 0.
