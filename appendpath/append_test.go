@@ -589,3 +589,58 @@ func TestAppendMirroredRollDueChecksBeforeRoll(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedCopy: the append path's one fused CRC and copy, handed
+// src[from:end] that ends with a large batch at pos, split at the batch's
+// covered bytes, with a smaller batch before it (from < pos) or not (from
+// == pos), copies exactly those bytes, leaves the staging bytes around them
+// as they were, and returns the CRC-32C of the large batch's covered bytes,
+// the CRC its header states.
+func TestFusedCopy(t *testing.T) {
+	small := mkBatch(t, bspec{PID: 5, Seq: 0})
+	big := mkBatch(t, bspec{PID: 6, Seq: 0, Records: 40, Value: 64})
+	if len(big) < fuseMin {
+		t.Fatalf("test batch of %d bytes is under fuseMin", len(big))
+	}
+	src := chunk(small, big, small)
+	pos, end := len(small), len(small)+len(big)
+	for _, from := range []int{0, pos} {
+		dst := bytes.Repeat([]byte{0xee}, len(src))
+		at := pos + codec.CRCStart
+		crc := fusedCopy(dst[from:at], src[from:at], dst[at:end], src[at:end])
+		if want := codec.Batch(big).CRC(); crc != want || crc != codec.Checksum(big[codec.CRCStart:]) {
+			t.Errorf("from %d: CRC %08x, the batch states %08x", from, crc, want)
+		}
+		if !bytes.Equal(dst[from:end], src[from:end]) {
+			t.Errorf("from %d: dst[%d:%d] is not src's", from, from, end)
+		}
+		for i, c := range dst {
+			if (i < from || i >= end) && c != 0xee {
+				t.Fatalf("from %d: byte %d outside [%d, %d) written", from, i, from, end)
+			}
+		}
+	}
+}
+
+// TestIntact: a replicated batch passes the checks before producer state
+// when its CRC matches its covered bytes and its lastOffsetDelta is not
+// negative; a flipped record byte or a negative lastOffsetDelta (CRC
+// recomputed, so only the range is wrong) fails them.
+func TestIntact(t *testing.T) {
+	b := codec.Batch(mkBatch(t, bspec{PID: 5, Seq: 0, Records: 3}))
+	crcOf := func(b codec.Batch) uint32 { return codec.Checksum(b[codec.CRCStart:]) }
+	if !intact(b, crcOf(b)) {
+		t.Fatal("a well-formed batch is not intact")
+	}
+	flipped := codec.Batch(bytes.Clone(b))
+	flipped[len(flipped)-1] ^= 1
+	if intact(flipped, crcOf(flipped)) {
+		t.Error("a batch whose CRC does not match is intact")
+	}
+	negative := codec.Batch(bytes.Clone(b))
+	binary.BigEndian.PutUint32(negative[codec.OffLastOffsetDelta:], uint32(0xffffffff))
+	negative.UpdateCRC()
+	if intact(negative, crcOf(negative)) {
+		t.Error("a batch with lastOffsetDelta -1 is intact")
+	}
+}

@@ -40,10 +40,11 @@ func (p *Partition) appendChunkLocked(src []byte, k kind) (Result, error) {
 	return p.applyChunk(src, dst, k, false)
 }
 
-// stageChecked frames and checks every batch of src (CRC, non-negative
-// lastOffsetDelta) while copying it into dst: a batch of fuseMin bytes or
-// more in the CRC's own pass (codec.ChecksumCopyCold), runs of smaller
-// ones in one copy.
+// stageChecked is appendLocked's step 1 for the chunk of a mapping
+// strategy: it frames every batch of src, checks it is intact (CRC,
+// non-negative lastOffsetDelta) and copies it into dst: a batch of fuseMin
+// bytes or more in the CRC's own pass (fusedCopy), runs of smaller ones in
+// one copy.
 func stageChecked(src, dst []byte, k kind) error {
 	n, run := 0, 0 // src[run:] is not copied yet
 	for pos := 0; pos < len(src); n++ {
@@ -56,12 +57,10 @@ func stageChecked(src, dst []byte, k kind) error {
 		if size < fuseMin {
 			crc = codec.Checksum(b[codec.CRCStart:])
 		} else {
-			at := pos + codec.CRCStart
-			copy(dst[run:at], src[run:at])
-			crc = codec.ChecksumCopyCold(dst[at:pos+size], src[at:pos+size])
-			run = pos + size
+			at, end := pos+codec.CRCStart, pos+size
+			crc, run = fusedCopy(dst[run:at], src[run:at], dst[at:end], src[at:end]), end
 		}
-		if crc != b.CRC() || b.LastOffsetDelta() < 0 {
+		if !intact(b, crc) {
 			return fail(k, n, pos, kafkaerr.CorruptMessage)
 		}
 		pos += size
@@ -76,7 +75,7 @@ func stageChecked(src, dst []byte, k kind) error {
 // (stageChecked); without, each batch is framed, checked and copied here
 // first: a chunk that starts with a batch under fuseMin is copied whole up
 // front (one copy), else each batch is copied with its CRC, in one pass from
-// fuseMin bytes (codec.ChecksumCopyCold).
+// fuseMin bytes (fusedCopy).
 func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, error) {
 	bulk := false // the chunk is staged by one copy (its first batch is under fuseMin)
 	app := p.app
@@ -116,10 +115,9 @@ func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, e
 				crc = codec.Checksum(in[codec.CRCStart:])
 			default:
 				at := pos + codec.CRCStart
-				copy(dst[pos:at], src[pos:at])
-				crc = codec.ChecksumCopyCold(dst[at:pos+size], src[at:pos+size])
+				crc = fusedCopy(dst[pos:at], in[:codec.CRCStart], dst[at:pos+size], in[codec.CRCStart:])
 			}
-			if crc != in.CRC() || in.LastOffsetDelta() < 0 {
+			if !intact(in, crc) {
 				app.Abort()
 				return Result{}, fail(k, n, pos, kafkaerr.CorruptMessage)
 			}

@@ -6,6 +6,7 @@
 // # The path, in Kafka's order
 //
 //	AppendClient / AppendCoordinator / AppendMirrored / AppendReplica
+//	→ appendLocked, whose blocks are numbered as these steps:
 //	  1. frame every batch of the caller's bytes (codec.Next); per origin:
 //	     CLIENT      one batch, baseOffset 0, size, CRC, LogValidator batch
 //	                 rules (LogValidator#validateBatch), then its record walk (below)
@@ -20,9 +21,9 @@
 //	     area before step 1 (the start of the next segment's buffer when
 //	     a roll is due, storage.Log.StageRolled, the roll of step 2 then
 //	     following the checks) and copies each batch of 1 KiB or more in
-//	     its CRC's pass (codec.ChecksumCopyCold): one pass over the bytes
-//	     instead of two. Staged bytes are not the log's until step 5, so a
-//	     rejection in step 1 leaves nothing behind.
+//	     its CRC's pass (fusedCopy, codec.ChecksumCopyCold): one pass over
+//	     the bytes instead of two. Staged bytes are not the log's until
+//	     step 5, so a rejection in step 1 leaves nothing behind.
 //	  4. per batch, in the copy: map the producer ID (mirrored, rewriting
 //	     strategies; CRC fixed by `full` recompute or O(1) `patch`), assign
 //	     baseOffset and partitionLeaderEpoch where the origin calls for it
@@ -36,9 +37,9 @@
 // A mirrored or replica chunk of several batches that fits the active
 // segment (chunk.go) takes steps 1, 3 and 4 in one pass over its batches
 // where the strategy maps no PID (a mapping strategy runs step 1 over the
-// whole chunk first: the mapper records what it maps): each batch is
-// framed, checked, staged, stamped and validated by producer state, and its
-// offset-index entry collected for the log's commit
+// whole chunk first, stageChecked: the mapper records what it maps): each
+// batch is framed, checked, staged, stamped and validated by producer
+// state, and its offset-index entry collected for the log's commit
 // (storage.Log.CommitIndexed). A batch that fails step 1 still decides the
 // answer over any earlier refusal of producer state, so a chunk is refused,
 // or written, as its batches would be one call each

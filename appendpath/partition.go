@@ -319,19 +319,44 @@ func frameSize(buf []byte) int {
 // under the bitfield strategy with 1000 producers, where a plain copy's wide
 // stores forward. From 1 KiB the fused pass wins (48 against 53 ns). The
 // staging is done before the checks only for appends of fuseMin bytes or
-// more with no roll due; runs of smaller batches in them are copied in one
-// piece, as without it.
+// more (appendLocked: step 3 ahead of step 1); runs of smaller batches in
+// them are copied in one piece, as without it.
 const fuseMin = 1024
 
-// appendLocked is the append path, in Kafka's order (UnifiedLog#append):
-// frame and check every batch of src (CRC included); roll if needed; copy
-// src into the log's staging bytes (for replicated batches in the CRC's own
-// pass when no roll is due); per batch in the copy: map the PID,
-// assign offsets and epoch, read producer-state fields (barrier and markers
-// included) and validate on the Appender's copy; write; commit producer
-// state; write .txnindex entries; move the high watermark; fsync per policy.
-// It returns every defect of src as an error and never panics (the fuzz
-// targets hold it to that), so the Append* entry points unlock without defer.
+// fusedCopy is the append path's one fused CRC and copy (appendLocked,
+// stageChecked, applyChunk), for a batch of fuseMin bytes or more and the
+// smaller batches before it not copied yet: it copies head into headDst
+// (those batches and the batch's header, up to codec.CRCStart), then body
+// into bodyDst in the pass that computes body's CRC-32C, which it returns
+// (codec.ChecksumCopyCold): one pass over the covered bytes instead of two.
+// The destinations are the log's staging bytes. The callers slice, so that
+// it stays small enough to inline.
+func fusedCopy(headDst, head, bodyDst, body []byte) uint32 {
+	copy(headDst, head)
+	return codec.ChecksumCopyCold(bodyDst, body)
+}
+
+// intact reports whether replicated batch b passes the checks a mirrored or
+// replica batch gets before producer state: its CRC is crc, the CRC-32C of
+// its covered bytes (RecordBatch#ensureValid, which
+// UnifiedLog#analyzeAndValidateRecords calls for every origin), and its
+// lastOffsetDelta is not negative (ours: a negative one would put its last
+// offset before its base offset in our log).
+func intact(b codec.Batch, crc uint32) bool {
+	return crc == b.CRC() && b.LastOffsetDelta() >= 0
+}
+
+// appendLocked is the append path, in the five steps of Kafka's order that
+// doc.go lists (UnifiedLog#append), one block each: frame and check (1),
+// roll (2), stage the copy (3), per batch in the copy the mapping, offsets
+// and producer state (4), write and commit (5). A replicated append of
+// fuseMin bytes or more takes its staging bytes before step 1, which then
+// copies its batches there in their CRC's pass. The steps are blocks of one
+// function, not functions: the calls and the values handed between them
+// cost a one-batch append about 5 % more instructions
+// (results/appendpath/appendlocked-ab/). It returns every defect of src as
+// an error and never panics (the fuzz targets hold it to that), so the
+// Append* entry points unlock without defer.
 func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if p.closed {
 		return Result{}, ErrClosed
@@ -342,17 +367,15 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		// frame) that fits the active segment: one pass (chunk.go).
 		return p.appendChunkLocked(src, k)
 	}
-	// 1. Framing and checks on the caller's bytes. A replicated batch
-	// (mirror, follower) needs its CRC and a non-negative lastOffsetDelta;
-	// its bytes are copied into the log's staging bytes in the same pass as
-	// the CRC (codec.ChecksumCopyCold: the staging bytes are the log's next
-	// ones, not in L1), which are not the log's until commit, so a rejected
-	// append leaves them unpublished. When the append must go to a new
-	// segment, the staging bytes are the start of the next segment's buffer
-	// (storage.Log.StageRolled) and the roll waits for the checks, as it
-	// does on the other paths; where the CRC does not fuse with the copy
-	// (codec.ChecksumCopyFuses: -tags purego, other CPUs) such an append
-	// keeps the path without staging, which then costs the same two passes.
+
+	// 3, ahead of 1 for a replicated append of fuseMin bytes or more: the
+	// staging bytes, the log's next ones, or, when the append must go to a
+	// new segment, the start of the next segment's buffer
+	// (storage.Log.StageRolled), the roll waiting for the checks. Staged
+	// bytes are not the log's until step 5, so a rejected append leaves
+	// them unpublished. Where the CRC does not fuse with the copy
+	// (codec.ChecksumCopyFuses: -tags purego, other CPUs) an append due a
+	// roll is not staged ahead, which then costs the same two passes.
 	var dst []byte // the staged copy, once made
 	rollDue := false
 	if !leader && len(src) >= fuseMin {
@@ -363,6 +386,12 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 			dst = p.log.StageRolled(len(src))
 		}
 	}
+
+	// 1. Frame every batch of the caller's bytes and check it as its origin
+	// calls for: a leader's one batch by LogValidator's rules
+	// (checkLeader); a replicated batch intact and, when staged ahead,
+	// copied on the way (from fuseMin bytes in its CRC's pass, fusedCopy;
+	// runs of smaller ones in one copy).
 	n, run := 0, 0 // with dst: src[run:] is not copied yet
 	for pos := 0; pos < len(src); n++ {
 		size := frameSize(src[pos:])
@@ -382,14 +411,10 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 			if dst == nil || size < fuseMin {
 				crc = codec.Checksum(b[codec.CRCStart:])
 			} else {
-				// The small batches before it and its header in one copy,
-				// then the covered bytes with their CRC.
-				at := pos + codec.CRCStart
-				copy(dst[run:at], src[run:at])
-				crc = codec.ChecksumCopyCold(dst[at:pos+size], src[at:pos+size])
-				run = pos + size
+				at, end := pos+codec.CRCStart, pos+size
+				crc, run = fusedCopy(dst[run:at], src[run:at], dst[at:end], src[at:end]), end
 			}
-			if crc != b.CRC() || b.LastOffsetDelta() < 0 {
+			if !intact(b, crc) {
 				return Result{}, fail(k, n, pos, kafkaerr.CorruptMessage)
 			}
 		}
@@ -407,18 +432,21 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if leader && p.val.rebuilt {
 		src = p.val.out // LogValidator rebuilt the batch: write that instead
 	}
+
 	if dst == nil {
-		// 2. Roll before the append if it does not fit the active segment.
+		// 2. Roll if the append does not fit the active segment.
 		if p.log.NeedsRoll(len(src)) {
 			if err := p.roll(); err != nil {
 				return Result{}, err
 			}
 		}
-		// 3. Copy into the log's staging bytes: from here on only the copy changes.
+		// 3. Copy into the log's staging bytes: from here on only the
+		// copy changes.
 		dst = p.log.Stage(len(src))
 		copy(dst, src)
 	} else if rollDue {
-		// 2. The roll, whose new segment starts with the staged copy.
+		// 2. The roll, whose new segment starts with the copy staged
+		// ahead (3).
 		if err := p.roll(); err != nil {
 			return Result{}, err
 		}
@@ -426,6 +454,11 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	if leader && p.val.rebuilt {
 		p.val.trim(true) // the rebuilt batch is staged: free it if huge
 	}
+
+	// 4. Per batch in the copy: the mapping of its producer ID (mirrored,
+	// rewriting strategies), its base offset and partition leader epoch
+	// where its origin calls for them (both outside the CRC), then
+	// producer state, on the copy of it the Appender begins here.
 	app := p.app
 	app.Begin(k.origin())
 	next := p.log.End()
@@ -495,7 +528,8 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		next = b.NextOffset()
 		pos += len(b)
 	}
-	// 4. Write, then commit producer state.
+
+	// 5. Write, then commit producer state (published).
 	if invariants.Enabled {
 		checkStaged(dst, p.log.End(), next)
 	}
