@@ -38,10 +38,50 @@ func TestReplicaHeaderOnlyBatchKeepsProducerState(t *testing.T) {
 	}
 }
 
-// The STOPPING policies print the names their parsers take (scenario's
-// unknown-source and step-errors options), and a value past the table
-// prints as unknown rather than panicking.
+// The mirror states print Kafka's names (KIP-1279), STOPPED first, and a
+// value past the table prints UNKNOWN rather than panicking.
+func TestMirrorStateNames(t *testing.T) {
+	for s, want := range []string{"STOPPED", "MIRRORING", "STOPPING", "FAILED"} {
+		if got := MirrorState(s).String(); got != want {
+			t.Errorf("MirrorState(%d) prints %q, want %q", s, got, want)
+		}
+	}
+	if got := (Failed + 1).String(); got != "UNKNOWN" {
+		t.Errorf("MirrorState past the table prints %q, want UNKNOWN", got)
+	}
+}
+
+// The STOPPING options and policies print the names their parsers take
+// (scenario's stop options), and a value past the table prints as unknown
+// rather than panicking.
 func TestStopPolicyNames(t *testing.T) {
+	for _, want := range []string{"abort", "truncate"} {
+		v, err := ParseStopVariant(want)
+		if err != nil || v.String() != want {
+			t.Errorf("ParseStopVariant(%q) = %v (%q), %v", want, v, v.String(), err)
+		}
+	}
+	if got := (StopTruncate + 1).String(); got != "unknown" {
+		t.Errorf("StopVariant past the table prints %q, want unknown", got)
+	}
+	for _, want := range []string{"versioned", "current-epoch", "prototype"} {
+		m, err := ParseAbortMarker(want)
+		if err != nil || m.String() != want {
+			t.Errorf("ParseAbortMarker(%q) = %v (%q), %v", want, m, m.String(), err)
+		}
+	}
+	if got := (AbortPrototype + 1).String(); got != "unknown" {
+		t.Errorf("AbortMarker past the table prints %q, want unknown", got)
+	}
+	for _, want := range []string{"abort", "persist", "barrier", "fetcher", "epoch", "marker", "allocator"} {
+		s, err := ParseStopStep(want)
+		if err != nil || s.String() != want {
+			t.Errorf("ParseStopStep(%q) = %v (%q), %v", want, s, s.String(), err)
+		}
+	}
+	if got := (StepAllocator + 1).String(); got != "unknown" {
+		t.Errorf("StopStep past the table prints %q, want unknown", got)
+	}
 	for _, want := range []string{"write", "skip", "retry", "fail"} {
 		u, err := ParseUnknownSource(want)
 		if err != nil || u.String() != want {
