@@ -101,3 +101,20 @@ func TestStopPolicyNames(t *testing.T) {
 		t.Errorf("StepErrors past the table prints %q, want unknown", got)
 	}
 }
+
+// Under strategy barrier the promotion step runs after the barrier is
+// written and synced: STOPPING's last step follows the barrier step, it is
+// not skipped.
+func TestStopPromotesAfterBarrier(t *testing.T) {
+	p := mirrorWithTwoOpenTxns(t, nil)
+	calls := 0
+	if err := p.Stop(StopOptions{Promote: func() error { calls++; return nil }}); err != nil || p.State() != Stopped {
+		t.Fatalf("Stop: %v, state %s", err, p.State())
+	}
+	if calls != 1 {
+		t.Fatalf("promotion ran %d times after the barrier, want 1", calls)
+	}
+	if n := p.ProducerCount(); n != 0 {
+		t.Fatalf("%d producers after the barrier", n)
+	}
+}
