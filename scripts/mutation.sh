@@ -14,7 +14,19 @@
 #                        loaded machine, hence the large default
 #   TAGS=invariants      build tags (mapChecked and the other invariant
 #                        checks are covered only under invariants)
-#   OUT=results/mutation per package: PKG.json (gremlins' report) and PKG.txt
+#   ONLY="a.go b.go"     mutate only these files of the package (the others
+#                        are passed to gremlins' --exclude-files); the
+#                        package's whole test suite still runs on each mutant
+#   DRY_RUN=1            list the mutants and their coverage, run none
+#   GOFLAGS              passed on to each mutant's go test; -vet=off is
+#                        added: a mutant is killed by a failing test, not by
+#                        go test's vet step (which also costs seconds a run)
+#   OUT=results/mutation per package: PKG.txt, gremlins' output without the
+#                        KILLED lines (the survivors, timeouts and uncovered
+#                        mutants, the summary) plus the killed count per file.
+#                        The whole output and gremlins' JSON report go to
+#                        results/tmp/mutation/ (not tracked: they run to
+#                        hundreds of kilobytes).
 #
 # One package at a time. results/mutation.md holds the scores and the
 # surviving mutants, each killed by a test or explained.
@@ -22,12 +34,30 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 gremlins=github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 out=${OUT:-results/mutation}
-mkdir -p "$out"
+full=results/tmp/mutation
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-vet=off"
 [ $# -gt 0 ] || set -- pid psm codec appendpath
 for pkg in "$@"; do
-  mkdir -p "$(dirname "$out/$pkg")"
-  echo "=== $pkg (load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
-  go run "$gremlins" unleash --workers "${WORKERS:-1}" \
-    --timeout-coefficient "${TIMEOUT_COEFFICIENT:-60}" ${TAGS:+--tags "$TAGS"} \
-    --output "$out/$pkg.json" "./$pkg" | tee "$out/$pkg.txt"
+  mkdir -p "$(dirname "$out/$pkg")" "$(dirname "$full/$pkg")"
+  args=(--workers "${WORKERS:-1}" --timeout-coefficient "${TIMEOUT_COEFFICIENT:-60}")
+  [ -z "${TAGS:-}" ] || args+=(--tags "$TAGS")
+  [ -z "${DRY_RUN:-}" ] || args+=(--dry-run)
+  if [ -n "${ONLY:-}" ]; then
+    for f in "$pkg"/*.go; do
+      f=$(basename "$f")
+      case "$f" in *_test.go) continue ;; esac
+      case " $ONLY " in *" $f "*) ;; *) args+=(--exclude-files "^${f//./\\.}\$") ;; esac
+    done
+  fi
+  {
+    echo "=== $pkg at $(git rev-parse --short HEAD)${ONLY:+, files: $ONLY}" \
+      "(load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
+    go run "$gremlins" unleash "${args[@]}" --output "$full/$pkg.json" "./$pkg"
+  } 2>&1 | tee "$full/$pkg.log"
+  {
+    grep -v '^ *KILLED ' "$full/$pkg.log" || true
+    echo
+    echo "Killed, by file:"
+    sed -n 's/^ *KILLED [A-Z_]* at \([^:]*\):.*/\1/p' "$full/$pkg.log" | sort | uniq -c
+  } >"$out/$pkg.txt"
 done

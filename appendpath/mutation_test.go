@@ -1,0 +1,120 @@
+package appendpath
+
+import (
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+)
+
+// Rules whose edges no other test of the package pins: each test below
+// fails on a mutant that results/mutation.md lists.
+
+// A batch the log cleaner emptied keeps its header and no record (LogCleaner
+// retains the last batch of a producer so that its sequence survives
+// compaction). A follower or a mirror copies such a 61-byte batch like any
+// other, and producer state takes the producer's epoch and last sequence
+// from its header (ProducerAppendInfo#append under REPLICATION).
+func TestReplicaHeaderOnlyBatchKeepsProducerState(t *testing.T) {
+	h := codec.BatchHeader{BaseTimestamp: 1700000000000, MaxTimestamp: 1700000000000, ProducerID: 9,
+		ProducerEpoch: 1, BaseSequence: 0, LastOffsetDelta: 2}
+	b, err := codec.AppendBatch(nil, h, nil, codec.CompressionNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) != codec.HeaderSize || codec.Batch(b).RecordsCount() != 0 {
+		t.Fatalf("an emptied batch is %d bytes with %d records, want %d and 0", len(b), codec.Batch(b).RecordsCount(), codec.HeaderSize)
+	}
+	p := mustOpen(t, Config{})
+	r, err := p.AppendReplica(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FirstOffset != 0 || r.LastOffset != 2 || p.LogEndOffset() != 3 {
+		t.Fatalf("appended offsets %d..%d, log end %d, want 0..2 and 3", r.FirstOffset, r.LastOffset, p.LogEndOffset())
+	}
+	in, ok := p.Producer(9)
+	if !ok || in.Epoch != 1 || in.LastSeq() != 2 {
+		t.Fatalf("producer 9 after its emptied batch: %+v (found %v), want epoch 1, last sequence 2", in, ok)
+	}
+}
+
+// The mirror states print Kafka's names (KIP-1279), STOPPED first, and a
+// value past the table prints UNKNOWN rather than panicking.
+func TestMirrorStateNames(t *testing.T) {
+	for s, want := range []string{"STOPPED", "MIRRORING", "STOPPING", "FAILED"} {
+		if got := MirrorState(s).String(); got != want {
+			t.Errorf("MirrorState(%d) prints %q, want %q", s, got, want)
+		}
+	}
+	if got := (Failed + 1).String(); got != "UNKNOWN" {
+		t.Errorf("MirrorState past the table prints %q, want UNKNOWN", got)
+	}
+}
+
+// The STOPPING options and policies print the names their parsers take
+// (scenario's stop options), and a value past the table prints as unknown
+// rather than panicking.
+func TestStopPolicyNames(t *testing.T) {
+	for _, want := range []string{"abort", "truncate"} {
+		v, err := ParseStopVariant(want)
+		if err != nil || v.String() != want {
+			t.Errorf("ParseStopVariant(%q) = %v (%q), %v", want, v, v.String(), err)
+		}
+	}
+	if got := (StopTruncate + 1).String(); got != "unknown" {
+		t.Errorf("StopVariant past the table prints %q, want unknown", got)
+	}
+	for _, want := range []string{"versioned", "current-epoch", "prototype"} {
+		m, err := ParseAbortMarker(want)
+		if err != nil || m.String() != want {
+			t.Errorf("ParseAbortMarker(%q) = %v (%q), %v", want, m, m.String(), err)
+		}
+	}
+	if got := (AbortPrototype + 1).String(); got != "unknown" {
+		t.Errorf("AbortMarker past the table prints %q, want unknown", got)
+	}
+	for _, want := range []string{"abort", "persist", "barrier", "fetcher", "epoch", "marker", "allocator"} {
+		s, err := ParseStopStep(want)
+		if err != nil || s.String() != want {
+			t.Errorf("ParseStopStep(%q) = %v (%q), %v", want, s, s.String(), err)
+		}
+	}
+	if got := (StepAllocator + 1).String(); got != "unknown" {
+		t.Errorf("StopStep past the table prints %q, want unknown", got)
+	}
+	for _, want := range []string{"write", "skip", "retry", "fail"} {
+		u, err := ParseUnknownSource(want)
+		if err != nil || u.String() != want {
+			t.Errorf("ParseUnknownSource(%q) = %v (%q), %v", want, u, u.String(), err)
+		}
+	}
+	if got := (SourceFail + 1).String(); got != "unknown" {
+		t.Errorf("UnknownSource past the table prints %q, want unknown", got)
+	}
+	for _, want := range []string{"retry", "stuck", "failed"} {
+		s, err := ParseStepErrors(want)
+		if err != nil || s.String() != want {
+			t.Errorf("ParseStepErrors(%q) = %v (%q), %v", want, s, s.String(), err)
+		}
+	}
+	if got := (StepErrorsFailed + 1).String(); got != "unknown" {
+		t.Errorf("StepErrors past the table prints %q, want unknown", got)
+	}
+}
+
+// Under strategy barrier the promotion step runs after the barrier is
+// written and synced: STOPPING's last step follows the barrier step, it is
+// not skipped.
+func TestStopPromotesAfterBarrier(t *testing.T) {
+	p := mirrorWithTwoOpenTxns(t, nil)
+	calls := 0
+	if err := p.Stop(StopOptions{Promote: func() error { calls++; return nil }}); err != nil || p.State() != Stopped {
+		t.Fatalf("Stop: %v, state %s", err, p.State())
+	}
+	if calls != 1 {
+		t.Fatalf("promotion ran %d times after the barrier, want 1", calls)
+	}
+	if n := p.ProducerCount(); n != 0 {
+		t.Fatalf("%d producers after the barrier", n)
+	}
+}

@@ -1,0 +1,103 @@
+package psm
+
+import "testing"
+
+// Rules whose edges no other test of the package pins: each test below
+// fails on a mutant of the rule that results/mutation.md lists (a bound
+// moved by one, a comparison turned around).
+
+// ProducerStateManager#hasLateTransaction: late when the producer of the
+// oldest open transaction has a last timestamp above 0 and
+// now - lastTimestamp > maxTransactionTimeoutMs + LATE_TRANSACTION_BUFFER_MS,
+// strictly: at the bound itself the transaction is not late yet (Kafka's
+// testHasLateTransaction steps over the bound; this test stands on it).
+// LATE_TRANSACTION_BUFFER_MS is 5 minutes, written out here: a test that
+// read the constant would move with it.
+func TestHasLateTransactionBoundIsStrict(t *testing.T) {
+	const timeout = 60_000
+	forEachImpl(t, Options{MaxTransactionTimeoutMs: timeout}, func(t *testing.T, h *harness) {
+		const start = int64(1_700_000_000_000)
+		b := txnData(7, 0, 0, 1)
+		b.MaxTimestamp = start
+		h.ok(Client, b)
+		bound := start + timeout + 5*60*1000
+		if h.m.HasLateTransaction(h.p, bound) {
+			t.Fatal("late at now - lastTimestamp = timeout + buffer")
+		}
+		if !h.m.HasLateTransaction(h.p, bound+1) {
+			t.Fatal("not late one millisecond past timeout + buffer")
+		}
+	})
+}
+
+// A last timestamp of 0 (or below) is no timestamp for the late check: such
+// a transaction is never late (the oldestTxnLastTimestamp > 0 term).
+func TestHasLateTransactionIgnoresTimestampZero(t *testing.T) {
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		b := txnData(7, 0, 0, 1)
+		b.MaxTimestamp = 0
+		h.ok(Client, b)
+		if h.m.HasLateTransaction(h.p, int64(1)<<50) {
+			t.Fatal("a transaction whose producer's last timestamp is 0 is late")
+		}
+	})
+}
+
+// producer.id.expiration.ms and transaction.max.timeout.ms take 1, their
+// least valid value, as given: only values below 1 mean the default.
+func TestOptionsKeepOneMillisecond(t *testing.T) {
+	o := Options{ExpirationMs: 1, MaxTransactionTimeoutMs: 1}.withDefaults()
+	if o.ExpirationMs != 1 || o.MaxTransactionTimeoutMs != 1 {
+		t.Fatalf("withDefaults: ExpirationMs %d, MaxTransactionTimeoutMs %d, want 1 and 1", o.ExpirationMs, o.MaxTransactionTimeoutMs)
+	}
+	o = Options{}.withDefaults()
+	if o.ExpirationMs != DefaultExpirationMs || o.MaxTransactionTimeoutMs != DefaultMaxTransactionTimeoutMs {
+		t.Fatalf("withDefaults of zero: ExpirationMs %d, MaxTransactionTimeoutMs %d", o.ExpirationMs, o.MaxTransactionTimeoutMs)
+	}
+	forEachImpl(t, Options{ExpirationMs: 1}, func(t *testing.T, h *harness) {
+		b := data(7, 0, 0, 1)
+		b.MaxTimestamp = 5000
+		h.ok(Client, b)
+		if n := h.m.ExpireProducers(h.p, 5000); n != 0 {
+			t.Fatalf("expired %d producers at their last timestamp", n)
+		}
+		if n := h.m.ExpireProducers(h.p, 5001); n != 1 {
+			t.Fatalf("expired %d producers 1 ms after their last timestamp, want 1", n)
+		}
+	})
+}
+
+// Origin and TxnVersion print Kafka's names (AppendOrigin,
+// TransactionVersion), and a value past the table prints as unknown rather
+// than panicking.
+func TestOriginAndTxnVersionNames(t *testing.T) {
+	for o, want := range map[Origin]string{Replication: "REPLICATION", Coordinator: "COORDINATOR", Client: "CLIENT",
+		Client + 1: "UNKNOWN"} {
+		if got := o.String(); got != want {
+			t.Errorf("Origin(%d).String() = %q, want %q", o, got, want)
+		}
+	}
+	for v, want := range map[TxnVersion]string{TVUnknown: "TV_UNKNOWN", TV0: "TV0", TV1: "TV1", TV2: "TV2"} {
+		if got := v.String(); got != want {
+			t.Errorf("TxnVersion(%d).String() = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// A MIRROR_PID_RESET control batch whose record was cleaned away (records
+// count 0) is no barrier: like an empty COMMIT or ABORT batch
+// (testAppendEmptyControlBatch) it changes no producer state.
+func TestEmptyMirrorPidResetIsNoBarrier(t *testing.T) {
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		h.ok(Client, data(7, 0, 0, 1))
+		empty := barrierBatch()
+		empty.RecordsCount = 0
+		r := h.ok(Replication, empty)
+		if r.outs[0].Barrier || r.c.Barriers != 0 {
+			t.Fatalf("an empty MIRROR_PID_RESET batch counted as a barrier: %+v, %+v", r.outs[0], r.c)
+		}
+		if in := h.producer(7); in.Epoch != 0 || in.LastSeq() != 0 {
+			t.Fatalf("producer 7 after an empty MIRROR_PID_RESET batch: %+v", in)
+		}
+	})
+}
