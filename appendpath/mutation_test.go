@@ -51,57 +51,6 @@ func TestMirrorStateNames(t *testing.T) {
 	}
 }
 
-// The STOPPING options and policies print the names their parsers take
-// (scenario's stop options), and a value past the table prints as unknown
-// rather than panicking.
-func TestStopPolicyNames(t *testing.T) {
-	for _, want := range []string{"abort", "truncate"} {
-		v, err := ParseStopVariant(want)
-		if err != nil || v.String() != want {
-			t.Errorf("ParseStopVariant(%q) = %v (%q), %v", want, v, v.String(), err)
-		}
-	}
-	if got := (StopTruncate + 1).String(); got != "unknown" {
-		t.Errorf("StopVariant past the table prints %q, want unknown", got)
-	}
-	for _, want := range []string{"versioned", "current-epoch", "prototype"} {
-		m, err := ParseAbortMarker(want)
-		if err != nil || m.String() != want {
-			t.Errorf("ParseAbortMarker(%q) = %v (%q), %v", want, m, m.String(), err)
-		}
-	}
-	if got := (AbortPrototype + 1).String(); got != "unknown" {
-		t.Errorf("AbortMarker past the table prints %q, want unknown", got)
-	}
-	for _, want := range []string{"abort", "persist", "barrier", "fetcher", "epoch", "marker", "allocator"} {
-		s, err := ParseStopStep(want)
-		if err != nil || s.String() != want {
-			t.Errorf("ParseStopStep(%q) = %v (%q), %v", want, s, s.String(), err)
-		}
-	}
-	if got := (StepAllocator + 1).String(); got != "unknown" {
-		t.Errorf("StopStep past the table prints %q, want unknown", got)
-	}
-	for _, want := range []string{"write", "skip", "retry", "fail"} {
-		u, err := ParseUnknownSource(want)
-		if err != nil || u.String() != want {
-			t.Errorf("ParseUnknownSource(%q) = %v (%q), %v", want, u, u.String(), err)
-		}
-	}
-	if got := (SourceFail + 1).String(); got != "unknown" {
-		t.Errorf("UnknownSource past the table prints %q, want unknown", got)
-	}
-	for _, want := range []string{"retry", "stuck", "failed"} {
-		s, err := ParseStepErrors(want)
-		if err != nil || s.String() != want {
-			t.Errorf("ParseStepErrors(%q) = %v (%q), %v", want, s, s.String(), err)
-		}
-	}
-	if got := (StepErrorsFailed + 1).String(); got != "unknown" {
-		t.Errorf("StepErrors past the table prints %q, want unknown", got)
-	}
-}
-
 // Under strategy barrier the promotion step runs after the barrier is
 // written and synced: STOPPING's last step follows the barrier step, it is
 // not skipped.
