@@ -114,21 +114,28 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 		return &a.none, nil
 	}
 	h := hashPID(pid, a.seed)
-	// findPending, written out with the index's probe kept: where it ends
-	// on an empty slot, a new entry goes there (indexPut's slot), without
-	// a second probe.
+	// findPending, written out with the index's probe kept (single records
+	// too): where it ends on an empty slot, a new record goes there
+	// (indexPut's slot), without a second probe. A single record found is
+	// the producer's second batch: its pending entry is made from it.
 	var w *pendingEntry
-	n, free := len(a.pend), -1
+	n, free, at := len(a.pend)+len(a.single), -1, -1
 	if n > linearPending {
 		mask := uint64(len(a.index) - 1)
-		for i := a.indexHome(h); ; i = (i + 1) & mask {
+		for i := h >> a.shift; ; i = (i + 1) & mask {
 			e := a.index[i]
 			if uint32(e>>32) != a.stamp {
 				free = int(i)
 				break
 			}
-			if j := int(uint32(e)) - 1; a.pend[j].pid == pid {
-				w = &a.pend[j]
+			if v := uint32(e); v&singleBit != 0 {
+				if a.single[v&^singleBit-1].pid == pid {
+					w = a.pendSingle(int(v&^singleBit - 1))
+					a.index[i] = uint64(a.stamp)<<32 | uint64(len(a.pend))
+					break
+				}
+			} else if a.pend[v-1].pid == pid {
+				w = &a.pend[v-1]
 				break
 			}
 		}
@@ -139,6 +146,20 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 				break
 			}
 		}
+		if w == nil {
+			for j := range a.single {
+				if a.single[j].pid == pid && a.single[j].slot >= 0 {
+					at = j
+					break
+				}
+			}
+		}
+	}
+	if at >= 0 {
+		w = a.pendSingle(at)
+		if n+1 > linearPending {
+			a.indexAll()
+		}
 	}
 	if w != nil {
 		if w.upd.txnFirst >= 0 && !b.Transactional {
@@ -146,10 +167,11 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 		}
 	} else {
 		var cv *slot
+		var sh *shard
 		slotIdx, version := int32(-1), uint32(0)
 		if !a.committedEmpty {
 			sp := a.part
-			sh := sp.shardOf(h)
+			sh = sp.shardOf(h)
 			sh.prefetchWindow(h)
 			if i, ok := sh.find(pid, sp.gen, h); ok {
 				cv, slotIdx, version = &sh.slots[i], int32(i), sh.version
@@ -158,28 +180,40 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 				}
 			}
 		}
+		if cv != nil && !b.Transactional && a.barriers == 0 {
+			// The producer's first batch of the append, a plain data batch
+			// of a producer with a committed entry: kept as a single record
+			// for Commit to write straight into its slot, as the one-batch
+			// fast path does, until a second batch of the producer makes
+			// its pending entry (pendSingle).
+			if k := len(a.single); k < cap(a.single) {
+				a.single = a.single[:k+1]
+			} else {
+				a.single = append(a.single, fastAppend{})
+			}
+			k := len(a.single) - 1
+			f := &a.single[k]
+			f.pid, f.h, f.shard, f.slot, f.version = pid, h, uint8(h>>shardShift), slotIdx, version
+			f.epoch = b.ProducerEpoch
+			f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
+				OffsetDelta: b.LastOffsetDelta}
+			f.m.CRC, f.m.HasCRC = a.s.opts.windowCRC(b)
+			if free >= 0 && len(a.index) >= 2*(n+1) {
+				a.index[free] = uint64(a.stamp)<<32 | uint64(k+1) | singleBit
+			} else if n+1 > linearPending {
+				a.indexAll()
+			}
+			return &a.none, nil
+		}
 		// newPending, written out for REPLICATION: the fields of the CLIENT
 		// checks (checkSequence's curEpoch, curLastSeq and verification
 		// fields) are never read in a REPLICATION append, and the call and
 		// those stores cost a chunk of one batch per producer measurably.
-		if n < cap(a.pend) {
-			a.pend = a.pend[:n+1]
-		} else {
-			a.pend = append(a.pend, pendingEntry{})
-		}
-		w = &a.pend[n]
-		w.pid, w.h, w.slot, w.version, w.clearVerif = pid, h, slotIdx, version, false
-		u := &w.upd
-		u.n, u.head = 0, 0
-		if cv != nil {
-			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTS, cv.txnFirst, cv.coordEpoch, cv.epoch
-		} else {
-			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
-		}
+		w = a.pendFrom(pid, h, cv, slotIdx, version)
 		if free >= 0 && len(a.index) >= 2*(n+1) {
-			a.index[free] = uint64(a.stamp)<<32 | uint64(n+1)
-		} else {
-			a.indexPending(n)
+			a.index[free] = uint64(a.stamp)<<32 | uint64(len(a.pend))
+		} else if n+1 > linearPending {
+			a.indexAll()
 		}
 	}
 	u := &w.upd
