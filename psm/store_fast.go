@@ -119,7 +119,7 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 	// (indexPut's slot), without a second probe. A single record found is
 	// the producer's second batch: its pending entry is made from it.
 	var w *pendingEntry
-	n, free, at := len(a.pend)+len(a.single), -1, -1
+	n, free := len(a.pend)+len(a.single), -1
 	if n > linearPending {
 		mask := uint64(len(a.index) - 1)
 		for i := h >> a.shift; ; i = (i + 1) & mask {
@@ -146,19 +146,8 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 				break
 			}
 		}
-		if w == nil {
-			for j := range a.single {
-				if a.single[j].pid == pid && a.single[j].slot >= 0 {
-					at = j
-					break
-				}
-			}
-		}
-	}
-	if at >= 0 {
-		w = a.pendSingle(at)
-		if n+1 > linearPending {
-			a.indexAll()
+		if w == nil && len(a.single) > 0 {
+			w = a.linearSingle(pid)
 		}
 	}
 	if w != nil {
@@ -230,6 +219,25 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 		w.clearVerif = true // keepsVerification holds only for markers
 	}
 	return &a.none, nil
+}
+
+// linearSingle is the linear search's step for a producer with no pending
+// entry: its single record, if it has one, made its pending entry
+// (pendSingle) and indexed once the linear range is passed; else nil. Out
+// of addNext, whose every batch would otherwise carry its registers.
+//
+//go:noinline
+func (a *StoreAppender) linearSingle(pid int64) *pendingEntry {
+	for j := range a.single {
+		if a.single[j].pid == pid && a.single[j].slot >= 0 {
+			w := a.pendSingle(j)
+			if len(a.pend)+len(a.single) > linearPending {
+				a.indexAll()
+			}
+			return w
+		}
+	}
+	return nil
 }
 
 // fastAppend is the pending update of the one batch of an append on the
