@@ -10,8 +10,9 @@ import (
 )
 
 // The Store's general appender: one pending entry per producer of the
-// append (ProducerAppendInfo), found by a linear scan up to linearPending
-// entries and by a small open-addressing index past that; barriers,
+// append (ProducerAppendInfo), or in a REPLICATION append a single record
+// for a producer's first plain data batch, found by a linear scan up to
+// linearPending of them and by a small open-addressing index past that; barriers,
 // markers, transactions and verification; and the Commit that merges the
 // pending entries into the table (ProducerStateManager#update,
 // #completeTxn). The fast path (store_fast.go) hands an append over here,
@@ -116,7 +117,9 @@ func (a *StoreAppender) Begin(origin Origin) {
 // Begin, but takes no batch on the one-batch fast path: each accepted
 // batch joins its producer's pending entry, made from the committed entry
 // at the producer's first batch in the chunk, and Commit merges each entry
-// once (ProducerStateManager#update). A REPLICATION data batch takes the
+// once (ProducerStateManager#update); under REPLICATION a producer's first
+// plain data batch waits as a single record for a second batch to make the
+// entry, and Commit writes a producer's only batch straight into its slot. A REPLICATION data batch takes the
 // entry's short step (addNext), so a REPLICATION chunk reads the table once
 // per producer; a CLIENT one still reads it for each batch's duplicate
 // check. O(1), no allocation.

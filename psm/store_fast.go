@@ -21,7 +21,11 @@ import "github.com/mirrorpath/mirrorpath/kafkaerr"
 // first batch of the append, and Commit merges each entry once
 // (ProducerStateManager#update). A REPLICATION data batch takes that
 // entry's short step (addNext); BeginChunk starts an append there from its
-// first batch.
+// first batch. A producer's first REPLICATION batch of the append, a plain
+// data batch of a known producer before any barrier, is kept as a single
+// record (a fastAppend) that Commit writes straight into its slot, as the
+// one-batch fast path's Commit does; the producer's second batch makes its
+// pending entry from it (pendSingle).
 
 // Add validates b (Appender.Add). Its fast path takes the first batch of an
 // append when it is a CLIENT or REPLICATION data batch outside a
@@ -97,8 +101,11 @@ func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 // (ProducerAppendInfo#appendDataBatch, ProducerStateEntry#addBatch). A
 // transactional batch opens the producer's transaction if none is open and
 // marks the producer's verification entry for removal at Commit
-// (UnifiedLog#updateProducers). O(1) expected; no allocation once the
-// pending entries and their index have grown to the append's producers.
+// (UnifiedLog#updateProducers). A producer's first batch, a plain data
+// batch of a known producer before any barrier, is kept as a single record
+// instead, which its second batch turns into the pending entry. O(1)
+// expected; no allocation once the pending entries, the single records and
+// their index have grown to the append's producers.
 //
 //go:noinline
 func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
