@@ -110,9 +110,13 @@
 // (each batch of a mirror's or a follower's fetch, bar the markers) takes a
 // short step of that path: no epoch fence, no sequence check, no duplicate,
 // only the producer's open transaction to check, so a REPLICATION append
-// reads the table once per producer. StoreAppender.BeginChunk starts an
-// append of a fetch's chunk there from its first batch. Update's fast case
-// is the fast path's check, written straight into the slot.
+// reads the table once per producer. There a producer's first batch, a
+// plain data batch of a known producer before any barrier, stays a single
+// record that Commit writes straight into its slot, and becomes a pending
+// entry only when a second batch of the producer comes, so a chunk of one
+// batch per producer builds and merges no entry. StoreAppender.BeginChunk
+// starts an append of a fetch's chunk there from its first batch. Update's
+// fast case is the fast path's check, written straight into the slot.
 //
 // Each partition also owns its transaction lists and one reusable Appender,
 // so appends to one partition take no lock; different partitions may be used

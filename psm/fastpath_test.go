@@ -171,12 +171,31 @@ func checkHeldAppender(t *testing.T, opts Options) {
 		{"chunk with epoch changes", Replication, true, []Batch{data(0, 0, 21, 1), data(0, 1, 0, 1), data(2, 1, 0, 1),
 			data(2, 0, 9, 1), data(0, 1, 1, 1)}, "commit"},
 		{"chunk of an untracked producer", Replication, true, []Batch{data(-1, 0, 0, 1), data(0, 1, 2, 1)}, "commit"},
+		{"chunk of twelve new producers", Replication, true, []Batch{data(10, 0, 0, 1), data(11, 0, 0, 1),
+			data(12, 0, 0, 1), data(13, 0, 0, 1), data(14, 0, 0, 1), data(15, 0, 0, 1), data(16, 0, 0, 1),
+			data(17, 0, 0, 1), data(18, 0, 0, 1), data(19, 0, 0, 1), data(20, 0, 0, 1), data(21, 0, 0, 1)}, "commit"},
+		{"chunk of one batch per producer past the linear search, then second batches", Replication, true, []Batch{
+			data(10, 0, 1, 1), data(11, 0, 1, 1), data(12, 0, 1, 1), data(13, 0, 1, 1), data(14, 0, 1, 1),
+			data(15, 0, 1, 1), data(16, 0, 1, 1), data(17, 0, 1, 1), data(18, 0, 1, 1), data(19, 0, 1, 1),
+			data(10, 0, 2, 1), data(11, 1, 0, 1), data(20, 0, 1, 1), txnData(12, 0, 2, 1), data(21, 0, 1, 1),
+			data(10, 0, 3, 1)}, "commit"},
+		{"chunk of single batches, then a marker", Replication, true, []Batch{data(13, 0, 2, 1), data(14, 0, 2, 1),
+			data(15, 0, 2, 1), data(16, 0, 2, 1), data(17, 0, 2, 1), data(18, 0, 2, 1), data(19, 0, 2, 1),
+			data(20, 0, 2, 1), data(21, 0, 2, 1), marker(12, 0, true, 1), data(13, 0, 3, 1), data(12, 0, 3, 1),
+			data(21, 1, 0, 1)}, "commit"},
+		{"chunk of single batches, then a barrier", Replication, true, []Batch{data(13, 0, 4, 1), data(14, 0, 3, 1),
+			data(15, 0, 3, 1), data(16, 0, 3, 1), data(17, 0, 3, 1), data(18, 0, 3, 1), data(19, 0, 3, 1),
+			data(20, 0, 3, 1), data(21, 1, 1, 1), data(10, 0, 4, 1), barrierBatch(), data(13, 0, 5, 1),
+			data(11, 1, 1, 1)}, "commit"},
+		{"chunk of single batches, one rejected, one at a new epoch", Replication, true, []Batch{data(0, 0, 30, 1), txnData(1, 0, 30, 1),
+			data(2, 0, 30, 1), data(1, 0, 31, 1), data(0, 0, 31, 1), data(16, 1, 0, 1)}, "commit"},
 		{"client chunk", Client, true, []Batch{data(0, 1, 3, 1), data(0, 1, 4, 1), data(0, 1, 9, 1), data(5, 0, 0, 1)}, "commit"},
 		{"fast after a chunk", Client, false, []Batch{data(0, 1, 5, 1)}, "commit"},
 	}
 	var next int64 = 10
 	for _, st := range steps {
 		var got [2][]error
+		var pend [2][]pendingInfo // Pending of each batch's producer after its Add
 		var com [2]Committed
 		for k := range 2 {
 			var a Appender
@@ -195,6 +214,8 @@ func checkHeldAppender(t *testing.T, opts Options) {
 				b.BaseOffset = off
 				_, err := a.Add(&b)
 				got[k] = append(got[k], err)
+				in, ok := a.Pending(b.ProducerID)
+				pend[k] = append(pend[k], pendingInfo{in, ok})
 				off += int64(b.LastOffsetDelta) + 1
 			}
 			switch st.end {
@@ -210,6 +231,9 @@ func checkHeldAppender(t *testing.T, opts Options) {
 		if !slices.Equal(got[0], got[1]) {
 			t.Fatalf("%s: model %v, store %v", st.name, got[0], got[1])
 		}
+		if !slices.Equal(pend[0], pend[1]) {
+			t.Fatalf("%s: Pending after each batch\nmodel %+v\nstore %+v", st.name, pend[0], pend[1])
+		}
 		if !slices.Equal(com[0].Completed, com[1].Completed) || !slices.Equal(com[0].Aborted, com[1].Aborted) ||
 			com[0].Barriers != com[1].Barriers || com[0].KeptOpenTxns != com[1].KeptOpenTxns {
 			t.Fatalf("%s: commit model %+v, store %+v", st.name, com[0], com[1])
@@ -221,6 +245,12 @@ func checkHeldAppender(t *testing.T, opts Options) {
 			t.Fatalf("%s: state\nmodel %+v\nstore %+v", st.name, ms, ss)
 		}
 	}
+}
+
+// pendingInfo is what Appender.Pending answers.
+type pendingInfo struct {
+	in ProducerInfo
+	ok bool
 }
 
 // A transactional data batch of a REPLICATION append removes its

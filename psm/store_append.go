@@ -10,8 +10,9 @@ import (
 )
 
 // The Store's general appender: one pending entry per producer of the
-// append (ProducerAppendInfo), found by a linear scan up to linearPending
-// entries and by a small open-addressing index past that; barriers,
+// append (ProducerAppendInfo), or in a REPLICATION append a single record
+// for a producer's first plain data batch, found by a linear scan up to
+// linearPending of them and by a small open-addressing index past that; barriers,
 // markers, transactions and verification; and the Commit that merges the
 // pending entries into the table (ProducerStateManager#update,
 // #completeTxn). The fast path (store_fast.go) hands an append over here,
@@ -35,7 +36,12 @@ type pendingEntry struct {
 	upd        slotVal // committed scalars, only this append's batches
 }
 
-const linearPending = 8 // pending entries searched linearly before the index is used
+// linearPending is how many pending entries and single records are
+// searched linearly before the index is used.
+const linearPending = 8
+
+// singleBit marks an index entry that points into single, not pend.
+const singleBit = 1 << 31
 
 // StoreAppender is the Appender of a Store: the reusable append of one
 // partition, which Begin and BeginAppend reset. Its methods are Appender's;
@@ -55,8 +61,10 @@ type StoreAppender struct {
 	barriers, kept int
 
 	pend      []pendingEntry
-	index     []uint64 // open addressing: stamp<<32 | pend index+1
-	stamp     uint32   // entries of other stamps are empty
+	single    []fastAppend // REPLICATION producers' only batch so far (slot -1: moved to pend)
+	index     []uint64     // open addressing: stamp<<32 | pend index+1, or single index+1 | singleBit
+	shift     uint8        // the index's home slot of hash h is h>>shift
+	stamp     uint32       // entries of other stamps are empty
 	started   []TxnInfo
 	completed []CompletedTxn
 	aborted   []storage.AbortedTxn
@@ -109,7 +117,9 @@ func (a *StoreAppender) Begin(origin Origin) {
 // Begin, but takes no batch on the one-batch fast path: each accepted
 // batch joins its producer's pending entry, made from the committed entry
 // at the producer's first batch in the chunk, and Commit merges each entry
-// once (ProducerStateManager#update). A REPLICATION data batch takes the
+// once (ProducerStateManager#update); under REPLICATION a producer's first
+// plain data batch waits as a single record for a second batch to make the
+// entry, and Commit writes a producer's only batch straight into its slot. A REPLICATION data batch takes the
 // entry's short step (addNext), so a REPLICATION chunk reads the table once
 // per producer; a CLIENT one still reads it for each batch's duplicate
 // check. O(1), no allocation.
@@ -134,6 +144,7 @@ func (a *StoreAppender) resetGeneral() {
 
 func (a *StoreAppender) clearPending() {
 	a.pend = a.pend[:0]
+	a.single = a.single[:0]
 	a.stamp++
 	if a.stamp == 0 {
 		clear(a.index)
@@ -154,7 +165,13 @@ func (a *StoreAppender) Pending(pid int64) (ProducerInfo, bool) {
 		}
 	}
 	f := &a.fast
-	if !a.fastSet || a.general || f.pid != pid {
+	for i := range a.single {
+		if a.single[i].pid == pid && a.single[i].slot >= 0 {
+			f = &a.single[i]
+			break
+		}
+	}
+	if f == &a.fast && (!a.fastSet || a.general || f.pid != pid) {
 		return ProducerInfo{}, false
 	}
 	s := &a.part.shards[f.shard].slots[f.slot]
@@ -175,7 +192,7 @@ func (a *StoreAppender) findPending(pid int64, h uint64) int {
 		return -1
 	}
 	mask := uint64(len(a.index) - 1)
-	for i := a.indexHome(h); ; i = (i + 1) & mask {
+	for i := h >> a.shift; ; i = (i + 1) & mask {
 		e := a.index[i]
 		if uint32(e>>32) != a.stamp {
 			return -1
@@ -188,46 +205,122 @@ func (a *StoreAppender) findPending(pid int64, h uint64) int {
 
 // indexPending records pend[j] in the index once the linear range is passed.
 func (a *StoreAppender) indexPending(j int) {
-	n := len(a.pend)
+	n := len(a.pend) + len(a.single)
 	if n <= linearPending {
 		return
 	}
 	if len(a.index) < 2*n || n == linearPending+1 {
-		if len(a.index) < 2*n {
-			size := 64
-			for size < 2*n {
-				size *= 2
-			}
-			a.index = make([]uint64, size)
-			a.stamp = 1
-		} else {
-			a.stamp++
-			if a.stamp == 0 {
-				clear(a.index)
-				a.stamp = 1
-			}
-		}
-		for k := range n {
-			a.indexPut(k)
-		}
+		a.indexAll()
 		return
 	}
-	a.indexPut(j)
+	a.indexPut(a.pend[j].h, uint32(j+1))
 }
 
-// indexHome is the first probe slot of hash h in the pending index: its top
-// bits, like the table's (hashPID).
-func (a *StoreAppender) indexHome(h uint64) uint64 {
-	return h >> bits.LeadingZeros64(uint64(len(a.index)-1))
+// indexAll rebuilds the index from the pending entries and the single
+// records still in use, growing it to at most half full.
+func (a *StoreAppender) indexAll() {
+	n := len(a.pend) + len(a.single)
+	if len(a.index) < 2*n {
+		size := 64
+		for size < 2*n {
+			size *= 2
+		}
+		a.index = make([]uint64, size)
+		a.shift = uint8(bits.LeadingZeros64(uint64(size - 1)))
+		a.stamp = 1
+	} else {
+		a.stamp++
+		if a.stamp == 0 {
+			clear(a.index)
+			a.stamp = 1
+		}
+	}
+	for k := range a.pend {
+		a.indexPut(a.pend[k].h, uint32(k+1))
+	}
+	for k := range a.single {
+		if a.single[k].slot >= 0 {
+			a.indexPut(a.single[k].h, uint32(k+1)|singleBit)
+		}
+	}
 }
 
-func (a *StoreAppender) indexPut(j int) {
+// indexPut records v (pend index+1, or single index+1 | singleBit) under
+// hash h: the first empty slot from h's home, the index's top bits like
+// the table's (hashPID).
+func (a *StoreAppender) indexPut(h uint64, v uint32) {
 	mask := uint64(len(a.index) - 1)
-	i := a.indexHome(a.pend[j].h)
+	i := h >> a.shift
 	for uint32(a.index[i]>>32) == a.stamp {
 		i = (i + 1) & mask
 	}
-	a.index[i] = uint64(a.stamp)<<32 | uint64(j+1)
+	a.index[i] = uint64(a.stamp)<<32 | uint64(v)
+}
+
+// pendFrom adds pid's pending entry for a REPLICATION append: newPending
+// without the fields of the CLIENT checks (checkSequence's curEpoch,
+// curLastSeq and the verification fields), which a REPLICATION append
+// never reads. The caller indexes it.
+func (a *StoreAppender) pendFrom(pid int64, h uint64, cv *slot, slotIdx int32, version uint32) *pendingEntry {
+	n := len(a.pend)
+	if n < cap(a.pend) {
+		a.pend = a.pend[:n+1]
+	} else {
+		a.pend = append(a.pend, pendingEntry{})
+	}
+	w := &a.pend[n]
+	w.pid, w.h, w.slot, w.version, w.clearVerif = pid, h, slotIdx, version, false
+	u := &w.upd
+	u.n, u.head = 0, 0
+	if cv != nil {
+		u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTS, cv.txnFirst, cv.coordEpoch, cv.epoch
+	} else {
+		u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
+	}
+	return w
+}
+
+// pendSingle turns single record k into the pending entry the producer's
+// first batch would have made (ProducerStateManager#prepareUpdate from its
+// committed entry, then that batch), marks the record moved and returns
+// the entry; the caller indexes it. The committed slot is the one the
+// record was checked against, unchanged since: no barrier came after it,
+// and only Commit writes the table.
+func (a *StoreAppender) pendSingle(k int) *pendingEntry {
+	f := &a.single[k]
+	sp := a.part
+	sh := &sp.shards[f.shard]
+	i, ok := int(f.slot), true
+	if sh.version != f.version {
+		i, ok = sh.find(f.pid, sp.gen, f.h)
+	}
+	var cv *slot
+	slotIdx, version := int32(-1), uint32(0)
+	if ok {
+		cv, slotIdx, version = &sh.slots[i], int32(i), sh.version
+	}
+	w := a.pendFrom(f.pid, f.h, cv, slotIdx, version)
+	u := &w.upd
+	u.maybeUpdateEpoch(f.epoch)
+	u.push(f.m)
+	u.lastTS = f.m.Timestamp
+	f.slot = -1
+	return w
+}
+
+// pendSingles turns every single record into its pending entry, before
+// the general path takes a batch: its barriers, markers and duplicate
+// checks see pending entries only.
+func (a *StoreAppender) pendSingles() {
+	for k := range a.single {
+		if a.single[k].slot >= 0 {
+			a.pendSingle(k)
+		}
+	}
+	a.single = a.single[:0]
+	if len(a.pend) > linearPending {
+		a.indexAll()
+	}
 }
 
 // newPending adds pid's pending entry (ProducerStateManager#prepareUpdate)
@@ -271,6 +364,9 @@ func (a *StoreAppender) newPending(pid int64, h uint64, cv *slot, slotIdx int32,
 func (a *StoreAppender) addGeneral(b *Batch) (*Outcome, error) {
 	if a.fastSet {
 		a.promote()
+	}
+	if len(a.single) > 0 {
+		a.pendSingles()
 	}
 	a.general = true
 	if b.isBarrier() {
@@ -519,6 +615,31 @@ func (a *StoreAppender) commitGeneral() *Committed {
 	sp := a.part
 	if a.resetAtCommit {
 		sp.resetProducers()
+	}
+	// The single records first, each written straight into its committed
+	// slot as the one-batch fast path's Commit writes it: the merge of a
+	// pending entry of one batch gives the same entry. One whose shard was
+	// rehashed becomes a pending entry, merged below.
+	for k := range a.single {
+		f := &a.single[k]
+		if f.slot < 0 {
+			continue
+		}
+		sh := &sp.shards[f.shard]
+		if sh.version != f.version {
+			a.pendSingle(k)
+			continue
+		}
+		i := int(f.slot)
+		s := &sh.slots[i]
+		if s.epoch != f.epoch {
+			s.n, s.head = 0, 0
+			s.epoch = f.epoch
+		}
+		s.lastTS = f.m.Timestamp
+		sh.noteTS(f.m.Timestamp)
+		s.push(&sh.wins[i], f.m)
+		checkSlot(sp, sh, i)
 	}
 	for i := range a.pend {
 		w := &a.pend[i]

@@ -21,7 +21,11 @@ import "github.com/mirrorpath/mirrorpath/kafkaerr"
 // first batch of the append, and Commit merges each entry once
 // (ProducerStateManager#update). A REPLICATION data batch takes that
 // entry's short step (addNext); BeginChunk starts an append there from its
-// first batch.
+// first batch. A producer's first REPLICATION batch of the append, a plain
+// data batch of a known producer before any barrier, is kept as a single
+// record (a fastAppend) that Commit writes straight into its slot, as the
+// one-batch fast path's Commit does; the producer's second batch makes its
+// pending entry from it (pendSingle).
 
 // Add validates b (Appender.Add). Its fast path takes the first batch of an
 // append when it is a CLIENT or REPLICATION data batch outside a
@@ -97,8 +101,11 @@ func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 // (ProducerAppendInfo#appendDataBatch, ProducerStateEntry#addBatch). A
 // transactional batch opens the producer's transaction if none is open and
 // marks the producer's verification entry for removal at Commit
-// (UnifiedLog#updateProducers). O(1) expected; no allocation once the
-// pending entries and their index have grown to the append's producers.
+// (UnifiedLog#updateProducers). A producer's first batch, a plain data
+// batch of a known producer before any barrier, is kept as a single record
+// instead, which its second batch turns into the pending entry. O(1)
+// expected; no allocation once the pending entries, the single records and
+// their index have grown to the append's producers.
 //
 //go:noinline
 func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
@@ -114,21 +121,28 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 		return &a.none, nil
 	}
 	h := hashPID(pid, a.seed)
-	// findPending, written out with the index's probe kept: where it ends
-	// on an empty slot, a new entry goes there (indexPut's slot), without
-	// a second probe.
+	// findPending, written out with the index's probe kept (single records
+	// too): where it ends on an empty slot, a new record goes there
+	// (indexPut's slot), without a second probe. A single record found is
+	// the producer's second batch: its pending entry is made from it.
 	var w *pendingEntry
-	n, free := len(a.pend), -1
+	n, free := len(a.pend)+len(a.single), -1
 	if n > linearPending {
 		mask := uint64(len(a.index) - 1)
-		for i := a.indexHome(h); ; i = (i + 1) & mask {
+		for i := h >> a.shift; ; i = (i + 1) & mask {
 			e := a.index[i]
 			if uint32(e>>32) != a.stamp {
 				free = int(i)
 				break
 			}
-			if j := int(uint32(e)) - 1; a.pend[j].pid == pid {
-				w = &a.pend[j]
+			if v := uint32(e); v&singleBit != 0 {
+				if a.single[v&^singleBit-1].pid == pid {
+					w = a.pendSingle(int(v&^singleBit - 1))
+					a.index[i] = uint64(a.stamp)<<32 | uint64(len(a.pend))
+					break
+				}
+			} else if a.pend[v-1].pid == pid {
+				w = &a.pend[v-1]
 				break
 			}
 		}
@@ -139,6 +153,9 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 				break
 			}
 		}
+		if w == nil && len(a.single) > 0 {
+			w = a.linearSingle(pid)
+		}
 	}
 	if w != nil {
 		if w.upd.txnFirst >= 0 && !b.Transactional {
@@ -146,10 +163,11 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 		}
 	} else {
 		var cv *slot
+		var sh *shard
 		slotIdx, version := int32(-1), uint32(0)
 		if !a.committedEmpty {
 			sp := a.part
-			sh := sp.shardOf(h)
+			sh = sp.shardOf(h)
 			sh.prefetchWindow(h)
 			if i, ok := sh.find(pid, sp.gen, h); ok {
 				cv, slotIdx, version = &sh.slots[i], int32(i), sh.version
@@ -158,28 +176,40 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 				}
 			}
 		}
+		if cv != nil && !b.Transactional && a.barriers == 0 {
+			// The producer's first batch of the append, a plain data batch
+			// of a producer with a committed entry: kept as a single record
+			// for Commit to write straight into its slot, as the one-batch
+			// fast path does, until a second batch of the producer makes
+			// its pending entry (pendSingle).
+			if k := len(a.single); k < cap(a.single) {
+				a.single = a.single[:k+1]
+			} else {
+				a.single = append(a.single, fastAppend{})
+			}
+			k := len(a.single) - 1
+			f := &a.single[k]
+			f.pid, f.h, f.shard, f.slot, f.version = pid, h, uint8(h>>shardShift), slotIdx, version
+			f.epoch = b.ProducerEpoch
+			f.m = BatchMetadata{LastOffset: b.LastOffset(), Timestamp: b.MaxTimestamp, LastSeq: b.LastSequence(),
+				OffsetDelta: b.LastOffsetDelta}
+			f.m.CRC, f.m.HasCRC = a.s.opts.windowCRC(b)
+			if free >= 0 && len(a.index) >= 2*(n+1) {
+				a.index[free] = uint64(a.stamp)<<32 | uint64(k+1) | singleBit
+			} else if n+1 > linearPending {
+				a.indexAll()
+			}
+			return &a.none, nil
+		}
 		// newPending, written out for REPLICATION: the fields of the CLIENT
 		// checks (checkSequence's curEpoch, curLastSeq and verification
 		// fields) are never read in a REPLICATION append, and the call and
 		// those stores cost a chunk of one batch per producer measurably.
-		if n < cap(a.pend) {
-			a.pend = a.pend[:n+1]
-		} else {
-			a.pend = append(a.pend, pendingEntry{})
-		}
-		w = &a.pend[n]
-		w.pid, w.h, w.slot, w.version, w.clearVerif = pid, h, slotIdx, version, false
-		u := &w.upd
-		u.n, u.head = 0, 0
-		if cv != nil {
-			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = cv.lastTS, cv.txnFirst, cv.coordEpoch, cv.epoch
-		} else {
-			u.lastTS, u.txnFirst, u.coordEpoch, u.epoch = -1, -1, -1, -1
-		}
+		w = a.pendFrom(pid, h, cv, slotIdx, version)
 		if free >= 0 && len(a.index) >= 2*(n+1) {
-			a.index[free] = uint64(a.stamp)<<32 | uint64(n+1)
-		} else {
-			a.indexPending(n)
+			a.index[free] = uint64(a.stamp)<<32 | uint64(len(a.pend))
+		} else if n+1 > linearPending {
+			a.indexAll()
 		}
 	}
 	u := &w.upd
@@ -196,6 +226,25 @@ func (a *StoreAppender) addNext(b *Batch) (*Outcome, error) {
 		w.clearVerif = true // keepsVerification holds only for markers
 	}
 	return &a.none, nil
+}
+
+// linearSingle is the linear search's step for a producer with no pending
+// entry: its single record, if it has one, made its pending entry
+// (pendSingle) and indexed once the linear range is passed; else nil. Out
+// of addNext, whose every batch would otherwise carry its registers.
+//
+//go:noinline
+func (a *StoreAppender) linearSingle(pid int64) *pendingEntry {
+	for j := range a.single {
+		if a.single[j].pid == pid && a.single[j].slot >= 0 {
+			w := a.pendSingle(j)
+			if len(a.pend)+len(a.single) > linearPending {
+				a.indexAll()
+			}
+			return w
+		}
+	}
+	return nil
 }
 
 // fastAppend is the pending update of the one batch of an append on the
