@@ -311,6 +311,17 @@ func (p *Partition) rebuild(rec *Recovery, reindex bool) error {
 			return err
 		}
 	}
-	p.psm.OnHighWatermark(p.id, p.log.End())
+	// The replay completed every transaction whose marker it met; those
+	// above the high watermark stay unreplicated (they pin the LSO) until it
+	// passes them, as UnifiedLog#updateHighWatermarkMetadata calls
+	// ProducerStateManager#onHighWatermarkUpdated with the high watermark
+	// after a reload. A recovering Open starts with the high watermark at
+	// the log end; a replicated partition (Config.ManualHighWatermark)
+	// otherwise keeps its own, clamped to the log end as truncateTo does.
+	hw := p.log.End()
+	if p.cfg.ManualHighWatermark && !p.recovering {
+		hw = min(p.hw, hw)
+	}
+	p.psm.OnHighWatermark(p.id, hw)
 	return p.takeSnapshot(p.log.End())
 }
