@@ -169,12 +169,22 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 // (the request it made), not on the coordinator's own retries.
 func (w *world) sendMarkers(cl *cluster, t *txnState, e pendingEnd, report bool) {
 	var left []*partition
+	cancelled := false
 	for _, p := range t.parts {
-		if !w.writeMarker(cl, t, p, e, report) {
+		switch code := w.writeMarker(cl, t, p, e, report); {
+		case code == "":
+		case markerCancelled(code):
+			cancelled = true
+		default:
 			left = append(left, p)
 		}
 	}
 	t.parts, t.pending = left, nil
+	if cancelled {
+		w.cancelMarkers(t)
+		t.parts, t.open = nil, false
+		return
+	}
 	if len(left) == 0 {
 		t.open = false
 		return
@@ -182,8 +192,9 @@ func (w *world) sendMarkers(cl *cluster, t *txnState, e pendingEnd, report bool)
 	t.pending = &e
 }
 
-// writeMarker appends the end marker of e on p; false when p refused it.
-func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd, report bool) bool {
+// writeMarker appends the end marker of e on p; the code of p's refusal,
+// "" when p wrote it.
+func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd, report bool) string {
 	ts := w.tick()
 	w.markers[ts] = markerTruth{producer: t.producer, serial: t.serial, abort: e.abort}
 	b := codec.AppendEndTxnMarker(nil, e.pid, e.epoch, cl.txn.coordEpoch, e.abort, ts)
@@ -201,14 +212,14 @@ func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd
 		if report {
 			w.or.clientError(e.who, cl, p, refused)
 		}
-		return false
+		return refused
 	}
 	if !e.abort {
 		w.or.committed(p, e.who, t.serial)
 	}
 	p.advanceHW()
 	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true, txn: t})
-	return true
+	return ""
 }
 
 // retryMarkers is the coordinator's marker channel: every end marker a
@@ -281,8 +292,8 @@ func (w *world) endTxn(pr *client, abort bool) {
 		return
 	}
 	t, e := w.coordinatorCheck(pr)
-	if e == "" && w.endDecided(t) {
-		e = errConcurrentTxns // the last transaction's markers are not all written
+	if e == "" {
+		e = w.endWhileDecided(t, abort)
 	}
 	if e != "" {
 		w.or.clientError(pr.name, pr.c, nil, e)
@@ -312,6 +323,23 @@ func (w *world) endTxn(pr *client, abort bool) {
 	}
 	t.epoch = next
 	pr.pid, pr.epoch, pr.seq = t.pid, t.epoch, map[*partition]int32{}
+}
+
+// endWhileDecided is TransactionCoordinator#handleEndTransaction's answer
+// while t's coordinator has decided its last transaction's outcome and not
+// written every marker (decidedEnd): in PrepareCommit or PrepareAbort,
+// EndTxn asking for the same outcome is CONCURRENT_TRANSACTIONS (the
+// client retries once the markers land), asking for the other one is
+// INVALID_TXN_STATE. "" when no outcome is pending.
+func (w *world) endWhileDecided(t *txnState, abort bool) string {
+	decided, ok := w.decidedEnd(t)
+	switch {
+	case !ok:
+		return ""
+	case decided == abort:
+		return errConcurrentTxns
+	}
+	return errInvalidTxnState
 }
 
 // offsets is TxnOffsetCommit inside the producer's open transaction

@@ -309,3 +309,43 @@ func TestTxnOffsetCommitWhileOutcomeDecided(t *testing.T) {
 		}
 	}
 }
+
+// TestEndTxnWhileOutcomeDecided: while the coordinator has decided the
+// outcome of the transaction and not written every marker (PrepareCommit,
+// PrepareAbort), EndTxn asking for the same outcome gets
+// CONCURRENT_TRANSACTIONS, the other outcome INVALID_TXN_STATE
+// (TransactionCoordinator#handleEndTransaction;
+// TransactionCoordinatorTest#shouldReturnConcurrentTxnRequestOnEndTxnRequestWhenStatusIsPrepareCommit,
+// #shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsPrepareAbort).
+// Either way no marker is written and the decided outcome stays pending.
+func TestEndTxnWhileOutcomeDecided(t *testing.T) {
+	for _, tc := range []struct {
+		decided, asked string
+		want           string
+	}{
+		{"commit", "commit", errConcurrentTxns},
+		{"abort", "abort", errConcurrentTxns},
+		{"commit", "abort", errInvalidTxnState},
+		{"abort", "commit", errInvalidTxnState},
+	} {
+		src := "cluster A\ntopic t\nproducer p on A transactional=tx1\nbegin p\nsend p t/0\n" + tc.asked + " p\n"
+		w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
+			if c.opcode == opSend {
+				tx := w.byName["A"].txn.ids["tx1"]
+				tx.pending = &pendingEnd{pid: tx.pid, epoch: tx.epoch, abort: tc.decided == "abort", who: "p"}
+			}
+			return false
+		})
+		tx := w.byName["A"].txn.ids["tx1"]
+		if errs := w.or.clientErrors; len(errs) != 1 || errs[0].Error != tc.want {
+			t.Errorf("Prepare%s, EndTxn %s: client errors %+v, want one %s", tc.decided, tc.asked, errs, tc.want)
+		}
+		if !tx.open || tx.pending == nil || tx.pending.abort != (tc.decided == "abort") {
+			t.Errorf("Prepare%s, EndTxn %s: open=%v pending=%+v, want the decided outcome still pending",
+				tc.decided, tc.asked, tx.open, tx.pending)
+		}
+		if n := len(batchesFrom(w.byName["A"].part("t/0").lead(), 0)); n != 1 {
+			t.Errorf("Prepare%s, EndTxn %s: %d batches, want the data batch alone (no marker)", tc.decided, tc.asked, n)
+		}
+	}
+}
