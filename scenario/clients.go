@@ -292,8 +292,15 @@ func (w *world) endTxn(pr *client, abort bool) {
 		return
 	}
 	t, e := w.coordinatorCheck(pr)
-	if e == "" {
-		e = w.endWhileDecided(t, abort)
+	switch {
+	case e == "":
+		e = w.endWhileDecided(t, abort, false)
+	case e == errProducerFenced:
+		// Under TV2 an EndTxn one epoch below the coordinator's is the
+		// retry of the request that bumped it (retryOnEpochBump).
+		if t := pr.c.txn.ids[pr.txnID]; txnVersion(w.opts) >= psm.TV2 && w.endDecided(t) && int32(pr.epoch)+1 == int32(t.epoch) {
+			e = w.endWhileDecided(t, abort, true)
+		}
 	}
 	if e != "" {
 		w.or.clientError(pr.name, pr.c, nil, e)
@@ -327,15 +334,20 @@ func (w *world) endTxn(pr *client, abort bool) {
 
 // endWhileDecided is TransactionCoordinator#handleEndTransaction's answer
 // while t's coordinator has decided its last transaction's outcome and not
-// written every marker (decidedEnd): in PrepareCommit or PrepareAbort,
-// EndTxn asking for the same outcome is CONCURRENT_TRANSACTIONS (the
-// client retries once the markers land), asking for the other one is
-// INVALID_TXN_STATE. "" when no outcome is pending.
-func (w *world) endWhileDecided(t *txnState, abort bool) string {
+// written every marker (decidedEnd), in PrepareCommit or PrepareAbort.
+// Under TV0/TV1, and for a TV2 retry (one epoch below the coordinator's,
+// retry set), EndTxn asking for the same outcome is CONCURRENT_TRANSACTIONS
+// (the client retries once the markers land), asking for the other one is
+// INVALID_TXN_STATE. Under TV2 a request at the coordinator's epoch is no
+// retry, and in PrepareCommit or PrepareAbort only a retry has a valid
+// epoch: PRODUCER_FENCED. "" when no outcome is pending.
+func (w *world) endWhileDecided(t *txnState, abort, retry bool) string {
 	decided, ok := w.decidedEnd(t)
 	switch {
 	case !ok:
 		return ""
+	case txnVersion(w.opts) >= psm.TV2 && !retry:
+		return errProducerFenced
 	case decided == abort:
 		return errConcurrentTxns
 	}

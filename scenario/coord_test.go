@@ -317,28 +317,43 @@ func TestTxnOffsetCommitWhileOutcomeDecided(t *testing.T) {
 // (TransactionCoordinator#handleEndTransaction;
 // TransactionCoordinatorTest#shouldReturnConcurrentTxnRequestOnEndTxnRequestWhenStatusIsPrepareCommit,
 // #shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsPrepareAbort).
-// Either way no marker is written and the decided outcome stays pending.
+// Under TV2 that holds for a retry, one epoch below the coordinator's
+// bumped epoch; at the coordinator's epoch the request is no retry and
+// gets PRODUCER_FENCED (TransactionCoordinator#endTransaction, isValidEpoch:
+// PrepareCommit and PrepareAbort accept only retryOnEpochBump). Either way
+// no marker is written and the decided outcome stays pending.
 func TestEndTxnWhileOutcomeDecided(t *testing.T) {
 	for _, tc := range []struct {
+		tv             string
+		retry          bool // the client's epoch one below the coordinator's
 		decided, asked string
 		want           string
 	}{
-		{"commit", "commit", errConcurrentTxns},
-		{"abort", "abort", errConcurrentTxns},
-		{"commit", "abort", errInvalidTxnState},
-		{"abort", "commit", errInvalidTxnState},
+		{"1", false, "commit", "commit", errConcurrentTxns},
+		{"1", false, "abort", "abort", errConcurrentTxns},
+		{"1", false, "commit", "abort", errInvalidTxnState},
+		{"1", false, "abort", "commit", errInvalidTxnState},
+		{"2", true, "commit", "commit", errConcurrentTxns},
+		{"2", true, "abort", "abort", errConcurrentTxns},
+		{"2", true, "commit", "abort", errInvalidTxnState},
+		{"2", true, "abort", "commit", errInvalidTxnState},
+		{"2", false, "commit", "commit", errProducerFenced},
+		{"2", false, "abort", "commit", errProducerFenced},
 	} {
-		src := "cluster A\ntopic t\nproducer p on A transactional=tx1\nbegin p\nsend p t/0\n" + tc.asked + " p\n"
+		src := "set txn-version=" + tc.tv + "\ncluster A\ntopic t\nproducer p on A transactional=tx1\nbegin p\nsend p t/0\n" + tc.asked + " p\n"
 		w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
 			if c.opcode == opSend {
 				tx := w.byName["A"].txn.ids["tx1"]
 				tx.pending = &pendingEnd{pid: tx.pid, epoch: tx.epoch, abort: tc.decided == "abort", who: "p"}
+				if tc.retry {
+					tx.epoch++ // the bump of the EndTxn the client retries
+				}
 			}
 			return false
 		})
 		tx := w.byName["A"].txn.ids["tx1"]
 		if errs := w.or.clientErrors; len(errs) != 1 || errs[0].Error != tc.want {
-			t.Errorf("Prepare%s, EndTxn %s: client errors %+v, want one %s", tc.decided, tc.asked, errs, tc.want)
+			t.Errorf("TV%s retry=%v Prepare%s, EndTxn %s: client errors %+v, want one %s", tc.tv, tc.retry, tc.decided, tc.asked, errs, tc.want)
 		}
 		if !tx.open || tx.pending == nil || tx.pending.abort != (tc.decided == "abort") {
 			t.Errorf("Prepare%s, EndTxn %s: open=%v pending=%+v, want the decided outcome still pending",
