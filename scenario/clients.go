@@ -122,6 +122,7 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	if first && forcedEpoch >= 0 {
 		t.epoch = forcedEpoch
 	}
+	t.ended = ""
 	pr.pid, pr.epoch = t.pid, t.epoch
 }
 
@@ -186,7 +187,10 @@ func (w *world) sendMarkers(cl *cluster, t *txnState, e pendingEnd, report bool)
 		return
 	}
 	if len(left) == 0 {
-		t.open = false
+		t.open, t.ended = false, "commit"
+		if e.abort {
+			t.ended = "abort"
+		}
 		return
 	}
 	t.pending = &e
@@ -293,13 +297,29 @@ func (w *world) endTxn(pr *client, abort bool) {
 	}
 	t, e := w.coordinatorCheck(pr)
 	switch {
+	case e == "" && !t.open && len(pr.txnParts) > 0 && txnVersion(w.opts) < psm.TV2 && !w.endDecided(t):
+		// The partitions this client added are in no open transaction
+		// at the coordinator: its transaction was ended already, by an
+		// instance sharing its epoch (CompleteCommit, CompleteAbort) or
+		// by InitProducerId (Empty).
+		e = endAfterComplete(t, abort)
 	case e == "":
 		e = w.endWhileDecided(t, abort, false)
 	case e == errProducerFenced:
 		// Under TV2 an EndTxn one epoch below the coordinator's is the
 		// retry of the request that bumped it (retryOnEpochBump).
-		if t := pr.c.txn.ids[pr.txnID]; txnVersion(w.opts) >= psm.TV2 && w.endDecided(t) && int32(pr.epoch)+1 == int32(t.epoch) {
+		t := pr.c.txn.ids[pr.txnID]
+		if txnVersion(w.opts) < psm.TV2 || int32(pr.epoch)+1 != int32(t.epoch) {
+			break
+		}
+		if w.endDecided(t) {
 			e = w.endWhileDecided(t, abort, true)
+		} else if !t.open && t.ended != "" {
+			e = endAfterComplete(t, abort)
+		}
+		if e == "" { // the retried EndTxn had succeeded: NONE
+			pr.inTxn = false
+			return
 		}
 	}
 	if e != "" {
@@ -350,6 +370,23 @@ func (w *world) endWhileDecided(t *txnState, abort, retry bool) string {
 		return errProducerFenced
 	case decided == abort:
 		return errConcurrentTxns
+	}
+	return errInvalidTxnState
+}
+
+// endAfterComplete is TransactionCoordinator#endTransaction's answer to an
+// EndTxn for a transaction the coordinator completed already: under TV0/TV1
+// at the producer's epoch, under TV2 as the retry of the request that
+// bumped it (retryOnEpochBump). The outcome it completed with answers
+// NONE (""), the other one INVALID_TXN_STATE, and so does any EndTxn in
+// Empty (the transaction ended by InitProducerId).
+func endAfterComplete(t *txnState, abort bool) string {
+	asked := "commit"
+	if abort {
+		asked = "abort"
+	}
+	if t.ended == asked {
+		return ""
 	}
 	return errInvalidTxnState
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -361,6 +362,52 @@ func TestEndTxnWhileOutcomeDecided(t *testing.T) {
 		}
 		if n := len(batchesFrom(w.byName["A"].part("t/0").lead(), 0)); n != 1 {
 			t.Errorf("Prepare%s, EndTxn %s: %d batches, want the data batch alone (no marker)", tc.decided, tc.asked, n)
+		}
+	}
+}
+
+// TestEndTxnAfterComplete: an EndTxn for a transaction its coordinator
+// completed already (CompleteCommit, CompleteAbort) answers NONE for the
+// outcome it completed with and INVALID_TXN_STATE for the other
+// (TransactionCoordinator#handleEndTransaction;
+// TransactionCoordinatorTest#shouldReturnOkOnEndTxnWhenStatusIsCompleteCommitAndResultIsCommit,
+// #shouldReturnOkOnEndTxnWhenStatusIsCompleteAbortAndResultIsAbort,
+// #shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsCompleteAbortAndResultIsNotAbort,
+// #shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsCompleteCommitAndResultIsNotCommit).
+// Under TV1 the request comes from an instance at the same epoch (a
+// zombie copied before the commit); under TV2 it is the retry one epoch
+// below the coordinator's bumped epoch (retryOnEpochBump). No marker is
+// written a second time.
+func TestEndTxnAfterComplete(t *testing.T) {
+	for _, tc := range []struct {
+		tv, ended, asked string
+		want             string
+	}{
+		{"1", "commit", "commit", ""},
+		{"1", "abort", "abort", ""},
+		{"1", "abort", "commit", errInvalidTxnState},
+		{"1", "commit", "abort", errInvalidTxnState},
+		{"2", "commit", "commit", ""},
+		{"2", "abort", "abort", ""},
+		{"2", "abort", "commit", errInvalidTxnState},
+		{"2", "commit", "abort", errInvalidTxnState},
+	} {
+		src := "set txn-version=" + tc.tv + "\ncluster A\ntopic t\nproducer p on A transactional=tx1\nbegin p\nsend p t/0\n" +
+			"zombie z of p\n" + tc.ended + " p\n" + tc.asked + " z\n"
+		w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, nil)
+		var got []string
+		for _, e := range w.or.clientErrors {
+			got = append(got, e.Error)
+		}
+		var want []string
+		if tc.want != "" {
+			want = []string{tc.want}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("TV%s Complete%s, EndTxn %s: client errors %v, want %v", tc.tv, tc.ended, tc.asked, got, want)
+		}
+		if n := len(batchesFrom(w.byName["A"].part("t/0").lead(), 0)); n != 2 {
+			t.Errorf("TV%s Complete%s, EndTxn %s: %d batches, want the data and one marker", tc.tv, tc.ended, tc.asked, n)
 		}
 	}
 }
