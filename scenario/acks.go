@@ -16,7 +16,8 @@ package scenario
 // write: the coordinator owes the marker and keeps sending it
 // (TransactionMarkerRequestCompletionHandler#onComplete re-enqueues a
 // partition that did not answer NONE, and cancels the markers only on
-// INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED), and the
+// INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED, the same rule
+// for a marker's first write: markerCancelled), and the
 // transaction is not complete meanwhile
 // (TransactionMarkerChannelManager#maybeWriteTxnCompletion runs only once
 // every partition answered), so it holds the partition's LSO as a
@@ -40,8 +41,9 @@ type pendingWrite struct {
 	marker bool
 	// txn is the transaction a marker ends; owed is set while the marker
 	// is lost and its partition refuses it again.
-	txn  *txnState
-	owed bool
+	txn       *txnState
+	owed      bool
+	cancelled bool // the coordinator stopped sending it (cancelMarkers)
 }
 
 // awaitAck answers a produce request: at once under acks=1, else when the
@@ -97,6 +99,9 @@ func (w *world) settleWrites() error {
 // settle is settleWrites for one write; done when it needs no more.
 func (w *world) settle(pw *pendingWrite) (bool, error) {
 	p := pw.p
+	if pw.cancelled {
+		return true, nil
+	}
 	if p.c.failed {
 		return false, nil
 	}
@@ -119,13 +124,8 @@ func (w *world) settle(pw *pendingWrite) (bool, error) {
 			res, err = lead.AppendClient(pw.batch)
 		}
 		if err != nil && pw.marker {
-			// The coordinator keeps sending a refused marker, but for a
-			// refusal that says the producer's or the coordinator's epoch
-			// has moved on: it cancels the transaction's markers
-			// (TransactionMarkerRequestCompletionHandler#onComplete).
-			switch errorName(err) {
-			case kafkaerr.InvalidProducerEpoch.Name, kafkaerr.TransactionCoordinatorFenced.Name:
-				pw.owed = false
+			if markerCancelled(errorName(err)) {
+				w.cancelMarkers(pw.txn)
 				return true, nil
 			}
 			pw.owed = true
@@ -148,6 +148,37 @@ func (w *world) settle(pw *pendingWrite) (bool, error) {
 	return false, nil
 }
 
+// markerCancelled is TransactionMarkerRequestCompletionHandler#onComplete's
+// rule for a partition's refusal of a WriteTxnMarkers entry, one rule for
+// a marker's first write and for every time it is sent again:
+// INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED says the
+// producer's or the coordinator's epoch has moved on, and the coordinator
+// stops sending the transaction's markers
+// (TransactionMarkerChannelManager#removeMarkersForTxnId); any other
+// refusal leaves the partition's marker owed, sent again.
+func markerCancelled(code string) bool {
+	switch code {
+	case kafkaerr.InvalidProducerEpoch.Name, kafkaerr.TransactionCoordinatorFenced.Name:
+		return true
+	}
+	return false
+}
+
+// cancelMarkers is the coordinator cancelling t's markers
+// (markerCancelled): no marker of t is owed or sent again, and a decided
+// outcome still waiting for markers (t.pending) is dropped with the
+// partitions it waited for.
+func (w *world) cancelMarkers(t *txnState) {
+	for _, pw := range w.pending {
+		if pw.txn == t && pw.owed {
+			pw.owed, pw.cancelled = false, true
+		}
+	}
+	if t.pending != nil {
+		t.parts, t.pending, t.open = nil, nil, false
+	}
+}
+
 // owedMarker reports whether a coordinator owes p an end marker that p lost
 // before acknowledging it and refused when it was sent again: the
 // transaction it ends is still open at that coordinator.
@@ -162,19 +193,28 @@ func (w *world) owedMarker(p *partition) bool {
 
 // endDecided reports whether t's coordinator has decided the outcome of
 // its last transaction and not yet written every marker of it
-// (TransactionMetadata in PrepareCommit or PrepareAbort): a marker a
-// partition refused (t.pending), or one lost before its acknowledgement
-// and refused since (owedMarker).
+// (decidedEnd).
 func (w *world) endDecided(t *txnState) bool {
+	_, ok := w.decidedEnd(t)
+	return ok
+}
+
+// decidedEnd is the outcome t's coordinator decided for its last
+// transaction while it has not yet written every marker of it
+// (TransactionMetadata in PrepareAbort, abort set, or PrepareCommit): a
+// marker a partition refused (t.pending), or one lost before its
+// acknowledgement and refused since (owedMarker). ok is false when no
+// marker of t is owed.
+func (w *world) decidedEnd(t *txnState) (abort, ok bool) {
 	if t.pending != nil {
-		return true
+		return t.pending.abort, true
 	}
 	for _, pw := range w.pending {
 		if pw.owed && pw.txn == t {
-			return true
+			return w.markers[pw.ts].abort, true
 		}
 	}
-	return false
+	return false, false
 }
 
 // holds reports whether r holds pw's batch at the offset it was answered

@@ -59,3 +59,76 @@ func TestMarkerWrittenAgainAfterLoss(t *testing.T) {
 		t.Fatalf("new leader's log %v; want [data COMMIT]", kinds)
 	}
 }
+
+// TestMarkerRefusalOneRule: a partition's refusal of a transaction marker
+// follows one rule whether the marker is written for the first time or sent
+// again after a loss (TransactionMarkerRequestCompletionHandler#onComplete):
+// INVALID_PRODUCER_EPOCH and TRANSACTION_COORDINATOR_FENCED cancel the
+// transaction's markers (TransactionMarkerChannelManager#removeMarkersForTxnId),
+// a retriable refusal keeps the marker owed
+// (TransactionMarkerRequestCompletionHandlerTest#shouldCompleteDelayedOperationWhenInvalidProducerEpoch,
+// #shouldCompleteDelayedOperationWhenCoordinatorEpochFenced,
+// #shouldRetryPartitionWhenNotLeaderOrFollowerError).
+func TestMarkerRefusalOneRule(t *testing.T) {
+	for _, code := range []string{"INVALID_PRODUCER_EPOCH", "TRANSACTION_COORDINATOR_FENCED"} {
+		if !markerCancelled(code) {
+			t.Errorf("%s does not cancel the markers", code)
+		}
+	}
+	for _, code := range []string{"READ_ONLY_TOPIC", "NOT_LEADER_OR_FOLLOWER", "COORDINATOR_NOT_AVAILABLE", ""} {
+		if markerCancelled(code) {
+			t.Errorf("%q cancels the markers; want the marker owed", code)
+		}
+	}
+
+	// First write: the partition holds the producer at epoch 5 (a batch
+	// sent at epoch 5), the COMMIT carries epoch 0: INVALID_PRODUCER_EPOCH,
+	// and the coordinator stops sending it; nothing is pending or owed.
+	src := "set txn-version=1\ncluster A\ntopic t\nproducer tx on A transactional=x\nbegin tx\n" +
+		"send tx t/0\nsend tx t/0 epoch=5 seq=0\ncommit tx\nsync\n"
+	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, nil)
+	tx, p := w.byName["A"].txn.ids["x"], w.byName["A"].part("t/0")
+	if errs := w.or.clientErrors; len(errs) != 1 || errs[0].Error != "INVALID_PRODUCER_EPOCH" {
+		t.Fatalf("first write: client errors %+v, want the COMMIT's INVALID_PRODUCER_EPOCH", errs)
+	}
+	if tx.open || tx.pending != nil || w.endDecided(tx) || w.owedMarker(p) {
+		t.Errorf("first write refused INVALID_PRODUCER_EPOCH: open=%v pending=%+v decided=%v owed=%v, want the markers cancelled",
+			tx.open, tx.pending, w.endDecided(tx), w.owedMarker(p))
+	}
+
+	// Resend: the COMMIT is written on the leader and lost before the
+	// follower has it; the follower, elected, holds the producer at epoch 5,
+	// and refuses the COMMIT sent again: the same cancel.
+	src = "set txn-version=1\ncluster A replicas=2\ntopic t\nproducer tx on A transactional=x\nbegin tx\n" +
+		"send tx t/0\nsync\npause A t/0 replica=1\ncommit tx\nelect A t/0 replica=1\nsync\n"
+	var owedBefore bool
+	w, _ = runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
+		if c.opcode != opCommit {
+			return false
+		}
+		pr, p := w.clients["tx"], w.byName["A"].part("t/0")
+		d := dataBatch{pid: pr.pid, epoch: 5, seq: 0, records: 1, bytes: defaultSendBytes, txn: true, producer: "forged", ts: w.tick()}
+		b, err := d.build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.reps[1].AppendClient(b); err != nil {
+			t.Fatalf("follower append at epoch 5: %v", err)
+		}
+		owedBefore = w.endDecided(w.byName["A"].txn.ids["x"])
+		return false
+	})
+	tx, p = w.byName["A"].txn.ids["x"], w.byName["A"].part("t/0")
+	if owedBefore {
+		t.Error("the COMMIT is decided before it was lost; want it written")
+	}
+	if tx.open || tx.pending != nil || w.endDecided(tx) || w.owedMarker(p) {
+		t.Errorf("resend refused INVALID_PRODUCER_EPOCH: open=%v pending=%+v decided=%v owed=%v, want the markers cancelled",
+			tx.open, tx.pending, w.endDecided(tx), w.owedMarker(p))
+	}
+	for _, pw := range w.pending {
+		if pw.marker && !pw.cancelled {
+			t.Errorf("a marker is still pending at offset %d", pw.res.FirstOffset)
+		}
+	}
+}

@@ -122,6 +122,7 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	if first && forcedEpoch >= 0 {
 		t.epoch = forcedEpoch
 	}
+	t.ended = ""
 	pr.pid, pr.epoch = t.pid, t.epoch
 }
 
@@ -169,21 +170,35 @@ func (w *world) writeMarkers(cl *cluster, t *txnState, epoch int16, abort bool, 
 // (the request it made), not on the coordinator's own retries.
 func (w *world) sendMarkers(cl *cluster, t *txnState, e pendingEnd, report bool) {
 	var left []*partition
+	cancelled := false
 	for _, p := range t.parts {
-		if !w.writeMarker(cl, t, p, e, report) {
+		switch code := w.writeMarker(cl, t, p, e, report); {
+		case code == "":
+		case markerCancelled(code):
+			cancelled = true
+		default:
 			left = append(left, p)
 		}
 	}
 	t.parts, t.pending = left, nil
+	if cancelled {
+		w.cancelMarkers(t)
+		t.parts, t.open = nil, false
+		return
+	}
 	if len(left) == 0 {
-		t.open = false
+		t.open, t.ended = false, "commit"
+		if e.abort {
+			t.ended = "abort"
+		}
 		return
 	}
 	t.pending = &e
 }
 
-// writeMarker appends the end marker of e on p; false when p refused it.
-func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd, report bool) bool {
+// writeMarker appends the end marker of e on p; the code of p's refusal,
+// "" when p wrote it.
+func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd, report bool) string {
 	ts := w.tick()
 	w.markers[ts] = markerTruth{producer: t.producer, serial: t.serial, abort: e.abort}
 	b := codec.AppendEndTxnMarker(nil, e.pid, e.epoch, cl.txn.coordEpoch, e.abort, ts)
@@ -201,14 +216,14 @@ func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd
 		if report {
 			w.or.clientError(e.who, cl, p, refused)
 		}
-		return false
+		return refused
 	}
 	if !e.abort {
 		w.or.committed(p, e.who, t.serial)
 	}
 	p.advanceHW()
 	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true, txn: t})
-	return true
+	return ""
 }
 
 // retryMarkers is the coordinator's marker channel: every end marker a
@@ -281,8 +296,31 @@ func (w *world) endTxn(pr *client, abort bool) {
 		return
 	}
 	t, e := w.coordinatorCheck(pr)
-	if e == "" && w.endDecided(t) {
-		e = errConcurrentTxns // the last transaction's markers are not all written
+	switch {
+	case e == "" && !t.open && len(pr.txnParts) > 0 && txnVersion(w.opts) < psm.TV2 && !w.endDecided(t):
+		// The partitions this client added are in no open transaction
+		// at the coordinator: its transaction was ended already, by an
+		// instance sharing its epoch (CompleteCommit, CompleteAbort) or
+		// by InitProducerId (Empty).
+		e = endAfterComplete(t, abort)
+	case e == "":
+		e = w.endWhileDecided(t, abort, false)
+	case e == errProducerFenced:
+		// Under TV2 an EndTxn one epoch below the coordinator's is the
+		// retry of the request that bumped it (retryOnEpochBump).
+		t := pr.c.txn.ids[pr.txnID]
+		if txnVersion(w.opts) < psm.TV2 || int32(pr.epoch)+1 != int32(t.epoch) {
+			break
+		}
+		if w.endDecided(t) {
+			e = w.endWhileDecided(t, abort, true)
+		} else if !t.open && t.ended != "" {
+			e = endAfterComplete(t, abort)
+		}
+		if e == "" { // the retried EndTxn had succeeded: NONE
+			pr.inTxn = false
+			return
+		}
 	}
 	if e != "" {
 		w.or.clientError(pr.name, pr.c, nil, e)
@@ -312,6 +350,45 @@ func (w *world) endTxn(pr *client, abort bool) {
 	}
 	t.epoch = next
 	pr.pid, pr.epoch, pr.seq = t.pid, t.epoch, map[*partition]int32{}
+}
+
+// endWhileDecided is TransactionCoordinator#handleEndTransaction's answer
+// while t's coordinator has decided its last transaction's outcome and not
+// written every marker (decidedEnd), in PrepareCommit or PrepareAbort.
+// Under TV0/TV1, and for a TV2 retry (one epoch below the coordinator's,
+// retry set), EndTxn asking for the same outcome is CONCURRENT_TRANSACTIONS
+// (the client retries once the markers land), asking for the other one is
+// INVALID_TXN_STATE. Under TV2 a request at the coordinator's epoch is no
+// retry, and in PrepareCommit or PrepareAbort only a retry has a valid
+// epoch: PRODUCER_FENCED. "" when no outcome is pending.
+func (w *world) endWhileDecided(t *txnState, abort, retry bool) string {
+	decided, ok := w.decidedEnd(t)
+	switch {
+	case !ok:
+		return ""
+	case txnVersion(w.opts) >= psm.TV2 && !retry:
+		return errProducerFenced
+	case decided == abort:
+		return errConcurrentTxns
+	}
+	return errInvalidTxnState
+}
+
+// endAfterComplete is TransactionCoordinator#endTransaction's answer to an
+// EndTxn for a transaction the coordinator completed already: under TV0/TV1
+// at the producer's epoch, under TV2 as the retry of the request that
+// bumped it (retryOnEpochBump). The outcome it completed with answers
+// NONE (""), the other one INVALID_TXN_STATE, and so does any EndTxn in
+// Empty (the transaction ended by InitProducerId).
+func endAfterComplete(t *txnState, abort bool) string {
+	asked := "commit"
+	if abort {
+		asked = "abort"
+	}
+	if t.ended == asked {
+		return ""
+	}
+	return errInvalidTxnState
 }
 
 // offsets is TxnOffsetCommit inside the producer's open transaction

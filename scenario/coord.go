@@ -127,6 +127,10 @@ type txnState struct {
 	// partition of parts refused it: the transaction stays open on those
 	// partitions until a retry lands it.
 	pending *pendingEnd
+	// ended is the outcome of the transaction an EndTxn completed last,
+	// "commit" or "abort" (TransactionMetadata in CompleteCommit or
+	// CompleteAbort); "" once InitProducerId starts the id afresh (Empty).
+	ended string
 }
 
 // pendingEnd is an end marker the coordinator has decided on (PrepareCommit

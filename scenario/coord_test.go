@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -306,6 +307,107 @@ func TestTxnOffsetCommitWhileOutcomeDecided(t *testing.T) {
 		w.offsets(&command{opcode: opOffsets, Args: []string{"p", "g", "m1"}})
 		if errs := w.or.clientErrors; len(errs) != 2 || errs[1].Error != errIllegalGeneration {
 			t.Errorf("abort=%v: after the markers: client errors %+v, want %s", abort, errs, errIllegalGeneration)
+		}
+	}
+}
+
+// TestEndTxnWhileOutcomeDecided: while the coordinator has decided the
+// outcome of the transaction and not written every marker (PrepareCommit,
+// PrepareAbort), EndTxn asking for the same outcome gets
+// CONCURRENT_TRANSACTIONS, the other outcome INVALID_TXN_STATE
+// (TransactionCoordinator#handleEndTransaction;
+// TransactionCoordinatorTest#shouldReturnConcurrentTxnRequestOnEndTxnRequestWhenStatusIsPrepareCommit,
+// #shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsPrepareAbort).
+// Under TV2 that holds for a retry, one epoch below the coordinator's
+// bumped epoch; at the coordinator's epoch the request is no retry and
+// gets PRODUCER_FENCED (TransactionCoordinator#endTransaction, isValidEpoch:
+// PrepareCommit and PrepareAbort accept only retryOnEpochBump). Either way
+// no marker is written and the decided outcome stays pending.
+func TestEndTxnWhileOutcomeDecided(t *testing.T) {
+	for _, tc := range []struct {
+		tv             string
+		retry          bool // the client's epoch one below the coordinator's
+		decided, asked string
+		want           string
+	}{
+		{"1", false, "commit", "commit", errConcurrentTxns},
+		{"1", false, "abort", "abort", errConcurrentTxns},
+		{"1", false, "commit", "abort", errInvalidTxnState},
+		{"1", false, "abort", "commit", errInvalidTxnState},
+		{"2", true, "commit", "commit", errConcurrentTxns},
+		{"2", true, "abort", "abort", errConcurrentTxns},
+		{"2", true, "commit", "abort", errInvalidTxnState},
+		{"2", true, "abort", "commit", errInvalidTxnState},
+		{"2", false, "commit", "commit", errProducerFenced},
+		{"2", false, "abort", "commit", errProducerFenced},
+	} {
+		src := "set txn-version=" + tc.tv + "\ncluster A\ntopic t\nproducer p on A transactional=tx1\nbegin p\nsend p t/0\n" + tc.asked + " p\n"
+		w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
+			if c.opcode == opSend {
+				tx := w.byName["A"].txn.ids["tx1"]
+				tx.pending = &pendingEnd{pid: tx.pid, epoch: tx.epoch, abort: tc.decided == "abort", who: "p"}
+				if tc.retry {
+					tx.epoch++ // the bump of the EndTxn the client retries
+				}
+			}
+			return false
+		})
+		tx := w.byName["A"].txn.ids["tx1"]
+		if errs := w.or.clientErrors; len(errs) != 1 || errs[0].Error != tc.want {
+			t.Errorf("TV%s retry=%v Prepare%s, EndTxn %s: client errors %+v, want one %s", tc.tv, tc.retry, tc.decided, tc.asked, errs, tc.want)
+		}
+		if !tx.open || tx.pending == nil || tx.pending.abort != (tc.decided == "abort") {
+			t.Errorf("Prepare%s, EndTxn %s: open=%v pending=%+v, want the decided outcome still pending",
+				tc.decided, tc.asked, tx.open, tx.pending)
+		}
+		if n := len(batchesFrom(w.byName["A"].part("t/0").lead(), 0)); n != 1 {
+			t.Errorf("Prepare%s, EndTxn %s: %d batches, want the data batch alone (no marker)", tc.decided, tc.asked, n)
+		}
+	}
+}
+
+// TestEndTxnAfterComplete: an EndTxn for a transaction its coordinator
+// completed already (CompleteCommit, CompleteAbort) answers NONE for the
+// outcome it completed with and INVALID_TXN_STATE for the other
+// (TransactionCoordinator#handleEndTransaction;
+// TransactionCoordinatorTest#shouldReturnOkOnEndTxnWhenStatusIsCompleteCommitAndResultIsCommit,
+// #shouldReturnOkOnEndTxnWhenStatusIsCompleteAbortAndResultIsAbort,
+// #shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsCompleteAbortAndResultIsNotAbort,
+// #shouldReturnInvalidTxnRequestOnEndTxnRequestWhenStatusIsCompleteCommitAndResultIsNotCommit).
+// Under TV1 the request comes from an instance at the same epoch (a
+// zombie copied before the commit); under TV2 it is the retry one epoch
+// below the coordinator's bumped epoch (retryOnEpochBump). No marker is
+// written a second time.
+func TestEndTxnAfterComplete(t *testing.T) {
+	for _, tc := range []struct {
+		tv, ended, asked string
+		want             string
+	}{
+		{"1", "commit", "commit", ""},
+		{"1", "abort", "abort", ""},
+		{"1", "abort", "commit", errInvalidTxnState},
+		{"1", "commit", "abort", errInvalidTxnState},
+		{"2", "commit", "commit", ""},
+		{"2", "abort", "abort", ""},
+		{"2", "abort", "commit", errInvalidTxnState},
+		{"2", "commit", "abort", errInvalidTxnState},
+	} {
+		src := "set txn-version=" + tc.tv + "\ncluster A\ntopic t\nproducer p on A transactional=tx1\nbegin p\nsend p t/0\n" +
+			"zombie z of p\n" + tc.ended + " p\n" + tc.asked + " z\n"
+		w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, nil)
+		var got []string
+		for _, e := range w.or.clientErrors {
+			got = append(got, e.Error)
+		}
+		var want []string
+		if tc.want != "" {
+			want = []string{tc.want}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("TV%s Complete%s, EndTxn %s: client errors %v, want %v", tc.tv, tc.ended, tc.asked, got, want)
+		}
+		if n := len(batchesFrom(w.byName["A"].part("t/0").lead(), 0)); n != 2 {
+			t.Errorf("TV%s Complete%s, EndTxn %s: %d batches, want the data and one marker", tc.tv, tc.ended, tc.asked, n)
 		}
 	}
 }
