@@ -37,6 +37,11 @@ type Recovery struct {
 // one before it.
 var ErrOffsetRegression = errors.New("storage: batch offsets go backwards")
 
+// ErrOffsetOverflow is the Recovery.Reason of a batch whose last offset is
+// math.MaxInt64 or beyond: the log's next offset would not be an int64
+// (Kafka's LogSegment#recover refuses it through ensureOffsetInRange).
+var ErrOffsetOverflow = errors.New("storage: batch offsets overflow")
+
 // openFileLog opens (creating when empty) the log in cfg.Dir, cutting a torn
 // tail: every segment is read, and at the first batch that is partial,
 // fails its CRC or goes backwards in offsets the segment is truncated and
@@ -169,6 +174,8 @@ func (l *Log) recoverSegment(f *fileStore, base int64, rec *Recovery) (*segment,
 			err = codec.ErrCRC
 		case b.BaseOffset() < next || b.LastOffsetDelta() < 0:
 			err = ErrOffsetRegression
+		case b.BaseOffset() >= math.MaxInt64-int64(b.LastOffsetDelta()):
+			err = ErrOffsetOverflow
 		}
 		if err != nil {
 			rec.TruncatedSegment, rec.TruncatedAt, rec.Reason = base, pos, err
