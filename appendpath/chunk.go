@@ -136,8 +136,8 @@ func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, e
 		if assign {
 			b.SetBaseOffset(next)
 			b.SetPartitionLeaderEpoch(p.leaderEpoch)
-		} else if b.BaseOffset() < next {
-			err = ErrOffsetsOutOfOrder
+		} else {
+			err = keptOffsets(b, next)
 		}
 		if err == nil {
 			if b.IsControl() {

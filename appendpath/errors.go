@@ -34,6 +34,11 @@ var (
 	// (Kafka's UnexpectedAppendOffsetException / OffsetsOutOfOrderException,
 	// which reach the wire as UNKNOWN_SERVER_ERROR).
 	ErrOffsetsOutOfOrder = kafkaerr.NewReason(kafkaerr.UnknownServerError, "appendpath: batch offsets do not increase")
+	// ErrOffsetOverflow: a REPLICATION append of a batch whose last offset is
+	// math.MaxInt64, after which the log's next offset would not be an int64
+	// (Kafka's LogSegmentOffsetOverflowException from
+	// LogSegment#ensureOffsetInRange, UNKNOWN_SERVER_ERROR on the wire).
+	ErrOffsetOverflow = kafkaerr.NewReason(kafkaerr.UnknownServerError, "appendpath: batch offsets overflow")
 )
 
 // Errors that are not append results.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -346,6 +347,20 @@ func intact(b codec.Batch, crc uint32) bool {
 	return crc == b.CRC() && b.LastOffsetDelta() >= 0
 }
 
+// keptOffsets checks the offsets of a replicated batch that keeps its own
+// (a replica's, a mirror's that preserves them) against next, the log end:
+// they must not go below it, and the batch must end before math.MaxInt64 so
+// the next offset is an int64 (lastOffsetDelta ≥ 0: intact).
+func keptOffsets(b codec.Batch, next int64) error {
+	switch base := b.BaseOffset(); {
+	case base < next:
+		return ErrOffsetsOutOfOrder
+	case base >= math.MaxInt64-int64(b.LastOffsetDelta()):
+		return ErrOffsetOverflow
+	}
+	return nil
+}
+
 // appendLocked is the append path, in the five steps of Kafka's order that
 // doc.go lists (UnifiedLog#append), one block each: frame and check (1),
 // roll (2), stage the copy (3), per batch in the copy the mapping, offsets
@@ -477,14 +492,14 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 			if p.assign {
 				b.SetBaseOffset(next)
 				b.SetPartitionLeaderEpoch(p.leaderEpoch)
-			} else if b.BaseOffset() < next {
+			} else if err := keptOffsets(b, next); err != nil {
 				app.Abort()
-				return Result{}, fail(k, i, pos, ErrOffsetsOutOfOrder)
+				return Result{}, fail(k, i, pos, err)
 			}
 		case kindReplica:
-			if b.BaseOffset() < next {
+			if err := keptOffsets(b, next); err != nil {
 				app.Abort()
-				return Result{}, fail(k, i, pos, ErrOffsetsOutOfOrder)
+				return Result{}, fail(k, i, pos, err)
 			}
 		default: // CLIENT and COORDINATOR
 			b.SetBaseOffset(next)
