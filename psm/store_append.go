@@ -288,17 +288,7 @@ func (a *StoreAppender) pendFrom(pid int64, h uint64, cv *slot, slotIdx int32, v
 // and only Commit writes the table.
 func (a *StoreAppender) pendSingle(k int) *pendingEntry {
 	f := &a.single[k]
-	sp := a.part
-	sh := &sp.shards[f.shard]
-	i, ok := int(f.slot), true
-	if sh.version != f.version {
-		i, ok = sh.find(f.pid, sp.gen, f.h)
-	}
-	var cv *slot
-	slotIdx, version := int32(-1), uint32(0)
-	if ok {
-		cv, slotIdx, version = &sh.slots[i], int32(i), sh.version
-	}
+	cv, slotIdx, version := a.committedOf(f)
 	w := a.pendFrom(f.pid, f.h, cv, slotIdx, version)
 	u := &w.upd
 	u.maybeUpdateEpoch(f.epoch)

@@ -373,6 +373,22 @@ func (s *Store) Update(p PartitionID, origin Origin, b *Batch) (*Outcome, *Commi
 	return &a.none, &a.comNone, nil
 }
 
+// committedOf is the committed slot f was validated against (nil, -1 for a
+// producer the table does not hold), found again should a rehash have moved
+// it, with its index and the shard's version.
+func (a *StoreAppender) committedOf(f *fastAppend) (*slot, int32, uint32) {
+	sp := a.part
+	sh := &sp.shards[f.shard]
+	i, ok := int(f.slot), true
+	if sh.version != f.version {
+		i, ok = sh.find(f.pid, sp.gen, f.h)
+	}
+	if !ok {
+		return nil, -1, 0
+	}
+	return &sh.slots[i], int32(i), sh.version
+}
+
 // promote turns the fast pending update into the pending entry the general
 // path would have built, before anything but Commit happens to the append.
 // The committed entry it starts from is the slot Add's fast path validated
@@ -382,17 +398,7 @@ func (a *StoreAppender) promote() {
 	a.fastSet = false
 	a.general = true
 	f := &a.fast
-	sp := a.part
-	sh := &sp.shards[f.shard]
-	i, ok := int(f.slot), true
-	if sh.version != f.version {
-		i, ok = sh.find(f.pid, sp.gen, f.h)
-	}
-	var cv *slot
-	slotIdx, version := int32(-1), uint32(0)
-	if ok {
-		cv, slotIdx, version = &sh.slots[i], int32(i), sh.version
-	}
+	cv, slotIdx, version := a.committedOf(f)
 	u := &a.newPending(f.pid, f.h, cv, slotIdx, version).upd
 	u.maybeUpdateEpoch(f.epoch)
 	u.push(f.m)
