@@ -1,0 +1,56 @@
+package codec
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+// Next frames in Kafka's order (ByteBufferLogInputStream#nextBatch): fewer
+// than the 12-byte prefix is partial; then a batchLength below the minimum
+// is corrupt before anything else is read; then fewer than the 17 bytes up
+// to magic is partial; then magic; then a length below the v2 header. Each
+// case sits on one boundary of those checks.
+func TestNextFramingBoundaries(t *testing.T) {
+	frame := func(total int, length uint32, magic byte) []byte {
+		b := make([]byte, total)
+		be.PutUint32(b[OffBatchLength:], length)
+		if total > OffMagic {
+			b[OffMagic] = magic
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want error
+		size int
+	}{
+		{"the 12-byte prefix alone with a length below the minimum: corrupt, not partial",
+			frame(LogOverhead, 0, 0), ErrBadLength, 0},
+		{"the minimum length passes its check: the wrong magic is what fails",
+			frame(HeaderSizeUpToMagic, MinBatchLength, 1), ErrBadMagic, 0},
+		{"17 bytes are enough to read magic",
+			frame(HeaderSizeUpToMagic, 100, 1), ErrBadMagic, 0},
+		{"a length of exactly the v2 header frames a batch of no record",
+			frame(HeaderSize, HeaderSize-LogOverhead, MagicV2), nil, HeaderSize},
+		{"one byte short of that header is partial",
+			frame(HeaderSize-1, HeaderSize-LogOverhead, MagicV2), ErrPartial, 0},
+	} {
+		b, _, err := Next(c.in)
+		if !errors.Is(err, c.want) || len(b) != c.size {
+			t.Errorf("%s: %d bytes, %v; want %d bytes, %v", c.name, len(b), err, c.size, c.want)
+		}
+	}
+}
+
+// DecrementSequence wraps below 0 to MaxInt32 and counts the rest of n from
+// there (DefaultRecordBatch.decrementSequence); IncrementSequence undoes it.
+func TestDecrementSequenceWrapsByTheRest(t *testing.T) {
+	if got := DecrementSequence(2, 5); got != math.MaxInt32-2 {
+		t.Fatalf("DecrementSequence(2, 5) = %d, want MaxInt32-2", got)
+	}
+	if got := IncrementSequence(math.MaxInt32-2, 5); got != 2 {
+		t.Fatalf("IncrementSequence(MaxInt32-2, 5) = %d, want 2", got)
+	}
+}
