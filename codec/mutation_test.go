@@ -54,3 +54,28 @@ func TestDecrementSequenceWrapsByTheRest(t *testing.T) {
 		t.Fatalf("IncrementSequence(MaxInt32-2, 5) = %d, want 2", got)
 	}
 }
+
+// ParseBatch tells a batch cut short (ErrTruncated: its length is a v2
+// header's or more and runs past the bytes) from a length no v2 batch has
+// (ErrBadLength), on each boundary of those checks.
+func TestParseBatchTruncatedOrBadLength(t *testing.T) {
+	withLength := func(total int, length uint32) []byte {
+		b := make([]byte, total)
+		be.PutUint32(b[OffBatchLength:], length)
+		b[OffMagic] = MagicV2
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want error
+	}{
+		{"the 17 bytes up to magic with a length below the v2 header", withLength(HeaderSizeUpToMagic, 5), ErrBadLength},
+		{"a length of exactly the v2 header, one byte missing", withLength(HeaderSize-1, HeaderSize-LogOverhead), ErrTruncated},
+		{"a length of exactly the v2 header, whole", withLength(HeaderSize, HeaderSize-LogOverhead), nil},
+	} {
+		if _, err := ParseBatch(c.in); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+}
