@@ -280,7 +280,11 @@ func genScenario(data []byte, opt uint16) []byte {
 			}
 			for _, pair := range [][2]string{{"A", "B"}, {"B", "A"}} {
 				dest, src := pair[0], pair[1]
-				if g.role[src] == "stopped:"+dest && !g.failed[dest] && g.pick(2) == 0 {
+				// Not again while dest mirrors src: a failback can leave dest
+				// FAILED (a PID its strategy cannot map), which refuses a
+				// second mirror command (ErrScenario), a state the generator
+				// cannot foresee.
+				if g.role[src] == "stopped:"+dest && g.role[dest] != "mirroring:"+src && !g.failed[dest] && g.pick(2) == 0 {
 					g.line("mirror %s from %s", dest, src)
 					g.role[dest] = "mirroring:" + src
 					break
