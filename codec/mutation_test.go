@@ -79,3 +79,29 @@ func TestParseBatchTruncatedOrBadLength(t *testing.T) {
 		}
 	}
 }
+
+// A compressed batch of recordsCount 0 yields no record and is not
+// decompressed (DefaultRecordBatch#iterator returns an empty iterator when
+// count is 0): a payload that would not decompress is never read.
+func TestOpenRecordsOfZeroRecordsSkipsDecompression(t *testing.T) {
+	for _, c := range []Compression{CompressionGzip, CompressionSnappy, CompressionLZ4, CompressionZstd} {
+		raw, err := AppendBatch(nil, BatchHeader{ProducerID: 7, BaseTimestamp: 1}, nil, c)
+		if err != nil {
+			t.Fatal(c, err)
+		}
+		b := Batch(raw)
+		if b.RecordsCount() != 0 || b.Compression() != c {
+			t.Fatalf("%v: built %d records with %v", c, b.RecordsCount(), b.Compression())
+		}
+		for i := HeaderSize; i < len(b); i++ {
+			b[i] = 0xff // not a stream of any codec
+		}
+		it, _, err := b.OpenRecords(nil, 1<<20)
+		if err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		if got, err := walkAll(it); err != nil || len(got) != 0 {
+			t.Fatalf("%v: %d records, %v", c, len(got), err)
+		}
+	}
+}
