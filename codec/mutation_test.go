@@ -6,20 +6,24 @@ import (
 	"testing"
 )
 
+// frameOf is total zero bytes with batchLength length and, where the bytes
+// reach it, magic.
+func frameOf(total int, length uint32, magic byte) []byte {
+	b := make([]byte, total)
+	be.PutUint32(b[OffBatchLength:], length)
+	if total > OffMagic {
+		b[OffMagic] = magic
+	}
+	return b
+}
+
 // Next frames in Kafka's order (ByteBufferLogInputStream#nextBatch): fewer
 // than the 12-byte prefix is partial; then a batchLength below the minimum
 // is corrupt before anything else is read; then fewer than the 17 bytes up
 // to magic is partial; then magic; then a length below the v2 header. Each
 // case sits on one boundary of those checks.
 func TestNextFramingBoundaries(t *testing.T) {
-	frame := func(total int, length uint32, magic byte) []byte {
-		b := make([]byte, total)
-		be.PutUint32(b[OffBatchLength:], length)
-		if total > OffMagic {
-			b[OffMagic] = magic
-		}
-		return b
-	}
+	frame := frameOf
 	for _, c := range []struct {
 		name string
 		in   []byte
@@ -59,12 +63,7 @@ func TestDecrementSequenceWrapsByTheRest(t *testing.T) {
 // header's or more and runs past the bytes) from a length no v2 batch has
 // (ErrBadLength), on each boundary of those checks.
 func TestParseBatchTruncatedOrBadLength(t *testing.T) {
-	withLength := func(total int, length uint32) []byte {
-		b := make([]byte, total)
-		be.PutUint32(b[OffBatchLength:], length)
-		b[OffMagic] = MagicV2
-		return b
-	}
+	withLength := func(total int, length uint32) []byte { return frameOf(total, length, MagicV2) }
 	for _, c := range []struct {
 		name string
 		in   []byte
