@@ -544,7 +544,7 @@ func (w *world) send(c *command) error {
 	}
 	leo := p.lead().LogEndOffset()
 	w.or.sent(d, pr.name)
-	p.localPIDs[d.pid] = true // I6 is about the PIDs that meet, appended or not
+	p.localPIDs.add(d.pid, d.producer) // I6 is about the PIDs that meet, appended or not
 	if d.pid != codec.NoProducerID {
 		p.origins[d.pid] = pidOrigin{p.c.name, d.pid}
 	}

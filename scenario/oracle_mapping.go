@@ -74,20 +74,27 @@ func (o *oracle) mirrored(p *partition, src []byte, first int64) {
 				origin.pid, origin.cluster, dp, describePID(o.w.strategy, dp)))
 		}
 		p.mirroredPIDs[dp] = origin
+		p.mirroredBy.add(dp, readTruth(b).producer)
 	})
 }
 
 // checkMapping is I6: under a rewriting strategy, no PID of p is both a
-// local producer's and a mirrored PID's mapping.
+// local producer's and a mirrored PID's mapping. A mirrored PID whose true
+// origin is this cluster's same PID, with one true producer on both sides,
+// is that local producer itself coming home (a failback that fetches back
+// what this cluster lost, through a peer that stored it under negate's
+// involution): no two producers meet.
 func (o *oracle) checkMapping(p *partition) {
 	if p.c.failed || !rewriting(o.w.strategy) {
 		return
 	}
 	var meet []int64
-	for pid := range p.localPIDs {
-		if _, ok := p.mirroredPIDs[pid]; ok {
-			meet = append(meet, pid)
+	for pid, local := range p.localPIDs {
+		m, ok := p.mirroredPIDs[pid]
+		if !ok || m == (pidOrigin{p.c.name, pid}) && local.single() != "" && local.single() == p.mirroredBy[pid].single() {
+			continue
 		}
+		meet = append(meet, pid)
 	}
 	if len(meet) > 0 {
 		slices.Sort(meet)
@@ -118,6 +125,7 @@ func (o *oracle) pruneMappings(p *partition) {
 	for pid := range p.mirroredPIDs {
 		if !held[pid] {
 			delete(p.mirroredPIDs, pid)
+			delete(p.mirroredBy, pid)
 		}
 	}
 	for pid := range p.origins {
@@ -125,4 +133,28 @@ func (o *oracle) pruneMappings(p *partition) {
 			delete(p.origins, pid)
 		}
 	}
+}
+
+// producers is a set of true producers (their identities).
+type producers map[string]bool
+
+// single is the set's one producer, or "" when it has none or several.
+func (s producers) single() string {
+	if len(s) == 1 {
+		for who := range s {
+			return who
+		}
+	}
+	return ""
+}
+
+// pidProducers maps a PID to the true producers of the batches stored
+// under it.
+type pidProducers map[int64]producers
+
+func (m pidProducers) add(pid int64, who string) {
+	if m[pid] == nil {
+		m[pid] = producers{}
+	}
+	m[pid][who] = true
 }

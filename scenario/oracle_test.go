@@ -26,7 +26,7 @@ func (s *stubReplica) Producers() []producerEntry { return append([]producerEntr
 func stubPartition(w *world, reps ...replica) *partition {
 	cl := &cluster{name: "B", txn: txnCoordinator{ids: map[string]*txnState{}}}
 	p := &partition{c: cl, topic: "t", key: "t/0", reps: reps, mirroredPIDs: map[int64]pidOrigin{},
-		localPIDs: map[int64]bool{}}
+		localPIDs: pidProducers{}, mirroredBy: pidProducers{}}
 	cl.parts = []*partition{p}
 	w.clusters = append(w.clusters, cl)
 	return p

@@ -108,8 +108,11 @@ type partition struct {
 	// pairs maps the offset of each data batch mirrored since the partition
 	// last started MIRRORING to its offset in the source partition, until the
 	// oracle has compared their read_committed visibility (I3).
-	pairs     map[int64]int64
-	localPIDs map[int64]bool // PIDs of local client batches, for I6
+	pairs map[int64]int64
+	// localPIDs and mirroredBy map a PID to the true producers of the
+	// local client batches and of the mirrored batches stored under it,
+	// for I6.
+	localPIDs, mirroredBy pidProducers
 	// paused marks the replicas whose fetcher is held back (pause): they
 	// fetch nothing, stay in the ISR and so hold the high watermark back.
 	paused map[int]bool
@@ -214,15 +217,19 @@ func argInt64(c *command, key string) (int64, bool) {
 	return n, err == nil
 }
 
-// exec runs one command, then lowers the log floors of the failback
-// (noteLogFloors). Errors are internal failures of the broker packages (not
+// exec runs one command and the writes it leaves owed (settleWrites), and
+// lowers the log floors of the failback (noteLogFloors) after each: a
+// command that cuts a log (an unclean restart) can be followed by resends
+// that raise its log end again before the command ends, and the floor must
+// see the cut. Errors are internal failures of the broker packages (not
 // client errors, which the oracle records).
 func (w *world) exec(c *command) error {
 	err := w.execOp(c)
+	w.noteLogFloors()
 	if err == nil {
 		err = w.settleWrites()
+		w.noteLogFloors()
 	}
-	w.noteLogFloors()
 	return err
 }
 
@@ -364,7 +371,8 @@ func (w *world) addCluster(c *command) error {
 func (w *world) addPartitions(cl *cluster, t topicDecl) error {
 	for n := 0; n < t.partitions; n++ {
 		p := &partition{c: cl, topic: t.name, n: n, key: t.name + "/" + strconv.Itoa(n),
-			mirroredPIDs: map[int64]pidOrigin{}, localPIDs: map[int64]bool{}, origins: map[int64]pidOrigin{}}
+			mirroredPIDs: map[int64]pidOrigin{}, localPIDs: pidProducers{},
+			mirroredBy: pidProducers{}, origins: map[int64]pidOrigin{}}
 		for i := 0; i < cl.replicas; i++ {
 			r, err := openReplica(replicaConfig{Strategy: w.strategy, Options: w.opts, ClusterID: cl.id,
 				Topic: t.name, Partition: int32(n), registries: w.regs, BarrierUnaware: i >= cl.replicas-cl.legacy,

@@ -271,6 +271,40 @@ func TestFailbackAfterLostTail(t *testing.T) {
 	}
 }
 
+// TestFailbackAfterLostTailResent: as TestFailbackAfterLostTail, but what
+// raises A's log end again after the cut is p's own resend of its
+// unacknowledged batch, inside the restart command. The failback still
+// sees the cut (0): A truncates there and fetches B's copy of its lost
+// batch back under every strategy, instead of fetching B inside that
+// batch (FAIL), and ends with B's log; under negate the copy comes back
+// with p's own PID, which is no I6.
+func TestFailbackAfterLostTailResent(t *testing.T) {
+	src := "cluster A replicas=2\ncluster B\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=2\nsync\n" +
+		"send p t/0 records=1\nstop B\nrestart A unclean\nmirror A from B\nsync\n"
+	for _, st := range strategyNames {
+		w, _ := runSourceUntil(t, "inline", []byte(src), st, nil, func(w *world, c *command) bool {
+			if c.Line == 10 && w.byName["A"].part("t/0").lead().LogEndOffset() != 1 {
+				t.Fatalf("%s: the restart left A ending at %d, want 1 (p's resend alone)", st,
+					w.byName["A"].part("t/0").lead().LogEndOffset())
+			}
+			return false
+		})
+		for _, v := range w.or.violations {
+			if v.Code != CodeRPO && v.Code != CodeERR {
+				t.Errorf("%s: %s at step %d: %s", st, v.Code, v.Step, v.Detail)
+			}
+		}
+		b := w.byName["B"].part("t/0").lead()
+		want := fmt.Sprint(logOf(b))
+		for i, rep := range w.byName["A"].part("t/0").reps {
+			if got := logOf(rep); fmt.Sprint(got) != want || len(got) == 0 || got[0] != "p@0" || rep.LogEndOffset() != b.LogEndOffset() {
+				t.Errorf("%s: A replica %d: %v ending at %d, want B's log %s ending at %d, p's first batch at 0",
+					st, i, got, rep.LogEndOffset(), want, b.LogEndOffset())
+			}
+		}
+	}
+}
+
 func TestFailbackAfterSourceLostTail(t *testing.T) {
 	src := "cluster A\ncluster B replicas=2\ntopic t\nmirror B from A\nproducer p on A\nsend p t/0 records=1\nsync\n" +
 		"stop B\nrestart B unclean\nproducer q on B\nsend q t/0 records=4\nmirror A from B\nsync\n" +
