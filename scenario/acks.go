@@ -24,6 +24,8 @@ package scenario
 // transaction its coordinator holds open (owedMarker).
 
 import (
+	"slices"
+
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 )
@@ -42,6 +44,7 @@ type pendingWrite struct {
 	// txn is the transaction a marker ends; owed is set while the marker
 	// is lost and its partition refuses it again.
 	txn       *txnState
+	end       pendingEnd // the outcome the marker writes
 	owed      bool
 	cancelled bool // the coordinator stopped sending it (cancelMarkers)
 }
@@ -125,7 +128,7 @@ func (w *world) settle(pw *pendingWrite) (bool, error) {
 		}
 		if err != nil && pw.marker {
 			if markerCancelled(errorName(err)) {
-				w.cancelMarkers(pw.txn)
+				w.cancelMarkers(pw.txn, pw.end, []*partition{p})
 				return true, nil
 			}
 			pw.owed = true
@@ -154,8 +157,8 @@ func (w *world) settle(pw *pendingWrite) (bool, error) {
 // INVALID_PRODUCER_EPOCH or TRANSACTION_COORDINATOR_FENCED says the
 // producer's or the coordinator's epoch has moved on, and the coordinator
 // stops sending the transaction's markers
-// (TransactionMarkerChannelManager#removeMarkersForTxnId); any other
-// refusal leaves the partition's marker owed, sent again.
+// (TransactionMarkerChannelManager#removeMarkersForTxn, cancelMarkers); any
+// other refusal leaves the partition's marker owed, sent again.
 func markerCancelled(code string) bool {
 	switch code {
 	case kafkaerr.InvalidProducerEpoch.Name, kafkaerr.TransactionCoordinatorFenced.Name:
@@ -164,18 +167,72 @@ func markerCancelled(code string) bool {
 	return false
 }
 
-// cancelMarkers is the coordinator cancelling t's markers
-// (markerCancelled): no marker of t is owed or sent again, and a decided
-// outcome still waiting for markers (t.pending) is dropped with the
-// partitions it waited for.
-func (w *world) cancelMarkers(t *txnState) {
+// cancelMarkers is the coordinator cancelling t's markers of outcome e
+// (markerCancelled). TransactionMarkerRequestCompletionHandler#onComplete
+// sets abortSending and TransactionMarkerChannelManager#removeMarkersForTxn
+// drops the transaction's pending completion without writing it
+// (maybeWriteTxnCompletion never runs for it): no marker of t is owed or
+// sent again, and the transaction's metadata stays PrepareCommit or
+// PrepareAbort, the outcome decided (t.pending, cancelled) on the
+// partitions that lack its marker (parts), until the coordinator reloads
+// the transaction (reloadCoordinator). Meanwhile InitProducerId gets
+// CONCURRENT_TRANSACTIONS (initProducer), and EndTxn, AddPartitionsToTxn
+// and TxnOffsetCommit answer as in PrepareCommit or PrepareAbort
+// (decidedEnd). The simulator stops every marker of t still to be sent;
+// Kafka stops those of the refused WriteTxnMarkers request, the partitions
+// of one broker.
+func (w *world) cancelMarkers(t *txnState, e pendingEnd, parts []*partition) {
 	for _, pw := range w.pending {
 		if pw.txn == t && pw.owed {
 			pw.owed, pw.cancelled = false, true
+			if !slices.Contains(parts, pw.p) {
+				parts = append(parts, pw.p)
+			}
 		}
 	}
-	if t.pending != nil {
-		t.parts, t.pending, t.open = nil, nil, false
+	e.cancelled = true
+	t.parts, t.pending, t.open = parts, &e, true
+}
+
+// reloadCoordinator is the coordinator of cl loading its transactions
+// again at a new coordinator epoch, as a restart of the cluster makes it
+// (TransactionCoordinator#onElection of the __transaction_state partition's
+// new leader): the markers queued for the old epoch are dropped
+// (TransactionMarkerChannelManager#removeMarkersForTxnTopicPartition), and
+// every transaction in PrepareCommit or PrepareAbort sends its markers again
+// (TransactionStateManager#loadTransactionsForTxnTopicPartition hands it to
+// TransactionMarkerChannelManager#addTxnMarkersToSend), a cancelled one
+// included: a refusal cancels it again. The simulator sends them to the
+// partitions that lack the marker; Kafka sends them to every partition of
+// the transaction, where a second marker of a transaction no longer open
+// completes nothing (ProducerAppendInfo#appendEndTxnMarker).
+func (w *world) reloadCoordinator(cl *cluster) {
+	cl.txn.coordEpoch++
+	for _, t := range cl.txn.order {
+		if !w.endDecided(t) {
+			continue
+		}
+		var e pendingEnd
+		parts := t.parts
+		if t.pending != nil {
+			e = *t.pending
+		} else {
+			parts = nil
+		}
+		for _, pw := range w.pending {
+			if pw.txn == t && pw.owed {
+				if t.pending == nil {
+					e = pw.end
+				}
+				pw.owed, pw.cancelled = false, true
+				if !slices.Contains(parts, pw.p) {
+					parts = append(parts, pw.p)
+				}
+			}
+		}
+		e.cancelled = false
+		t.parts, t.pending, t.open = parts, &e, true
+		w.sendMarkers(cl, t, e, false)
 	}
 }
 
@@ -202,9 +259,10 @@ func (w *world) endDecided(t *txnState) bool {
 // decidedEnd is the outcome t's coordinator decided for its last
 // transaction while it has not yet written every marker of it
 // (TransactionMetadata in PrepareAbort, abort set, or PrepareCommit): a
-// marker a partition refused (t.pending), or one lost before its
-// acknowledgement and refused since (owedMarker). ok is false when no
-// marker of t is owed.
+// marker a partition refused (t.pending), one whose markers the
+// coordinator cancelled (t.pending, cancelled: cancelMarkers), or one lost
+// before its acknowledgement and refused since (owedMarker). ok is false
+// when no marker of t is owed.
 func (w *world) decidedEnd(t *txnState) (abort, ok bool) {
 	if t.pending != nil {
 		return t.pending.abort, true

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/psm"
 )
 
 // TestAckWaitsForHighWatermark: under acks=all a send is acknowledged only
@@ -64,8 +65,9 @@ func TestMarkerWrittenAgainAfterLoss(t *testing.T) {
 // follows one rule whether the marker is written for the first time or sent
 // again after a loss (TransactionMarkerRequestCompletionHandler#onComplete):
 // INVALID_PRODUCER_EPOCH and TRANSACTION_COORDINATOR_FENCED cancel the
-// transaction's markers (TransactionMarkerChannelManager#removeMarkersForTxnId),
-// a retriable refusal keeps the marker owed
+// transaction's markers without completing the transaction
+// (TransactionMarkerChannelManager#removeMarkersForTxn), a retriable refusal
+// keeps the marker owed
 // (TransactionMarkerRequestCompletionHandlerTest#shouldCompleteDelayedOperationWhenInvalidProducerEpoch,
 // #shouldCompleteDelayedOperationWhenCoordinatorEpochFenced,
 // #shouldRetryPartitionWhenNotLeaderOrFollowerError).
@@ -83,38 +85,25 @@ func TestMarkerRefusalOneRule(t *testing.T) {
 
 	// First write: the partition holds the producer at epoch 5 (a batch
 	// sent at epoch 5), the COMMIT carries epoch 0: INVALID_PRODUCER_EPOCH,
-	// and the coordinator stops sending it; nothing is pending or owed.
-	src := "set txn-version=1\ncluster A\ntopic t\nproducer tx on A transactional=x\nbegin tx\n" +
-		"send tx t/0\nsend tx t/0 epoch=5 seq=0\ncommit tx\nsync\n"
-	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, nil)
+	// and the coordinator stops sending it; the COMMIT stays decided.
+	w, _ := runSourceUntil(t, "inline", []byte(cancelledCommitSrc), "verbatim", nil, nil)
 	tx, p := w.byName["A"].txn.ids["x"], w.byName["A"].part("t/0")
 	if errs := w.or.clientErrors; len(errs) != 1 || errs[0].Error != "INVALID_PRODUCER_EPOCH" {
 		t.Fatalf("first write: client errors %+v, want the COMMIT's INVALID_PRODUCER_EPOCH", errs)
 	}
-	if tx.open || tx.pending != nil || w.endDecided(tx) || w.owedMarker(p) {
-		t.Errorf("first write refused INVALID_PRODUCER_EPOCH: open=%v pending=%+v decided=%v owed=%v, want the markers cancelled",
-			tx.open, tx.pending, w.endDecided(tx), w.owedMarker(p))
-	}
+	wantCancelled(t, "first write refused INVALID_PRODUCER_EPOCH", w, tx, p)
 
 	// Resend: the COMMIT is written on the leader and lost before the
 	// follower has it; the follower, elected, holds the producer at epoch 5,
 	// and refuses the COMMIT sent again: the same cancel.
-	src = "set txn-version=1\ncluster A replicas=2\ntopic t\nproducer tx on A transactional=x\nbegin tx\n" +
+	src := "set txn-version=1\ncluster A replicas=2\ntopic t\nproducer tx on A transactional=x\nbegin tx\n" +
 		"send tx t/0\nsync\npause A t/0 replica=1\ncommit tx\nelect A t/0 replica=1\nsync\n"
 	var owedBefore bool
 	w, _ = runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
 		if c.opcode != opCommit {
 			return false
 		}
-		pr, p := w.clients["tx"], w.byName["A"].part("t/0")
-		d := dataBatch{pid: pr.pid, epoch: 5, seq: 0, records: 1, bytes: defaultSendBytes, txn: true, producer: "forged", ts: w.tick()}
-		b, err := d.build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.reps[1].AppendClient(b); err != nil {
-			t.Fatalf("follower append at epoch 5: %v", err)
-		}
+		forgeEpoch5(t, w, w.byName["A"].part("t/0").reps[1])
 		owedBefore = w.endDecided(w.byName["A"].txn.ids["x"])
 		return false
 	})
@@ -122,13 +111,140 @@ func TestMarkerRefusalOneRule(t *testing.T) {
 	if owedBefore {
 		t.Error("the COMMIT is decided before it was lost; want it written")
 	}
-	if tx.open || tx.pending != nil || w.endDecided(tx) || w.owedMarker(p) {
-		t.Errorf("resend refused INVALID_PRODUCER_EPOCH: open=%v pending=%+v decided=%v owed=%v, want the markers cancelled",
-			tx.open, tx.pending, w.endDecided(tx), w.owedMarker(p))
+	wantCancelled(t, "resend refused INVALID_PRODUCER_EPOCH", w, tx, p)
+}
+
+// cancelledCommitSrc: tx's COMMIT on A t/0 is refused at its first write
+// with INVALID_PRODUCER_EPOCH (a batch at epoch 5 of the same PID is in
+// the log), so the coordinator cancels it.
+const cancelledCommitSrc = "set txn-version=1\ncluster A\ntopic t\nproducer tx on A transactional=x\nbegin tx\n" +
+	"send tx t/0\nsend tx t/0 epoch=5 seq=0\ncommit tx\nsync\n"
+
+// forgeEpoch5 appends to r a transactional batch of tx's PID at epoch 5.
+func forgeEpoch5(t *testing.T, w *world, r replica) {
+	t.Helper()
+	pr := w.clients["tx"]
+	d := dataBatch{pid: pr.pid, epoch: 5, seq: 0, records: 1, bytes: defaultSendBytes, txn: true, producer: "forged", ts: w.tick()}
+	b, err := d.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.AppendClient(b); err != nil {
+		t.Fatalf("append at epoch 5: %v", err)
+	}
+}
+
+// wantCancelled checks that tx's COMMIT was cancelled on p: the outcome
+// stays decided at the coordinator (PrepareCommit), no marker of tx is
+// owed or pending, and none is sent again.
+func wantCancelled(t *testing.T, what string, w *world, tx *txnState, p *partition) {
+	t.Helper()
+	abort, decided := w.decidedEnd(tx)
+	if !decided || abort || tx.pending == nil || !tx.pending.cancelled || !tx.open || !tx.has(p) {
+		t.Errorf("%s: open=%v pending=%+v decided=%v abort=%v, want the COMMIT decided, cancelled, on %s",
+			what, tx.open, tx.pending, decided, abort, p.key)
+	}
+	if w.owedMarker(p) {
+		t.Errorf("%s: a marker is owed to %s; want none sent again", what, p.key)
 	}
 	for _, pw := range w.pending {
 		if pw.marker && !pw.cancelled {
-			t.Errorf("a marker is still pending at offset %d", pw.res.FirstOffset)
+			t.Errorf("%s: a marker is still pending at offset %d", what, pw.res.FirstOffset)
 		}
+	}
+}
+
+// TestCancelledMarkersKeepPrepareState: after the coordinator cancelled a
+// transaction's markers it still holds the decided outcome
+// (TransactionMarkerChannelManager#removeMarkersForTxn drops the pending
+// completion; maybeWriteTxnCompletion never writes CompleteCommit), so the
+// transactional.id answers as in PrepareCommit: InitProducerId
+// CONCURRENT_TRANSACTIONS, and again at every retry
+// (TransactionCoordinatorTest#shouldWaitForCommitToCompleteOnHandleInitPidAndExistingTransactionInPrepareCommitState);
+// sync sends nothing; the partition's LSO stays pinned by the transaction
+// the COMMIT did not close, which no coordinator holds open (M6).
+func TestCancelledMarkersKeepPrepareState(t *testing.T) {
+	src := cancelledCommitSrc + "sync\ninit tx\nbegin tx\n"
+	w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, nil)
+	tx, p := w.byName["A"].txn.ids["x"], w.byName["A"].part("t/0")
+	wantCancelled(t, "after sync, init, begin", w, tx, p)
+	var concurrent int
+	for _, e := range w.or.clientErrors {
+		if e.Error == errConcurrentTxns && e.Producer == "tx" {
+			concurrent++
+		}
+	}
+	if concurrent != 2 {
+		t.Errorf("CONCURRENT_TRANSACTIONS %d times, want 2 (init, and its retry before begin): %+v", concurrent, w.or.clientErrors)
+	}
+	if pr := w.clients["tx"]; !pr.needInit || pr.pid != -1 || pr.inTxn {
+		t.Errorf("client after init: needInit=%v pid=%d inTxn=%v, want no PID and InitProducerId still to retry", pr.needInit, pr.pid, pr.inTxn)
+	}
+	if lead := p.lead(); lead.LastStableOffset() >= lead.HighWatermark() {
+		t.Errorf("A t/0 LSO %d, high watermark %d: want the LSO pinned by the uncommitted transaction", lead.LastStableOffset(), lead.HighWatermark())
+	}
+	if w.localTxnOpen(p) {
+		t.Error("A's coordinator holds the cancelled transaction open on A t/0; want the pinned LSO a hang")
+	}
+	if !slices.ContainsFunc(w.or.violations, func(v Violation) bool { return v.Code == CodeM6 && v.Partition == "t/0" }) {
+		t.Errorf("findings %+v, want M6 for the pinned LSO of A t/0", w.or.violations)
+	}
+}
+
+// TestReloadSendsCancelledMarkersAgain: a restart of the coordinator's
+// cluster reloads its transactions at a new coordinator epoch
+// (TransactionCoordinator#onElection), and
+// TransactionStateManager#loadTransactionsForTxnTopicPartition sends the
+// markers of every transaction in PrepareCommit or PrepareAbort again
+// (TransactionStateManagerTest#shouldWriteTxnMarkersForTransactionInPreparedCommitState),
+// a cancelled one included: refused again for the same reason, it is
+// cancelled again; once the partition accepts it, the transaction
+// completes and InitProducerId succeeds.
+func TestReloadSendsCancelledMarkersAgain(t *testing.T) {
+	w, _ := runSourceUntil(t, "inline", []byte(cancelledCommitSrc+"restart A\n"), "verbatim", nil, nil)
+	tx, p := w.byName["A"].txn.ids["x"], w.byName["A"].part("t/0")
+	if got := w.byName["A"].txn.coordEpoch; got != 1 {
+		t.Errorf("coordinator epoch after the restart %d, want 1", got)
+	}
+	wantCancelled(t, "reload refused again", w, tx, p)
+	var refusals int
+	for _, e := range w.or.clientErrors {
+		if e.Error == "INVALID_PRODUCER_EPOCH" {
+			refusals++
+		}
+	}
+	if refusals != 1 {
+		t.Errorf("INVALID_PRODUCER_EPOCH reported %d times, want once: the reload's refusal is the coordinator's, no client's", refusals)
+	}
+
+	// The refusal is TRANSACTION_COORDINATOR_FENCED: an ABORT of the PID at
+	// coordinator epoch 1 is in the log. The reload's COMMIT carries
+	// coordinator epoch 1 and lands.
+	src := "set txn-version=1\ncluster A\ntopic t\nproducer tx on A transactional=x\nbegin tx\nsend tx t/0\n" +
+		"commit tx\nsync\nrestart A\ninit tx\n"
+	var cancelled bool
+	w, _ = runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
+		a := w.byName["A"]
+		switch c.opcode {
+		case opSend:
+			b := codec.AppendEndTxnMarker(nil, w.clients["tx"].pid, 0, 1, true, w.tick())
+			if _, err := a.part("t/0").lead().AppendCoordinator(b, psm.TV1); err != nil {
+				t.Fatalf("ABORT at coordinator epoch 1: %v", err)
+			}
+		case opCommit:
+			cancelled = a.txn.ids["x"].pending != nil && a.txn.ids["x"].pending.cancelled
+		}
+		return false
+	})
+	if !cancelled {
+		t.Fatal("the COMMIT at coordinator epoch 0 was not cancelled")
+	}
+	tx = w.byName["A"].txn.ids["x"]
+	if w.endDecided(tx) || tx.open || tx.ended != "" || tx.epoch != 1 {
+		t.Errorf("after the reload and init: decided=%v open=%v ended=%q epoch=%d, want the COMMIT written and the epoch bumped",
+			w.endDecided(tx), tx.open, tx.ended, tx.epoch)
+	}
+	if pr := w.clients["tx"]; pr.needInit || pr.epoch != 1 {
+		t.Errorf("client after init: needInit=%v epoch=%d, want epoch 1", pr.needInit, pr.epoch)
 	}
 }

@@ -62,14 +62,16 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 	}
 	pr.needInit = false
 	forced := first && forcedPID != -1
-	// noPID: the allocator has no block to draw from; the client has no PID
-	// and retries InitProducerId before its next request. A forced PID needs
-	// none.
-	noPID := func() {
-		w.or.clientError(pr.name, cl, nil, errCoordinatorLoading)
+	// retryLater: InitProducerId failed with a retriable error (code); the
+	// client has no PID and retries it before its next request (ready).
+	retryLater := func(code string) {
+		w.or.clientError(pr.name, cl, nil, code)
 		pr.pid, pr.epoch, pr.needInit = -1, -1, true
 		pr.forcedPID, pr.forcedEpoch = forcedPID, forcedEpoch
 	}
+	// noPID: the allocator has no block to draw from; a forced PID needs
+	// none.
+	noPID := func() { retryLater(errCoordinatorLoading) }
 	if pr.txnID == "" {
 		p, ok := cl.takePID()
 		if !ok && !forced {
@@ -86,6 +88,20 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 		return
 	}
 	t := cl.txn.ids[pr.txnID]
+	if t != nil && w.endDecided(t) {
+		// PrepareCommit or PrepareAbort: CONCURRENT_TRANSACTIONS
+		// (TransactionCoordinator#prepareInitProducerIdTransit), which the
+		// client retries after a backoff while the coordinator sends the
+		// markers again; a cancelled outcome is not sent again before the
+		// coordinator reloads it (cancelMarkers).
+		if t.pending != nil && !t.pending.cancelled {
+			w.sendMarkers(cl, t, *t.pending, false)
+		}
+		if w.endDecided(t) {
+			retryLater(errConcurrentTxns)
+			return
+		}
+	}
 	switch {
 	case t == nil:
 		p, ok := cl.takePID()
@@ -105,7 +121,10 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 		if t.open && t.epoch < math.MaxInt16 {
 			t.epoch++
 		}
-		w.abortOpen(cl, t, t.epoch)
+		if w.abortOpen(cl, t, t.epoch) {
+			retryLater(errConcurrentTxns)
+			return
+		}
 		p, ok := cl.takePID()
 		if !ok && !forced {
 			noPID()
@@ -114,7 +133,10 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 		t.pid, t.epoch = p, 0
 	default:
 		t.epoch++
-		w.abortOpen(cl, t, t.epoch)
+		if w.abortOpen(cl, t, t.epoch) {
+			retryLater(errConcurrentTxns)
+			return
+		}
 	}
 	if first && forcedPID != -1 {
 		t.pid = forcedPID
@@ -139,17 +161,18 @@ func (w *world) fenceEpoch(epoch int16) int16 {
 }
 
 // abortOpen aborts t's open transaction with markers at epoch (the fence of
-// InitProducerId). A transaction whose outcome the coordinator already
-// decided (markers pending) keeps that outcome: Kafka answers
-// CONCURRENT_TRANSACTIONS until its markers land, and the client's retry
-// waits for them, so the pending markers are sent again as they were.
-func (w *world) abortOpen(cl *cluster, t *txnState, epoch int16) {
-	switch {
-	case t.open && t.pending != nil:
-		w.sendMarkers(cl, t, *t.pending, true)
-	case t.open:
+// InitProducerId, TransactionMetadata#prepareFenceProducerEpoch). pending
+// reports that the ABORT is decided and not yet written on every partition
+// (PrepareAbort): Kafka answers the fencing InitProducerId with
+// CONCURRENT_TRANSACTIONS, and the client's retry gets it too for as long
+// as the markers are not all written (prepareInitProducerIdTransit). When
+// they are, the retry bumps the epoch again; the simulator's fence whose
+// markers land at once hands out the fence's epoch.
+func (w *world) abortOpen(cl *cluster, t *txnState, epoch int16) (pending bool) {
+	if t.open {
 		w.writeMarkers(cl, t, epoch, true, t.producer)
 	}
+	return w.endDecided(t)
 }
 
 // writeMarkers appends one COMMIT or ABORT marker per partition of t's
@@ -176,16 +199,16 @@ func (w *world) sendMarkers(cl *cluster, t *txnState, e pendingEnd, report bool)
 		case code == "":
 		case markerCancelled(code):
 			cancelled = true
+			left = append(left, p)
 		default:
 			left = append(left, p)
 		}
 	}
-	t.parts, t.pending = left, nil
 	if cancelled {
-		w.cancelMarkers(t)
-		t.parts, t.open = nil, false
+		w.cancelMarkers(t, e, left)
 		return
 	}
+	t.parts, t.pending = left, nil
 	if len(left) == 0 {
 		t.open, t.ended = false, "commit"
 		if e.abort {
@@ -222,19 +245,20 @@ func (w *world) writeMarker(cl *cluster, t *txnState, p *partition, e pendingEnd
 		w.or.committed(p, e.who, t.serial)
 	}
 	p.advanceHW()
-	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true, txn: t})
+	w.pending = append(w.pending, &pendingWrite{p: p, batch: b, res: res, ts: ts, marker: true, txn: t, end: e})
 	return ""
 }
 
 // retryMarkers is the coordinator's marker channel: every end marker a
-// partition refused is sent again, on every cluster that is up.
+// partition refused is sent again, on every cluster that is up, but for
+// the markers the coordinator cancelled (cancelMarkers).
 func (w *world) retryMarkers() {
 	for _, cl := range w.clusters {
 		if cl.failed {
 			continue
 		}
 		for _, t := range cl.txn.order {
-			if t.open && t.pending != nil {
+			if t.open && t.pending != nil && !t.pending.cancelled {
 				w.sendMarkers(cl, t, *t.pending, false)
 			}
 		}

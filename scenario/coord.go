@@ -125,7 +125,8 @@ type txnState struct {
 	producer string       // name of the client that opened the transaction
 	// pending is the end marker the coordinator decided on while a
 	// partition of parts refused it: the transaction stays open on those
-	// partitions until a retry lands it.
+	// partitions until a retry lands it, or, cancelled, until a reload of
+	// the coordinator sends it again (reloadCoordinator).
 	pending *pendingEnd
 	// ended is the outcome of the transaction an EndTxn completed last,
 	// "commit" or "abort" (TransactionMetadata in CompleteCommit or
@@ -141,6 +142,10 @@ type pendingEnd struct {
 	epoch int16
 	abort bool
 	who   string
+	// cancelled: a partition refused a marker with INVALID_PRODUCER_EPOCH
+	// or TRANSACTION_COORDINATOR_FENCED, and the coordinator sends none of
+	// them again until it reloads the transaction (cancelMarkers).
+	cancelled bool
 }
 
 func (t *txnState) has(p *partition) bool {

@@ -103,7 +103,8 @@ func (w *world) stop(dest *cluster, topic, variant string) error {
 // or the log start; then the
 // followers truncate to their divergence from the leader, what was lost of
 // acknowledged writes is RPO, and a mirror fetcher resumes after what its
-// log still holds.
+// log still holds. Either way the cluster's transaction coordinator
+// reloads its transactions at a new coordinator epoch (reloadCoordinator).
 func (w *world) restart(cl *cluster, unclean bool) error {
 	for _, p := range cl.parts {
 		if !unclean {
@@ -143,6 +144,7 @@ func (w *world) restart(cl *cluster, unclean bool) error {
 		p.advanceHW()
 		w.or.rescan(p)
 	}
+	w.reloadCoordinator(cl)
 	return nil
 }
 

@@ -201,13 +201,15 @@ func (w *world) txnOpenUpstream(p *partition) bool {
 
 // localTxnOpen reports whether a transaction of p's cluster's coordinator
 // is open on p: open at the coordinator, or ended by a marker the
-// coordinator still owes p (owedMarker).
+// coordinator still owes p (owedMarker). A transaction whose markers the
+// coordinator cancelled (cancelMarkers) is not: no marker will close it
+// before the coordinator reloads it, so the LSO it pins is a hang (M6).
 func (w *world) localTxnOpen(p *partition) bool {
 	if w.owedMarker(p) {
 		return true
 	}
 	for _, t := range p.c.txn.order {
-		if t.open && t.has(p) {
+		if t.open && t.has(p) && (t.pending == nil || !t.pending.cancelled) {
 			return true
 		}
 	}
