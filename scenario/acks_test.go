@@ -248,3 +248,44 @@ func TestReloadSendsCancelledMarkersAgain(t *testing.T) {
 		t.Errorf("client after init: needInit=%v epoch=%d, want epoch 1", pr.needInit, pr.epoch)
 	}
 }
+
+// TestStoppingAbortDoesNotWedgeCoordinator: the ABORT that the
+// destination's STOPPING writes under TV2 carries the producer's epoch + 1,
+// the epoch the coordinator's own TV2 marker carries
+// (TransactionMetadata#prepareAbortOrCommit bumps once). After a failback
+// that brings that ABORT to the source, the coordinator's COMMIT, refused
+// while the source mirrors and sent again once it stops, meets an equal
+// epoch with no transaction open: Kafka 4.2 accepts it as a retried marker
+// (KAFKA-19999), older releases check only that it is not below. It is not
+// refused with INVALID_PRODUCER_EPOCH, so the coordinator does not cancel
+// it (cancelMarkers) and the transactional.id is not wedged: its next
+// transaction commits.
+func TestStoppingAbortDoesNotWedgeCoordinator(t *testing.T) {
+	const src = "set txn-version=2\ncluster A\ncluster B\ntopic t\nmirror B from A\n" +
+		"producer tA on A transactional=tx-A\nbegin tA\nsend tA t/0\nsync\nstop B\nmirror A from B\n" +
+		"commit tA\nsync\nstop A\nsync\nbegin tA\nsend tA t/0\ncommit tA\nsync\n"
+	for _, rel := range []string{"4.2", "4.1", "4.0", "3.6"} {
+		for _, st := range []string{"verbatim", "negate-skip", "barrier"} {
+			var cancelled bool
+			w, _ := runSourceUntil(t, "inline", []byte(src), st, map[string]string{"kafka-release": rel}, func(w *world, c *command) bool {
+				if a := w.byName["A"]; a != nil && a.txn.ids["tx-A"] != nil && a.txn.ids["tx-A"].pending != nil && a.txn.ids["tx-A"].pending.cancelled {
+					cancelled = true
+				}
+				return false
+			})
+			if cancelled {
+				t.Errorf("%s %s: the coordinator cancelled tA's COMMIT", rel, st)
+			}
+			tx := w.byName["A"].txn.ids["tx-A"]
+			if w.endDecided(tx) || tx.open || tx.ended != "commit" || tx.serial != 2 {
+				t.Errorf("%s %s: decided=%v open=%v ended=%q serial=%d, want tA's second transaction committed",
+					rel, st, w.endDecided(tx), tx.open, tx.ended, tx.serial)
+			}
+			for _, e := range w.or.clientErrors {
+				if e.Error != "READ_ONLY_TOPIC" {
+					t.Errorf("%s %s: client error %+v; want only the COMMIT's READ_ONLY_TOPIC while A mirrors", rel, st, e)
+				}
+			}
+		}
+	}
+}
