@@ -109,7 +109,7 @@ func (w *world) initProducer(pr *client, forcedPID int64, forcedEpoch int16, fir
 			noPID()
 			return
 		}
-		t = &txnState{id: pr.txnID, pid: p}
+		t = &txnState{id: pr.txnID, pid: p, prevPID: -1}
 		cl.txn.ids[pr.txnID] = t
 		cl.txn.order = append(cl.txn.order, t)
 	case epochExhausted(t.epoch):
@@ -268,7 +268,7 @@ func (w *world) retryMarkers() {
 func (w *world) newZombie(name string, of *client) {
 	z := &client{name: name, identity: name, c: of.c, txnID: of.txnID, pid: of.pid, epoch: of.epoch, seq: map[*partition]int32{},
 		inTxn: of.inTxn, txnParts: map[*partition]bool{}, txnSerial: of.txnSerial, oldFormat: of.oldFormat,
-		acksOne: of.acksOne}
+		acksOne: of.acksOne, txnStarted: of.txnStarted}
 	for p, s := range of.seq {
 		z.seq[p] = s
 	}
@@ -290,7 +290,7 @@ func (w *world) begin(pr *client) {
 		w.or.clientError(pr.name, pr.c, nil, errInvalidTxnState)
 		return
 	}
-	pr.inTxn = true
+	pr.inTxn, pr.txnStarted = true, false
 	pr.txnParts = map[*partition]bool{}
 	pr.txnSerial++
 }
@@ -319,32 +319,38 @@ func (w *world) endTxn(pr *client, abort bool) {
 		w.or.clientError(pr.name, pr.c, nil, errInvalidTxnState)
 		return
 	}
+	tv2 := txnVersion(w.opts) >= psm.TV2
 	t, e := w.coordinatorCheck(pr)
 	switch {
-	case e == "" && !t.open && len(pr.txnParts) > 0 && txnVersion(w.opts) < psm.TV2 && !w.endDecided(t):
+	case e == "" && !t.open && len(pr.txnParts) > 0 && !tv2 && !w.endDecided(t):
 		// The partitions this client added are in no open transaction
 		// at the coordinator: its transaction was ended already, by an
 		// instance sharing its epoch (CompleteCommit, CompleteAbort) or
 		// by InitProducerId (Empty).
 		e = endAfterComplete(t, abort)
+	case e == "" && !t.open && pr.txnStarted && tv2 && !w.endDecided(t):
+		// TV2 at the coordinator's epoch in Empty, CompleteCommit or
+		// CompleteAbort: the client started a transaction the coordinator
+		// never added a partition to.
+		w.endEmptyTV2(pr, t, abort)
+		return
 	case e == "":
 		e = w.endWhileDecided(t, abort, false)
-	case e == errProducerFenced:
-		// Under TV2 an EndTxn one epoch below the coordinator's is the
-		// retry of the request that bumped it (retryOnEpochBump).
+	case e == errProducerFenced && tv2:
+		// An EndTxn one epoch below the coordinator's is the retry of the
+		// request that bumped it (retryOnEpochBump).
 		t := pr.c.txn.ids[pr.txnID]
-		if txnVersion(w.opts) < psm.TV2 || int32(pr.epoch)+1 != int32(t.epoch) {
-			break
+		if int32(pr.epoch)+1 == int32(t.epoch) {
+			e = w.endRetry(pr, t, abort)
 		}
-		if w.endDecided(t) {
-			e = w.endWhileDecided(t, abort, true)
-		} else if !t.open && t.ended != "" {
-			e = endAfterComplete(t, abort)
+	case e == errPIDMapping && tv2 && retryOnOverflow(pr, pr.c.txn.ids[pr.txnID]):
+		e = w.endRetry(pr, pr.c.txn.ids[pr.txnID], abort)
+		if e == errPIDMapping {
+			e = errProducerFenced // the old PID is valid, its epoch is not (isValidEpoch)
 		}
-		if e == "" { // the retried EndTxn had succeeded: NONE
-			pr.inTxn = false
-			return
-		}
+	}
+	if e == "" && !pr.inTxn { // a retry answered NONE
+		return
 	}
 	if e != "" {
 		w.or.clientError(pr.name, pr.c, nil, e)
@@ -355,7 +361,7 @@ func (w *world) endTxn(pr *client, abort bool) {
 	if !t.open { // nothing was added: EndTxn on an empty transaction writes no marker
 		return
 	}
-	if txnVersion(w.opts) < psm.TV2 {
+	if !tv2 {
 		w.writeMarkers(pr.c, t, t.epoch, abort, pr.name)
 		return
 	}
@@ -365,15 +371,78 @@ func (w *world) endTxn(pr *client, abort bool) {
 	// starts every partition at sequence 0.
 	next := w.fenceEpoch(t.epoch)
 	w.writeMarkers(pr.c, t, next, abort, pr.name)
+	w.bumpAfterEnd(pr, t, next)
+}
+
+// bumpAfterEnd moves t to epoch next after a TV2 EndTxn, or to a new PID at
+// epoch 0 when t's epoch is exhausted (TransactionMetadata#prepareComplete
+// takes nextProducerId, prevProducerId keeping the old one), and hands it
+// to pr, which starts every partition at sequence 0. With no PID block left
+// (the allocator's top) the producer keeps its exhausted epoch: the next
+// InitProducerId reports it.
+func (w *world) bumpAfterEnd(pr *client, t *txnState, next int16) {
 	if epochExhausted(t.epoch) {
-		// With no PID block left (the allocator's top) the producer keeps
-		// its exhausted epoch: the next InitProducerId reports it.
 		if p, ok := pr.c.takePID(); ok {
-			t.pid, next = p, 0
+			t.prevPID, t.pid, next = t.pid, p, 0
 		}
 	}
 	t.epoch = next
 	pr.pid, pr.epoch, pr.seq = t.pid, t.epoch, map[*partition]int32{}
+}
+
+// endEmptyTV2 is TransactionCoordinator#endTransaction under TV2 for an
+// EndTxn at the coordinator's epoch in Empty, CompleteCommit or
+// CompleteAbort (no partition was added to the client's transaction): an
+// ABORT bumps the epoch with no marker to write
+// (prepareAbortOrCommit(PrepareAbort, noPartitionAdded), completed at once:
+// CompleteAbort) and hands the producer the bumped epoch, or a new PID at
+// an exhausted one; a COMMIT is INVALID_TXN_STATE.
+func (w *world) endEmptyTV2(pr *client, t *txnState, abort bool) {
+	pr.inTxn = false
+	if !abort {
+		w.or.clientError(pr.name, pr.c, nil, errInvalidTxnState)
+		return
+	}
+	w.bumpAfterEnd(pr, t, w.fenceEpoch(t.epoch))
+	t.ended = "abort"
+}
+
+// endRetry is TransactionCoordinator#endTransaction's answer to the retry
+// of a TV2 EndTxn that bumped the epoch (retryOnEpochBump) or rotated the
+// PID (retryOnOverflow): while the outcome is decided and its markers not
+// all written, as in PrepareCommit or PrepareAbort (endWhileDecided); once
+// the transaction completed, NONE for the outcome it completed with, and the
+// client takes the coordinator's PID and epoch, INVALID_TXN_STATE for the
+// other (endAfterComplete); otherwise the code the check gave
+// (PRODUCER_FENCED, INVALID_PRODUCER_ID_MAPPING).
+func (w *world) endRetry(pr *client, t *txnState, abort bool) string {
+	fenced := errProducerFenced
+	if t.pid != pr.pid {
+		fenced = errPIDMapping
+	}
+	var e string
+	switch {
+	case w.endDecided(t):
+		e = w.endWhileDecided(t, abort, true)
+	case !t.open && t.ended != "":
+		e = endAfterComplete(t, abort)
+	default:
+		return fenced
+	}
+	if e == "" { // the retried EndTxn had succeeded: NONE, with the current PID and epoch
+		pr.inTxn = false
+		pr.pid, pr.epoch, pr.seq = t.pid, t.epoch, map[*partition]int32{}
+	}
+	return e
+}
+
+// retryOnOverflow is TransactionCoordinator#endTransaction's test for the
+// retry of a TV2 EndTxn that exhausted the epoch: the client's PID is the
+// one the coordinator rotated away from (prevProducerId), its epoch the
+// last one the client saw (Short.MaxValue - 1), and the new PID still at
+// epoch 0.
+func retryOnOverflow(pr *client, t *txnState) bool {
+	return t != nil && t.prevPID == pr.pid && pr.epoch == math.MaxInt16-1 && t.epoch == 0
 }
 
 // endWhileDecided is TransactionCoordinator#handleEndTransaction's answer
@@ -435,6 +504,9 @@ func (w *world) offsets(c *command) {
 	if !pr.inTxn {
 		w.or.clientError(pr.name, g.c, nil, errInvalidTxnState)
 		return
+	}
+	if txnVersion(w.opts) >= psm.TV2 {
+		pr.txnStarted = true // TransactionManager#sendOffsetsToTransaction, before any request
 	}
 	if g.c.failed {
 		w.or.clientError(pr.name, g.c, nil, errCoordinatorNA)
@@ -526,6 +598,9 @@ func (w *world) send(c *command) error {
 	if pr.fatal { // ProducerFencedException is fatal: the client refuses to send
 		w.or.clientError(pr.name, pr.c, p, errProducerFenced)
 		return nil
+	}
+	if pr.inTxn && txnVersion(w.opts) >= psm.TV2 {
+		pr.txnStarted = true // TransactionManager#maybeAddPartition, before any request
 	}
 	if pr.c.failed {
 		w.or.clientError(pr.name, pr.c, p, errNetwork)

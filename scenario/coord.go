@@ -128,6 +128,10 @@ type txnState struct {
 	// partitions until a retry lands it, or, cancelled, until a reload of
 	// the coordinator sends it again (reloadCoordinator).
 	pending *pendingEnd
+	// prevPID is the PID an EndTxn under TV2 rotated away from, its epoch
+	// exhausted (TransactionMetadata's prevProducerId), -1 when none: the
+	// retry of that EndTxn comes with it (retryOnOverflow).
+	prevPID int64
 	// ended is the outcome of the transaction an EndTxn completed last,
 	// "commit" or "abort" (TransactionMetadata in CompleteCommit or
 	// CompleteAbort); "" once InitProducerId starts the id afresh (Empty).

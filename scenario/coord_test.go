@@ -411,3 +411,139 @@ func TestEndTxnAfterComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestEndTxnTV2AbortAtCurrentEpochBumps: under TV2 an EndTxn at the
+// coordinator's epoch in Empty, CompleteCommit or CompleteAbort comes from a
+// client that started a transaction (a send, TransactionManager's
+// transactionStarted) the coordinator never added a partition to. An ABORT
+// bumps the epoch with no marker to write, and the client takes the bumped
+// epoch (a new PID at epoch 0 when the epoch is exhausted); a COMMIT is
+// INVALID_TXN_STATE (TransactionCoordinator#endTransaction;
+// TransactionCoordinatorTest#testEndTxnRequestWhenStatusIsCompleteCommitAndResultIsAbortInV2,
+// #shouldReturnOkOnEndTxnWhenStatusIsCompleteAbortAndResultIsAbortInV2,
+// #TestEndTxnRequestWhenEmptyTransactionStateForAbortInV2,
+// #TestEndTxnRequestWhenEmptyTransactionStateForCommitInV2,
+// #testEndTxnWhenStatusIsCompleteCommitAndResultIsCommitInV2,
+// #shouldGenerateNewProducerIdIfEpochsExhaustedV2). A client that sent
+// nothing in the transaction sends no EndTxn: nothing changes.
+func TestEndTxnTV2AbortAtCurrentEpochBumps(t *testing.T) {
+	const failedSend = "begin p\nfail A\nsend p t/0\nrecover A\n"
+	for _, tc := range []struct {
+		state, before, asked string
+		epoch                string // the producer's epoch= option, "" for none
+		wantErr              string
+		wantEpoch            int16 // the client's epoch after the EndTxn
+		rotated              bool  // a new PID
+	}{
+		{"CompleteCommit", "begin p\nsend p t/0\ncommit p\n" + failedSend, "abort", "", "", 2, false},
+		{"CompleteAbort", "begin p\nsend p t/0\nabort p\n" + failedSend, "abort", "", "", 2, false},
+		{"Empty", failedSend, "abort", "", "", 1, false},
+		{"Empty", failedSend, "commit", "", errInvalidTxnState, 0, false},
+		{"CompleteCommit", "begin p\nsend p t/0\ncommit p\n" + failedSend, "commit", "", errInvalidTxnState, 1, false},
+		{"Empty, exhausted", failedSend, "abort", "32766", "", 0, true},
+		{"Empty, nothing sent", "begin p\n", "abort", "", "", 0, false},
+	} {
+		prod := "producer p on A transactional=tx1\n"
+		if tc.epoch != "" {
+			prod = "producer p on A transactional=tx1 epoch=" + tc.epoch + "\n"
+		}
+		src := "set txn-version=2\ncluster A\ntopic t\n" + prod + tc.before + tc.asked + " p\n"
+		var pidBefore int64
+		var batchesBefore int
+		w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, func(w *world, c *command) bool {
+			if c.opcode == opBegin { // the last begin: the transaction the EndTxn ends
+				pidBefore = w.clients["p"].pid
+				batchesBefore = len(batchesFrom(w.byName["A"].part("t/0").lead(), 0))
+			}
+			return false
+		})
+		pr, tx := w.clients["p"], w.byName["A"].txn.ids["tx1"]
+		var got []string
+		for _, e := range w.or.clientErrors {
+			if e.Error != errNetwork {
+				got = append(got, e.Error)
+			}
+		}
+		var want []string
+		if tc.wantErr != "" {
+			want = []string{tc.wantErr}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s, EndTxn %s: client errors %v, want %v", tc.state, tc.asked, got, want)
+		}
+		if pr.epoch != tc.wantEpoch || tx.epoch != tc.wantEpoch || (pr.pid != pidBefore) != tc.rotated || tx.pid != pr.pid {
+			t.Errorf("%s, EndTxn %s: client pid %d epoch %d, coordinator pid %d epoch %d (pid before %d); want epoch %d, rotated=%v",
+				tc.state, tc.asked, pr.pid, pr.epoch, tx.pid, tx.epoch, pidBefore, tc.wantEpoch, tc.rotated)
+		}
+		if tc.rotated && tx.prevPID != pidBefore {
+			t.Errorf("%s: prevPID %d, want the rotated-away PID %d", tc.state, tx.prevPID, pidBefore)
+		}
+		if n := len(batchesFrom(w.byName["A"].part("t/0").lead(), 0)); n != batchesBefore {
+			t.Errorf("%s, EndTxn %s: %d batches, want %d (no marker)", tc.state, tc.asked, n, batchesBefore)
+		}
+		if pr.inTxn {
+			t.Errorf("%s, EndTxn %s: the client's transaction is still open", tc.state, tc.asked)
+		}
+	}
+}
+
+// TestEndTxnRetryOnOverflow: under TV2 the EndTxn that exhausts the epoch
+// (32766) completes with a new PID at epoch 0 (prevProducerId keeps the
+// old one); its retry, with the old PID at 32766, is a retry
+// (retryOnOverflow): CONCURRENT_TRANSACTIONS while the outcome is decided
+// and its markers not all written, then NONE with the new PID and epoch for
+// the outcome it completed with, INVALID_TXN_STATE for the other
+// (TransactionCoordinator#endTransaction;
+// TransactionCoordinatorTest#shouldReturnOkOnEndTxnV2IfEndTxnV2RetryEpochOverflow).
+// Once the new PID's epoch moved on, the old PID is unknown:
+// INVALID_PRODUCER_ID_MAPPING.
+func TestEndTxnRetryOnOverflow(t *testing.T) {
+	const head = "set txn-version=2\ncluster A\ntopic t\nproducer p on A transactional=tx1 epoch=32766\nbegin p\nsend p t/0\nzombie z of p\n"
+	for _, tc := range []struct {
+		name, tail string
+		decided    bool // the COMMIT still pending when z retries
+		want       string
+	}{
+		{"CompleteCommit, commit", "commit p\ncommit z\n", false, ""},
+		{"CompleteCommit, abort", "commit p\nabort z\n", false, errInvalidTxnState},
+		{"PrepareCommit, commit", "commit p\ncommit z\n", true, errConcurrentTxns},
+		{"epoch moved on", "commit p\nbegin p\nsend p t/0\ncommit p\ncommit z\n", false, errPIDMapping},
+	} {
+		var oldPID int64
+		w, _ := runSourceUntil(t, "inline", []byte(head+tc.tail), "verbatim", nil, func(w *world, c *command) bool {
+			if w.byName["A"] == nil || w.byName["A"].txn.ids["tx1"] == nil {
+				return false
+			}
+			tx := w.byName["A"].txn.ids["tx1"]
+			if c.opcode == opZombie {
+				oldPID = tx.pid
+			}
+			if c.opcode == opCommit && c.Args[0] == "p" && tc.decided && tx.pending == nil {
+				tx.pending, tx.open = &pendingEnd{pid: oldPID, epoch: 32767, who: "p"}, true
+			}
+			return false
+		})
+		z, tx := w.clients["z"], w.byName["A"].txn.ids["tx1"]
+		if tx.prevPID != oldPID || tx.pid == oldPID {
+			t.Fatalf("%s: coordinator pid %d prevPID %d, want a new PID and prevPID %d", tc.name, tx.pid, tx.prevPID, oldPID)
+		}
+		var got []string
+		for _, e := range w.or.clientErrors {
+			got = append(got, e.Error)
+		}
+		var want []string
+		if tc.want != "" {
+			want = []string{tc.want}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: client errors %v, want %v", tc.name, got, want)
+		}
+		if tc.want == "" && (z.pid != tx.pid || z.epoch != 0 || z.inTxn) {
+			t.Errorf("%s: retry answered NONE, client z pid %d epoch %d inTxn %v, want the new PID %d at epoch 0",
+				tc.name, z.pid, z.epoch, z.inTxn, tx.pid)
+		}
+		if tc.want != "" && z.pid != oldPID {
+			t.Errorf("%s: client z took pid %d after %s", tc.name, z.pid, tc.want)
+		}
+	}
+}

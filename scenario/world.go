@@ -166,6 +166,12 @@ type client struct {
 	txnParts  map[*partition]bool
 	txnSerial int
 	fatal     bool // a fatal error (ProducerFencedException): only init revives it
+	// txnStarted: under TV2 a send or an offsets commit was attempted in
+	// the open transaction (TransactionManager#maybeAddPartition and
+	// #sendOffsetsToTransaction set transactionStarted before any request),
+	// so the client sends EndTxn even when the coordinator added no
+	// partition of it; without it the client sends none.
+	txnStarted bool
 	// needInit: InitProducerId failed (coordinator down); it is retried,
 	// with the same forced values, before the next request.
 	needInit    bool
