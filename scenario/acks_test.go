@@ -289,3 +289,29 @@ func TestStoppingAbortDoesNotWedgeCoordinator(t *testing.T) {
 		}
 	}
 }
+
+// TestConflatedEpochWedgesCoordinator: what does wedge the source's
+// coordinator after a failback is a PID conflation. Under verbatim B's
+// local transactional producer draws tA's PID from B's allocator, at epoch
+// 2 (two InitProducerIds); the failback brings its batch to A, where tA's
+// PID is then at epoch 2, and the coordinator's TV2 ABORT of tA's
+// transaction, at epoch 1, is refused with INVALID_PRODUCER_EPOCH: the
+// coordinator cancels it, tA's transaction stays PrepareAbort, and tA's
+// InitProducerId gets CONCURRENT_TRANSACTIONS until a reload. The
+// strategies that keep B's PIDs apart from A's (allocator's advance, the
+// rewriting ones, barrier's reset) leave the ABORT to land.
+func TestConflatedEpochWedgesCoordinator(t *testing.T) {
+	const src = "set txn-version=2\ncluster A\ncluster B\ntopic t\nmirror B from A\n" +
+		"producer tA on A transactional=tx-A\nbegin tA\nsend tA t/0\nsync\nstop B\n" +
+		"producer tB on B transactional=tx-B\ninit tB\ninit tB\nbegin tB\nsend tB t/0\ncommit tB\n" +
+		"mirror A from B\nabort tA\nsync\nstop A\nsync\ninit tA\n"
+	for _, st := range []string{"verbatim", "negate", "negate-skip", "bitfield", "barrier", "allocator"} {
+		w, _ := runSourceUntil(t, "inline", []byte(src), st, nil, nil)
+		tx := w.byName["A"].txn.ids["tx-A"]
+		wedged := tx.pending != nil && tx.pending.cancelled
+		busy := slices.ContainsFunc(w.or.clientErrors, func(e ClientError) bool { return e.Error == errConcurrentTxns })
+		if want := st == "verbatim"; wedged != want || busy != want {
+			t.Errorf("%s: ABORT cancelled=%v, InitProducerId CONCURRENT_TRANSACTIONS=%v; want %v", st, wedged, busy, want)
+		}
+	}
+}
