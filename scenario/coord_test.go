@@ -189,6 +189,14 @@ func TestRefusedMarkerKeepsTransactionOpen(t *testing.T) {
 				t.Errorf("after the refused fence: open=%v pending=%+v parts=%d, want the ABORT pending on A t/0",
 					tx.open, tx.pending, len(tx.parts))
 			}
+			// PrepareAbort: InitProducerId is CONCURRENT_TRANSACTIONS
+			// (TransactionCoordinator#prepareInitProducerIdTransit), retried
+			// before the client's next request.
+			errs := w.or.clientErrors
+			if pr := w.clients["tA"]; len(errs) == 0 || errs[len(errs)-1].Error != errConcurrentTxns || !pr.needInit {
+				t.Errorf("after the refused fence: client errors %+v, needInit=%v; want CONCURRENT_TRANSACTIONS and InitProducerId to retry",
+					errs, pr.needInit)
+			}
 		case c.opcode == opSync && fenced && p.state == stateMirroring:
 			if lead := p.lead(); lead.LastStableOffset() >= lead.HighWatermark() {
 				t.Errorf("A t/0 LSO %d, high watermark %d: want the LSO held by tA's transaction",
@@ -212,6 +220,11 @@ func TestRefusedMarkerKeepsTransactionOpen(t *testing.T) {
 	p := w.byName["A"].part("t/0")
 	if lead := p.lead(); lead.LastStableOffset() != lead.HighWatermark() {
 		t.Errorf("A t/0 LSO %d, high watermark %d after the retried ABORT", lead.LastStableOffset(), lead.HighWatermark())
+	}
+	w = runWorld(t, file, "bitfield")
+	if pr, tx := w.clients["tA"], w.byName["A"].txn.ids["tx-A"]; pr.needInit || pr.epoch != tx.epoch || tx.ended != "commit" {
+		t.Errorf("at the end: needInit=%v client epoch %d coordinator epoch %d ended %q, want InitProducerId retried and the next transaction committed",
+			pr.needInit, pr.epoch, tx.epoch, tx.ended)
 	}
 }
 
