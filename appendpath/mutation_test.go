@@ -67,3 +67,43 @@ func TestStopPromotesAfterBarrier(t *testing.T) {
 		t.Fatalf("%d producers after the barrier", n)
 	}
 }
+
+// A fetch with no batch appends nothing and reports no offsets: Kafka's
+// UnifiedLog#append returns the LogAppendInfo of analyzeAndValidateRecords,
+// whose first and last offsets stay -1 when no batch was read.
+func TestEmptyFetchReportsNoOffsets(t *testing.T) {
+	p := mustOpen(t, Config{State: Mirroring, PSMOptions: nonNegOne})
+	want := Result{FirstOffset: -1, LastOffset: -1}
+	if r, err := p.AppendMirrored(nil, srcA); err != nil || r != want {
+		t.Fatalf("AppendMirrored of no batch: %+v, %v; want %+v", r, err, want)
+	}
+	q := mustOpen(t, Config{})
+	if r, err := q.AppendReplica(nil); err != nil || r != want {
+		t.Fatalf("AppendReplica of no batch: %+v, %v; want %+v", r, err, want)
+	}
+	if p.LogEndOffset() != 0 || q.LogEndOffset() != 0 {
+		t.Fatalf("log ends %d and %d after empty fetches, want 0", p.LogEndOffset(), q.LogEndOffset())
+	}
+}
+
+// Batches is a range-over-func iterator: a loop that breaks early ends the
+// walk of the log, and the iterator yields nothing after it.
+func TestBatchesStopsWhenTheLoopBreaks(t *testing.T) {
+	p := mustOpen(t, Config{})
+	for i := range int32(3) {
+		if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Seq: i})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for b, err := range p.Batches(0) {
+		if err != nil || b.BaseOffset() != 0 {
+			t.Fatalf("first batch: offset %d, %v", b.BaseOffset(), err)
+		}
+		n++
+		break
+	}
+	if n != 1 {
+		t.Fatalf("%d batches seen before the break, want 1", n)
+	}
+}
