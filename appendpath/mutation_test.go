@@ -1,9 +1,11 @@
 package appendpath
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
 // Rules whose edges no other test of the package pins: each test below
@@ -105,5 +107,34 @@ func TestBatchesStopsWhenTheLoopBreaks(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d batches seen before the break, want 1", n)
+	}
+}
+
+// A checkpoint names no epoch until a batch is mirrored: a stop that
+// mirrored nothing persists epoch -1 (RecordBatch.NO_PARTITION_LEADER_EPOCH),
+// as a checkpoint clamped to a log with no batch left does
+// (TestCheckpointClampedOnRecovery), and a reopen keeps it as written.
+func TestCheckpointOfAStopThatMirroredNothing(t *testing.T) {
+	fs := vfs.NewMemFS()
+	cfg := Config{Dir: "/l", FS: fs, State: Mirroring, PSMOptions: nonNegOne}
+	p := mustOpen(t, cfg)
+	if err := p.Stop(StopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := MirrorCheckpoint{Offset: 0, Epoch: -1, Valid: true}
+	if cp := p.Checkpoint(); cp != want {
+		t.Fatalf("checkpoint %+v after a stop that mirrored nothing, want %+v", cp, want)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg.State = Stopped
+	q := mustOpen(t, cfg)
+	if cp := q.Checkpoint(); cp != want {
+		t.Fatalf("checkpoint %+v after a reopen, want %+v", cp, want)
+	}
+	data, err := fs.ReadFile("/l/" + checkpointFile)
+	if err != nil || !strings.HasPrefix(string(data), "0 -1 ") {
+		t.Fatalf("checkpoint file %q (%v), want offset 0 and epoch -1", data, err)
 	}
 }
