@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
@@ -136,5 +137,34 @@ func TestCheckpointOfAStopThatMirroredNothing(t *testing.T) {
 	data, err := fs.ReadFile("/l/" + checkpointFile)
 	if err != nil || !strings.HasPrefix(string(data), "0 -1 ") {
 		t.Fatalf("checkpoint file %q (%v), want offset 0 and epoch -1", data, err)
+	}
+}
+
+// A RecordError says what and where: the wire error, the rule the first
+// record at fault broke, codec's cause when there is one, then the indexes
+// of the records at fault, the first MaxRecordErrorIndexes of them and how
+// many there were in all when there were more.
+func TestRecordErrorText(t *testing.T) {
+	eight := []int32{0, 1, 2, 3, 5, 8, 13, 21}
+	for _, c := range []struct {
+		err  *RecordError
+		want string
+	}{
+		{&RecordError{Err: kafkaerr.UnknownServerError, Reason: ErrUnsupportedCompression},
+			"UNKNOWN_SERVER_ERROR (-1): appendpath: unknown compression codec"},
+		{&RecordError{Err: kafkaerr.InvalidRecord, Reason: ErrRecordStructure, Cause: codec.ErrBadLength},
+			"INVALID_RECORD (87): appendpath: invalid record structure: " + codec.ErrBadLength.Error()},
+		{&RecordError{Err: kafkaerr.InvalidRecord, Reason: ErrNullKey, Indexes: []int32{4}, Count: 1},
+			"INVALID_RECORD (87): appendpath: null key on a compacted topic (record 4)"},
+		{&RecordError{Err: kafkaerr.InvalidTimestamp, Reason: ErrTimestampOutOfRange, Indexes: []int32{0, 6}, Count: 2},
+			"INVALID_TIMESTAMP (32): appendpath: record timestamp out of range (record 0, 6)"},
+		{&RecordError{Err: kafkaerr.InvalidTimestamp, Reason: ErrTimestampOutOfRange, Indexes: eight, Count: 8},
+			"INVALID_TIMESTAMP (32): appendpath: record timestamp out of range (record 0, 1, 2, 3, 5, 8, 13, 21)"},
+		{&RecordError{Err: kafkaerr.InvalidTimestamp, Reason: ErrTimestampOutOfRange, Indexes: eight, Count: 40},
+			"INVALID_TIMESTAMP (32): appendpath: record timestamp out of range (record 0, 1, 2, 3, 5, 8, 13, 21, … 40 in all)"},
+	} {
+		if got := c.err.Error(); got != c.want {
+			t.Errorf("RecordError text\n%q, want\n%q", got, c.want)
+		}
 	}
 }
