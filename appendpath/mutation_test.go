@@ -1,11 +1,15 @@
 package appendpath
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
+	"github.com/mirrorpath/mirrorpath/psm"
+	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
@@ -166,5 +170,60 @@ func TestRecordErrorText(t *testing.T) {
 		if got := c.err.Error(); got != c.want {
 			t.Errorf("RecordError text\n%q, want\n%q", got, c.want)
 		}
+	}
+}
+
+// Truncating at the log end does nothing (UnifiedLog#truncateTo: "has no
+// effect as the largest offset in the log is ..."): producer state is not
+// reloaded, so a producer that expired since its snapshot was loaded stays
+// until expiration removes it, where a reload from that snapshot would drop
+// it (ProducerStateManager#loadFromSnapshot skips expired producers).
+func TestTruncateAtTheLogEndChangesNothing(t *testing.T) {
+	now := testNow()
+	cfg := Config{Dir: "/l", FS: vfs.NewMemFS(), Now: func() time.Time { return now },
+		PSMOptions: psm.Options{ExpirationMs: 60_000}}
+	p := mustOpen(t, cfg)
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7})); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil { // a snapshot at the log end
+		t.Fatal(err)
+	}
+	q := mustOpen(t, cfg)
+	defer q.Close()
+	if _, ok := q.Producer(7); !ok {
+		t.Fatal("producer 7 not loaded from the snapshot")
+	}
+	now = now.Add(2 * time.Minute)
+	if err := q.Truncate(q.LogEndOffset()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := q.Producer(7); !ok || q.LogEndOffset() != 1 {
+		t.Fatalf("after a truncation at the log end: producer 7 kept %v, log end %d; want kept, 1", ok, q.LogEndOffset())
+	}
+}
+
+// failingSnapshotFS refuses to write producer snapshots.
+type failingSnapshotFS struct{ *vfs.MemFS }
+
+var errSnapshotWrite = errors.New("snapshot write refused")
+
+func (f failingSnapshotFS) WriteFile(name string, data []byte, sync bool) error {
+	if strings.Contains(name, storage.SnapshotSuffix) {
+		return errSnapshotWrite
+	}
+	return f.MemFS.WriteFile(name, data, sync)
+}
+
+// Close syncs the log, writes a snapshot at its end and closes it; a
+// snapshot it cannot write is its error, not lost behind the close that
+// follows.
+func TestCloseReportsAFailedSnapshot(t *testing.T) {
+	p := mustOpen(t, Config{Dir: "/l", FS: failingSnapshotFS{vfs.NewMemFS()}})
+	if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7})); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); !errors.Is(err, errSnapshotWrite) {
+		t.Fatalf("Close with a snapshot it cannot write: %v, want %v", err, errSnapshotWrite)
 	}
 }
