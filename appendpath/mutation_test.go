@@ -227,3 +227,31 @@ func TestCloseReportsAFailedSnapshot(t *testing.T) {
 		t.Fatalf("Close with a snapshot it cannot write: %v, want %v", err, errSnapshotWrite)
 	}
 }
+
+// Recovery counts the batches a reopen replays into producer state, under
+// either barrier application: the prototype's per-segment replay
+// (LogLoader#loadProducersFromRecords) as the batch-at-a-time one.
+func TestRecoveryCountsReplayedBatchesUnderEitherBarrierApply(t *testing.T) {
+	for _, apply := range []psm.BarrierApply{psm.Prototype, psm.Exact} {
+		fs := vfs.NewMemFS()
+		cfg := Config{Dir: "/l", FS: fs, PSMOptions: psm.Options{BarrierApply: apply}}
+		p := mustOpen(t, cfg)
+		for i := range int32(3) {
+			if _, err := p.AppendClient(mkBatch(t, bspec{PID: 7, Seq: i})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.Remove(storage.FileName("/l", 3, storage.SnapshotSuffix)); err != nil {
+			t.Fatal(err)
+		}
+		q := mustOpen(t, cfg)
+		if r := q.Recovery(); r.Snapshot != -1 || r.Replayed != 3 {
+			t.Errorf("barrier apply %v: reopen without a snapshot loaded snapshot %d and replayed %d batches, want -1 and 3",
+				apply, r.Snapshot, r.Replayed)
+		}
+		q.Close()
+	}
+}
