@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/testlog"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
+	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 	"github.com/mirrorpath/mirrorpath/storage"
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
@@ -251,6 +253,66 @@ func TestRecoveryCountsReplayedBatchesUnderEitherBarrierApply(t *testing.T) {
 		if r := q.Recovery(); r.Snapshot != -1 || r.Replayed != 3 {
 			t.Errorf("barrier apply %v: reopen without a snapshot loaded snapshot %d and replayed %d batches, want -1 and 3",
 				apply, r.Snapshot, r.Replayed)
+		}
+		q.Close()
+	}
+}
+
+// A reload replays a segment as the KIP-1279 prototype's
+// LogLoader#loadProducersFromRecords does under psm.Prototype: every batch
+// of the segment through one appender, so a barrier inside the segment
+// removes the producers at that point and the batches before it bring them
+// back at the commit (docs/producer-state.md, "Resurrection"); under
+// psm.Exact the barrier leaves none. Either way the replay writes the
+// .txnindex entry of every transaction its markers aborted.
+func TestReloadReplaysASegmentWithABarrier(t *testing.T) {
+	for _, c := range []struct {
+		apply     psm.BarrierApply
+		producers int
+	}{{psm.Exact, 0}, {psm.Prototype, 3}} {
+		fs := vfs.NewMemFS()
+		cfg := Config{Dir: "/l", FS: fs, State: Mirroring, Strategy: pid.Barrier,
+			PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne, BarrierApply: c.apply}}
+		p := mustOpen(t, cfg)
+		in := chunk(
+			testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 0, Txn: true, Records: 2}), 0, 4),
+			testlog.WithOffsets(mkBatch(t, bspec{PID: 9, Epoch: 1, Seq: 0, Txn: true}), 2, 4),
+			testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 3, 4),
+		)
+		if _, err := p.AppendMirrored(in, srcA); err != nil {
+			t.Fatal(err)
+		}
+		// ABORT markers for 5 and 9, then the barrier: one segment.
+		if err := p.Stop(StopOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if n := p.ProducerCount(); n != 0 {
+			t.Fatalf("%v: %d producers after the barrier", c.apply, n)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		names, err := fs.ReadDir("/l")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if strings.HasSuffix(n, storage.SnapshotSuffix) {
+				if err := fs.Remove("/l/" + n); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cfg.State = Stopped
+		q := mustOpen(t, cfg)
+		if q.log.Segments() != 1 {
+			t.Fatalf("%v: %d segments, want the one", c.apply, q.log.Segments())
+		}
+		if n := q.ProducerCount(); n != c.producers {
+			t.Errorf("%v: %d producers after the reload, want %d", c.apply, n, c.producers)
+		}
+		if a := q.AbortedTxns(nil, 0, q.LogEndOffset()); len(a) != 2 {
+			t.Errorf("%v: %d aborted transactions indexed by the reload, want 2 (%+v)", c.apply, len(a), a)
 		}
 		q.Close()
 	}
