@@ -317,3 +317,18 @@ func TestReloadReplaysASegmentWithABarrier(t *testing.T) {
 		q.Close()
 	}
 }
+
+// A refusal of the whole batch names no record: an unknown codec
+// (CompressionType.forId's IllegalArgumentException) and records that
+// decompress past MaxDecompressedBytes are about the batch, so their
+// RecordError holds no record index, as for a stream that does not
+// decompress (TestValidateCompressedCorruptStream).
+func TestBatchLevelRefusalsNameNoRecord(t *testing.T) {
+	unknown := vBatch(t, vHeader(0), vRecs(2), codec.CompressionNone)
+	codec.Batch(unknown).SetAttributes(6)
+	re := mustReject(t, mustOpen(t, Config{}), unknown, kafkaerr.UnknownServerError, ErrUnsupportedCompression)
+	wantIndexes(t, re, 0)
+	large := vBatch(t, vHeader(0), vRecs(50), codec.CompressionGzip)
+	re = mustReject(t, mustOpen(t, Config{MaxDecompressedBytes: 1024}), large, kafkaerr.InvalidRecord, ErrDecompressedTooLarge)
+	wantIndexes(t, re, 0)
+}
