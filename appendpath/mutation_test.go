@@ -2,6 +2,7 @@ package appendpath
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -331,4 +332,30 @@ func TestBatchLevelRefusalsNameNoRecord(t *testing.T) {
 	large := vBatch(t, vHeader(0), vRecs(50), codec.CompressionGzip)
 	re = mustReject(t, mustOpen(t, Config{MaxDecompressedBytes: 1024}), large, kafkaerr.InvalidRecord, ErrDecompressedTooLarge)
 	wantIndexes(t, re, 0)
+}
+
+// A chunk indexes a batch only when it starts more than
+// IndexIntervalBytes past the last entry (LogSegment#append's
+// bytesSinceLastIndexEntry > indexIntervalBytes): in a chunk of 512-byte
+// batches the batch at exactly 4096 bytes gets no entry, the next one does.
+func TestChunkIndexesPastTheIntervalOnly(t *testing.T) {
+	v := 1 // the value size that makes a one-record batch 512 bytes
+	for ; len(mkBatch(t, bspec{PID: 7, Value: v})) != 512; v++ {
+		if v > 512 {
+			t.Fatal("no value size gives a 512-byte batch")
+		}
+	}
+	var batches [][]byte
+	for i := range 10 {
+		batches = append(batches, testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: int32(i), Value: v}), int64(i), 0))
+	}
+	p := mustOpen(t, Config{})
+	if _, err := p.AppendReplica(chunk(batches...)); err != nil {
+		t.Fatal(err)
+	}
+	want := []storage.OffsetPosition{{Offset: 9, Position: 9 * 512}}
+	if got := p.log.OffsetIndex(0, nil); !slices.Equal(got, want) {
+		t.Fatalf("offset index %v, want %v: the batch at 4096 bytes is not past the interval", got, want)
+	}
+	checkMemoryIndex(t, p)
 }
