@@ -80,7 +80,8 @@ func TestStopPromotesAfterBarrier(t *testing.T) {
 
 // A fetch with no batch appends nothing and reports no offsets: Kafka's
 // UnifiedLog#append returns the LogAppendInfo of analyzeAndValidateRecords,
-// whose first and last offsets stay -1 when no batch was read.
+// whose first and last offsets stay -1 when no batch was read, and rolls
+// no segment for it.
 func TestEmptyFetchReportsNoOffsets(t *testing.T) {
 	p := mustOpen(t, Config{State: Mirroring, PSMOptions: nonNegOne})
 	want := Result{FirstOffset: -1, LastOffset: -1}
@@ -93,6 +94,16 @@ func TestEmptyFetchReportsNoOffsets(t *testing.T) {
 	}
 	if p.LogEndOffset() != 0 || q.LogEndOffset() != 0 {
 		t.Fatalf("log ends %d and %d after empty fetches, want 0", p.LogEndOffset(), q.LogEndOffset())
+	}
+	// The same when the active segment is full, so that any append, even
+	// of nothing, is due a roll: nothing is rolled or written.
+	full := mustOpen(t, Config{SegmentBytes: 1})
+	if _, err := full.AppendReplica(mkBatch(t, bspec{PID: 7})); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := full.AppendReplica(nil); err != nil || r != want || full.LogEndOffset() != 1 || full.log.Segments() != 1 {
+		t.Fatalf("AppendReplica of no batch to a full segment: %+v, %v, log end %d, %d segments; want %+v, 1, 1",
+			r, err, full.LogEndOffset(), full.log.Segments(), want)
 	}
 }
 
