@@ -370,3 +370,18 @@ func TestChunkIndexesPastTheIntervalOnly(t *testing.T) {
 	}
 	checkMemoryIndex(t, p)
 }
+
+// A rebuilt batch refuses a negative record timestamp other than -1
+// (MemoryRecordsBuilder#appendWithOffset's "Invalid negative timestamp");
+// a timestamp of 0 is not negative and is kept.
+func TestValidateRebuildKeepsTimestampZero(t *testing.T) {
+	h := vHeader(0)
+	h.BaseTimestamp, h.MaxTimestamp = 0, 3
+	p := mustOpen(t, Config{})
+	mustAccept(t, p, vBatch(t, h, offsetsOff(4), codec.CompressionGzip))
+	for r, err := range p.Batches(0) {
+		if err != nil || r.BaseTimestamp() != 0 {
+			t.Fatalf("rebuilt batch base timestamp %d (%v), want 0", r.BaseTimestamp(), err)
+		}
+	}
+}
