@@ -1,6 +1,7 @@
 package appendpath
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -384,4 +385,36 @@ func TestValidateRebuildKeepsTimestampZero(t *testing.T) {
 			t.Fatalf("rebuilt batch base timestamp %d (%v), want 0", r.BaseTimestamp(), err)
 		}
 	}
+}
+
+// A leader's batch may be as large as max.message.bytes, not larger
+// (UnifiedLog#analyzeAndValidateRecords: batchSize > config.maxMessageSize
+// is RecordTooLargeException, MESSAGE_TOO_LARGE).
+func TestLeaderBatchUpToMaxMessageBytes(t *testing.T) {
+	b := mkBatch(t, bspec{PID: 7})
+	mustAccept(t, mustOpen(t, Config{MaxMessageBytes: len(b)}), b)
+	if _, err := mustOpen(t, Config{MaxMessageBytes: len(b) - 1}).AppendClient(b); !errors.Is(err, kafkaerr.MessageTooLarge) {
+		t.Fatalf("a batch one byte over max.message.bytes: %v, want %v", err, kafkaerr.MessageTooLarge)
+	}
+}
+
+// The same bound holds for a batch LogValidator rebuilds (inner offsets
+// renumbered, the same size here): a rebuilt batch of exactly
+// max.message.bytes is kept (UnifiedLog#append re-validates
+// the sizes after a rebuild with batch.sizeInBytes > maxMessageSize).
+func TestRebuiltBatchUpToMaxMessageBytes(t *testing.T) {
+	in := vBatch(t, vHeader(0), offsetsOff(4), codec.CompressionGzip)
+	p := mustOpen(t, Config{})
+	mustAccept(t, p, bytes.Clone(in))
+	var size int
+	for b, err := range p.Batches(0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		size = len(b)
+	}
+	if size != len(in) {
+		t.Fatalf("the rebuilt batch is %d bytes, the one sent %d: the bound below is not at the rebuilt size", size, len(in))
+	}
+	mustAccept(t, mustOpen(t, Config{MaxMessageBytes: size}), bytes.Clone(in))
 }
