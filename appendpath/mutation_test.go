@@ -418,3 +418,15 @@ func TestRebuiltBatchUpToMaxMessageBytes(t *testing.T) {
 	}
 	mustAccept(t, mustOpen(t, Config{MaxMessageBytes: size}), bytes.Clone(in))
 }
+
+// LogValidator's scratch buffers are kept between batches unless they grew
+// past retainScratch: the buffer a rebuild wrote is still there, for the
+// next rebuild, after a batch that needed none.
+func TestValidatorKeepsItsRebuildBufferBelowTheBound(t *testing.T) {
+	p := mustOpen(t, Config{})
+	mustAccept(t, p, vBatch(t, vHeader(0), offsetsOff(4), codec.CompressionGzip)) // rebuilt
+	mustAccept(t, p, mkBatch(t, bspec{PID: 9}))                                   // kept as sent
+	if c := cap(p.val.out); c == 0 || c > retainScratch {
+		t.Fatalf("rebuild buffer of %d bytes after a batch that needed none, want it kept", c)
+	}
+}
