@@ -31,7 +31,8 @@ func Open(cfg Config) (*Partition, error) {
 		return nil, err
 	}
 	p := &Partition{cfg: cfg, now: cfg.Now, state: cfg.State, leaderEpoch: cfg.LeaderEpoch, maxEpoch: cfg.LeaderEpoch,
-		rewrites: cfg.Strategy.Rewrites(), assign: cfg.MirrorOffsets == AssignOffsets}
+		rewrites: cfg.Strategy.Rewrites(), assign: cfg.MirrorOffsets == AssignOffsets,
+		mirrored: MirrorCheckpoint{Epoch: codec.NoPartitionLeaderEpoch}} // nothing mirrored yet
 	p.val = newValidator(&cfg)
 	p.psm, p.id = cfg.PSM, cfg.PartitionID
 	if p.psm == nil {

@@ -166,7 +166,7 @@ type StopOptions struct {
 // log end, with the epoch of the last batch left.
 type MirrorCheckpoint struct {
 	Offset int64    // next offset after the last mirrored batch, at most the log end offset
-	Epoch  int32    // partition leader epoch of the last mirrored batch (-1: no batch left)
+	Epoch  int32    // partition leader epoch of the last mirrored batch (-1, codec.NoPartitionLeaderEpoch: none mirrored or none left)
 	Source [16]byte // cluster last mirrored; zero (Uuid.ZERO_UUID, never a cluster id) when the stop knew none
 	Valid  bool
 }

@@ -104,3 +104,42 @@ func TestOpenRecordsOfZeroRecordsSkipsDecompression(t *testing.T) {
 		}
 	}
 }
+
+// Check reads the first record of a control batch whatever its codec and
+// holds an ABORT or COMMIT value to EndTransactionMarker's schema: a marker
+// rebuilt compressed reads as the uncompressed one does, and the same
+// marker with its value cut short, or with a negative version, is
+// ErrBadControl under every codec.
+func TestCheckControlValueUnderEveryCodec(t *testing.T) {
+	m := Batch(AppendEndTxnMarker(nil, 5, 2, 7, true, 1700000000000))
+	it := m.Records()
+	r, err := it.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	negative := EndTxnMarker{Version: -1, CoordinatorEpoch: 7}.AppendTo(nil)
+	for _, c := range []Compression{CompressionNone, CompressionGzip, CompressionSnappy, CompressionLZ4, CompressionZstd} {
+		for _, v := range []struct {
+			name  string
+			value []byte
+			want  error
+		}{
+			{"the marker's own value", r.Value, nil},
+			{"a value cut to 5 bytes", r.Value[:EndTxnMarkerSize-1], ErrBadControl},
+			{"a negative version", negative, ErrBadControl},
+		} {
+			rec := r
+			rec.Value = v.value
+			b, err := AppendBatch(nil, m.Header(), []Record{rec}, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !Batch(b).IsControl() || Batch(b).Compression() != c {
+				t.Fatalf("%s: rebuilt batch is control %v, codec %s", c, Batch(b).IsControl(), Batch(b).Compression())
+			}
+			if _, err := Batch(b).Check(nil, 1<<20); !errors.Is(err, v.want) || (v.want == nil) != (err == nil) {
+				t.Errorf("%s, %s: Check = %v, want %v", c, v.name, err, v.want)
+			}
+		}
+	}
+}
