@@ -1,0 +1,182 @@
+package cputime
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Task is one configuration of an interleaved group: Run(n) performs n
+// operations, continuing from where the previous call left off.
+type Task struct {
+	Name  string // the benchmark's full name as go test prints it, without the -GOMAXPROCS suffix
+	Bytes int64  // bytes one operation handles (MB/s); 0: none
+	Run   func(n int)
+}
+
+// Plan says how Interleave alternates a group's tasks.
+type Plan struct {
+	Rounds int           // figures per task: one per round
+	Slices int           // slices of every task per round
+	Slice  time.Duration // CPU time a slice is sized for, by a calibration before the first round
+	// Collector returns the collector's time so far (wall time, as the
+	// runtime estimates it); a slice's share of it is left out of the
+	// slice's CPU time and reported apart. nil: nothing left out.
+	Collector func() time.Duration
+	// Settle runs inside a slice's clock after its work (finishing a
+	// collection the work started, so that it is billed to that task).
+	Settle func()
+}
+
+// Figure is one task's total over one round.
+type Figure struct {
+	Name  string
+	Bytes int64
+	N     int           // operations
+	CPU   time.Duration // process CPU time, the collector's share left out
+	GC    time.Duration // the collector's share, from Plan.Collector
+	Wall  time.Duration
+}
+
+// calibrateMin is the least CPU time a calibration call must use before its
+// cost per operation is trusted.
+const calibrateMin = time.Millisecond
+
+// Interleave runs the group's tasks in slices of a few milliseconds, one
+// task after the other, so that whatever the machine does to a stretch of
+// time (a neighbour, a host slowing the core, a frequency change) falls on
+// every task of the group alike: a round is p.Slices passes over the
+// tasks, each pass starting one task further on so that no task always
+// follows the same one, and a task's figure of the round sums its slices.
+// A slice is sized by a calibration (which also warms every task) to take
+// about p.Slice of CPU time. round is called after each round with the
+// tasks' figures, in the order of tasks.
+func Interleave(p Plan, tasks []Task, round func(r int, figs []Figure)) {
+	if len(tasks) == 0 || p.Rounds <= 0 || p.Slices <= 0 {
+		return
+	}
+	ops := make([]int, len(tasks))
+	for i, t := range tasks {
+		ops[i] = calibrate(t, p.Slice)
+	}
+	figs := make([]Figure, len(tasks))
+	for r := range p.Rounds {
+		for i, t := range tasks {
+			figs[i] = Figure{Name: t.Name, Bytes: t.Bytes}
+		}
+		for s := range p.Slices {
+			for k := range tasks {
+				i := (s + k) % len(tasks)
+				p.slice(tasks[i], ops[i], &figs[i])
+			}
+		}
+		round(r, figs)
+	}
+}
+
+// slice runs n operations of t and adds them to f.
+func (p Plan) slice(t Task, n int, f *Figure) {
+	var gc0 time.Duration
+	if p.Collector != nil {
+		gc0 = p.Collector()
+	}
+	wall0, cpu0 := time.Now(), Process()
+	t.Run(n)
+	if p.Settle != nil {
+		p.Settle()
+	}
+	cpu, wall := Process()-cpu0, time.Since(wall0)
+	var gc time.Duration
+	if p.Collector != nil {
+		gc = p.Collector() - gc0
+		if cpu < wall && wall > 0 { // the estimate counts wall time: scale it to the time the process ran
+			gc = time.Duration(float64(gc) * float64(cpu) / float64(wall))
+		}
+		gc = min(max(gc, 0), cpu)
+	}
+	f.N += n
+	f.CPU += cpu - gc
+	f.GC += gc
+	f.Wall += wall
+}
+
+// calibrate returns the number of t's operations that take about target
+// of CPU time: it runs t with a growing count until a call uses
+// calibrateMin, then once more with the count that estimate gives, whose
+// first operations no longer pay for a cold start.
+func calibrate(t Task, target time.Duration) int {
+	n := 1
+	for {
+		start := Process()
+		t.Run(n)
+		used := Process() - start
+		if used >= calibrateMin || n >= 1<<30 {
+			n = perTarget(n, used, target)
+			break
+		}
+		n *= 4
+	}
+	start := Process()
+	t.Run(n)
+	return perTarget(n, Process()-start, target)
+}
+
+// perTarget is the count of operations that take target when n took used.
+func perTarget(n int, used, target time.Duration) int {
+	per := float64(max(used, 1)) / float64(n)
+	return max(1, int(float64(target)/per))
+}
+
+// WriteRound writes a round's figures as go test -bench result lines
+// (with the -procs suffix of GOMAXPROCS, as go test names them): ns/op of
+// wall time, MB/s where a task has bytes, cpu-ns/op, and gc-cpu-ns/op where
+// a collector was read. benchfmt reads them like go test's own.
+func WriteRound(w io.Writer, procs int, figs []Figure, collector bool) error {
+	for _, f := range figs {
+		if f.N == 0 {
+			continue
+		}
+		n := float64(f.N)
+		line := fmt.Sprintf("Benchmark%s-%d\t%d\t%.2f ns/op", f.Name, procs, f.N, float64(f.Wall.Nanoseconds())/n)
+		if f.Bytes > 0 && f.Wall > 0 {
+			line += fmt.Sprintf("\t%.2f MB/s", float64(f.Bytes)*n/f.Wall.Seconds()/1e6)
+		}
+		line += fmt.Sprintf("\t%.2f cpu-ns/op", float64(f.CPU.Nanoseconds())/n)
+		if collector {
+			line += fmt.Sprintf("\t%.2f gc-cpu-ns/op", float64(f.GC.Nanoseconds())/n)
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PlanEnv is the environment variable through which `mirrorpath run` asks a
+// test binary for its interleaved figures (TestInterleavedFigures of
+// appendpath and psm), its value a Plan as Plan.String writes it.
+const PlanEnv = "MIRRORPATH_INTERLEAVE"
+
+// String is the plan as ParsePlan reads it: "rounds=10 slices=50 slice=2ms".
+// Collector and Settle are the test's own choice.
+func (p Plan) String() string {
+	return fmt.Sprintf("rounds=%d slices=%d slice=%s", p.Rounds, p.Slices, p.Slice)
+}
+
+// ParsePlan reads Plan.String's form; every field is required and positive.
+func ParsePlan(s string) (Plan, error) {
+	var p Plan
+	var slice string
+	if _, err := fmt.Sscanf(s, "rounds=%d slices=%d slice=%s", &p.Rounds, &p.Slices, &slice); err != nil {
+		return Plan{}, fmt.Errorf("cputime: plan %q: want \"rounds=N slices=N slice=D\": %v", s, err)
+	}
+	d, err := time.ParseDuration(slice)
+	if err != nil {
+		return Plan{}, fmt.Errorf("cputime: plan %q: slice: %v", s, err)
+	}
+	p.Slice = d
+	if p.Rounds <= 0 || p.Slices <= 0 || p.Slice <= 0 {
+		return Plan{}, fmt.Errorf("cputime: plan %q: rounds, slices and slice must be positive", s)
+	}
+	return p, nil
+}

@@ -1,0 +1,121 @@
+package cputime
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestInterleaveOrder: every task runs Plan.Slices slices a round, the
+// passes over the tasks start one task further on each time, and a round's
+// figure sums its slices' operations.
+func TestInterleaveOrder(t *testing.T) {
+	var order []string
+	task := func(name string) Task {
+		return Task{Name: name, Run: func(n int) {
+			spin(n)
+			order = append(order, name)
+		}}
+	}
+	p := Plan{Rounds: 2, Slices: 3, Slice: 100 * time.Microsecond}
+	var got [][]Figure
+	Interleave(p, []Task{task("a"), task("b"), task("c")}, func(r int, figs []Figure) {
+		if r != len(got) {
+			t.Errorf("round %d reported after %d rounds", r, len(got))
+		}
+		got = append(got, append([]Figure(nil), figs...))
+	})
+	if len(got) != 2 {
+		t.Fatalf("%d rounds reported, want 2", len(got))
+	}
+	var timed []string
+	for i := len(order) - 2*3*3; i < len(order); i++ { // the rounds' slices, after the calibration's calls
+		timed = append(timed, order[i])
+	}
+	want := "abc bca cab abc bca cab"
+	if s := strings.Join(timed, ""); s != strings.ReplaceAll(want, " ", "") {
+		t.Errorf("slice order %s, want %s", s, want)
+	}
+	for r, figs := range got {
+		for i, f := range figs {
+			if f.Name != string(rune('a'+i)) || f.N <= 0 || f.N%3 != 0 || f.CPU < 0 || f.GC != 0 {
+				t.Errorf("round %d task %d: %+v, want name %c, 3 slices of equal counts, no collector share", r, i, f, 'a'+i)
+			}
+		}
+	}
+}
+
+// TestInterleaveSharedSlowdownCancels: a slowdown of the machine that lasts
+// a round, or half of one, scales every task of the group alike, so that a
+// round's ratio of two tasks stays what the work makes it while their
+// figures move with the slowdown. The slowdown is extra work per
+// operation (what a core shared with a host's other work looks like in
+// CPU time), on during whole rounds and during every other slice.
+func TestInterleaveSharedSlowdownCancels(t *testing.T) {
+	slow := 1 // the machine's slowdown factor, for whatever runs now
+	small := Task{Name: "small", Run: func(n int) { spin(n * slow) }}
+	large := Task{Name: "large", Run: func(n int) { spin(3 * n * slow) }}
+	p := Plan{Rounds: 4, Slices: 8, Slice: time.Millisecond}
+	slices := 0
+	p.Settle = func() {
+		// rounds 1 and 3: slow for whole rounds; round 2: every other pass
+		slices++ // the index of the next slice
+		round, pass := slices/(2*p.Slices), slices%(2*p.Slices)/2
+		switch {
+		case round == 1 || round == 3:
+			slow = 4
+		case round == 2 && pass%2 == 1:
+			slow = 4
+		default:
+			slow = 1
+		}
+	}
+	var small0, smallSlow float64
+	Interleave(p, []Task{small, large}, func(r int, figs []Figure) {
+		perOp := func(f Figure) float64 { return float64(f.CPU) / float64(f.N) }
+		ratio := perOp(figs[1]) / perOp(figs[0])
+		if ratio < 2 || ratio > 4.5 {
+			t.Errorf("round %d: large/small %.2f, want about 3 whatever the round's slowdown", r, ratio)
+		}
+		switch r {
+		case 0:
+			small0 = perOp(figs[0])
+		case 1:
+			smallSlow = perOp(figs[0])
+		}
+	})
+	if smallSlow < 2*small0 {
+		t.Errorf("a round slowed 4x measured small at %.0f ns/op against %.0f: the slowdown did not show", smallSlow, small0)
+	}
+}
+
+func TestPlanString(t *testing.T) {
+	p := Plan{Rounds: 10, Slices: 50, Slice: 2 * time.Millisecond}
+	got, err := ParsePlan(p.String())
+	if err != nil || got.Rounds != p.Rounds || got.Slices != p.Slices || got.Slice != p.Slice {
+		t.Fatalf("ParsePlan(%q) = %+v, %v; want %+v", p.String(), got, err, p)
+	}
+	for _, bad := range []string{"", "rounds=10", "rounds=0 slices=50 slice=2ms", "rounds=10 slices=50 slice=-1ms", "rounds=10 slices=50 slice=2"} {
+		if _, err := ParsePlan(bad); err == nil {
+			t.Errorf("ParsePlan(%q): no error", bad)
+		}
+	}
+}
+
+func TestWriteRound(t *testing.T) {
+	var b bytes.Buffer
+	err := WriteRound(&b, 2, []Figure{
+		{Name: "Append/batch=1KiB", Bytes: 1000, N: 1000, CPU: 50 * time.Microsecond, Wall: 100 * time.Microsecond},
+		{Name: "Skipped", N: 0},
+		{Name: "Update/impl=model", N: 10, CPU: 10 * time.Microsecond, GC: 2 * time.Microsecond, Wall: 20 * time.Microsecond},
+	}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "BenchmarkAppend/batch=1KiB-2\t1000\t100.00 ns/op\t10000.00 MB/s\t50.00 cpu-ns/op\t0.00 gc-cpu-ns/op\n" +
+		"BenchmarkUpdate/impl=model-2\t10\t2000.00 ns/op\t1000.00 cpu-ns/op\t200.00 gc-cpu-ns/op\n"
+	if b.String() != want {
+		t.Errorf("got\n%swant\n%s", b.String(), want)
+	}
+}
