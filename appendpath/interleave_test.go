@@ -1,0 +1,191 @@
+package appendpath
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/cputime"
+	"github.com/mirrorpath/mirrorpath/pid"
+)
+
+// TestInterleavedFigures is the benchmark selection of `mirrorpath run`
+// measured with every configuration a ratio compares in one process,
+// alternating in slices of a few milliseconds (cputime.Interleave,
+// docs/measuring.md, "Noise"): per batch shape one group of
+// BenchmarkAppend under every strategy at 1000 producers, the limits
+// (BenchmarkLimit, LimitRing, LimitFused, LimitRingFused, LimitLocked,
+// CopyRing) and the as-is AppendFetch chunk of that shape. It prints go test
+// result lines under the benchmarks' own names, round by round. It measures
+// and asserts nothing about speed; it runs only when cputime.PlanEnv holds
+// a plan.
+func TestInterleavedFigures(t *testing.T) {
+	env := os.Getenv(cputime.PlanEnv)
+	if env == "" {
+		t.Skip("set " + cputime.PlanEnv + `="rounds=10 slices=50 slice=2ms"`)
+	}
+	plan, err := cputime.ParsePlan(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := make([][]cputime.Figure, plan.Rounds)
+	for _, sh := range benchShapes {
+		tasks := appendGroup(t, sh)
+		cputime.Interleave(plan, tasks, func(r int, figs []cputime.Figure) {
+			rounds[r] = append(rounds[r], figs...)
+		})
+		runtime.GC() // the group's logs and rings are garbage now
+	}
+	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/mirrorpath/mirrorpath/appendpath\n", runtime.GOOS, runtime.GOARCH)
+	for _, figs := range rounds {
+		if err := cputime.WriteRound(os.Stdout, runtime.GOMAXPROCS(0), figs, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// appendGroup is the tasks of one batch shape, each with its setup done:
+// the same partitions, batches and buffers as the benchmarks of the same
+// names.
+func appendGroup(t *testing.T, sh benchShape) []cputime.Task {
+	const producers = 1000
+	var tasks []cputime.Task
+	for _, st := range benchStrategies {
+		fixes := []string{"full", "patch"}
+		if !st.s.Rewrites() {
+			fixes = []string{"none"}
+		}
+		for _, fixName := range fixes {
+			fix := pid.Full
+			if fixName == "patch" {
+				fix = pid.Patch
+			}
+			in := benchBatch(t, sh.records, sh.value)
+			ring := newPIDRing(in, producers)
+			p := benchPartition(t, st.s, fix, len(in))
+			warm(t, p, in, &ring)
+			i := 0
+			tasks = append(tasks, cputime.Task{
+				Name:  fmt.Sprintf("Append/strategy=%s/crc=%s/batch=%s/producers=%d", st.name, fixName, sh.name, producers),
+				Bytes: int64(len(in)),
+				Run: func(n int) {
+					for range n {
+						ring.set(in, i)
+						if i++; i == producers {
+							i = 0
+						}
+						if _, err := p.AppendMirrored(in, srcA); err != nil {
+							t.Fatal(err)
+						}
+					}
+				},
+			})
+		}
+	}
+	for _, l := range []struct {
+		name string
+		mode limitMode
+		ring bool
+	}{
+		{"Limit", limitTwoPass, false}, {"LimitRing", limitTwoPass, true}, {"LimitFused", limitFused, false},
+		{"LimitRingFused", limitFused, true}, {"LimitLocked", limitLocked, false}, {"CopyRing", limitCopy, true},
+	} {
+		run := hotLimit(benchBatch(t, sh.records, sh.value), l.mode)
+		if l.ring {
+			run = ringLimit(benchBatch(t, sh.records, sh.value), l.mode)
+		}
+		tasks = append(tasks, cputime.Task{Name: l.name + "/batch=" + sh.name, Bytes: int64(sh.size(t)), Run: run})
+	}
+	for _, c := range []struct {
+		shape string
+		n     int
+	}{{"100B", 64}, {"1KiB", 16}} {
+		if c.shape != sh.name {
+			continue
+		}
+		fetch := fetchOf(t, sh, c.n, c.n)
+		p := benchPartition(t, pid.Verbatim, pid.Full, len(fetch))
+		for range 4 * benchSegmentBytes(len(fetch)) / int64(len(fetch)) {
+			if _, err := p.AppendMirrored(fetch, srcA); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tasks = append(tasks, cputime.Task{
+			Name:  fmt.Sprintf("AppendFetch/strategy=asis/batch=%s/batches=%d", sh.name, c.n),
+			Bytes: int64(len(fetch)),
+			Run: func(n int) {
+				for range n {
+					if _, err := p.AppendMirrored(fetch, srcA); err != nil {
+						t.Fatal(err)
+					}
+				}
+			},
+		})
+	}
+	return tasks
+}
+
+// size is the length of the shape's test batch.
+func (sh benchShape) size(t *testing.T) int { return len(benchBatch(t, sh.records, sh.value)) }
+
+// limitSink keeps the limits' checksums alive.
+var limitSink uint32
+
+// hotLimit is benchLimit's loop as a task: the work of mode into one hot
+// buffer placed by limitBuffers.
+func hotLimit(batch []byte, mode limitMode) func(n int) {
+	in, dst := limitBuffers(batch)
+	var mu sync.Mutex
+	return func(n int) {
+		var sink uint32
+		for range n {
+			switch mode {
+			case limitFused:
+				copy(dst[:codec.CRCStart], in)
+				sink += codec.ChecksumCopy(dst[codec.CRCStart:], in[codec.CRCStart:])
+			case limitLocked:
+				mu.Lock()
+				sink += codec.Checksum(in[codec.CRCStart:])
+				copy(dst, in)
+				mu.Unlock()
+			default:
+				sink += codec.Checksum(in[codec.CRCStart:])
+				copy(dst, in)
+			}
+		}
+		limitSink += sink
+	}
+}
+
+// ringLimit is benchRing's loop as a task: the work of mode into the next
+// place of a log-sized ring.
+func ringLimit(in []byte, mode limitMode) func(n int) {
+	ring := make([]byte, 3*benchSegmentBytes(len(in)))
+	for i := range ring {
+		ring[i] = 1 // touched, as the log's recycled buffers are
+	}
+	pos := 0
+	return func(n int) {
+		var sink uint32
+		for range n {
+			dst := ring[pos : pos+len(in)]
+			switch mode {
+			case limitTwoPass:
+				sink += codec.Checksum(in[codec.CRCStart:])
+				copy(dst, in)
+			case limitFused:
+				copy(dst[:codec.CRCStart], in)
+				sink += codec.ChecksumCopyCold(dst[codec.CRCStart:], in[codec.CRCStart:])
+			default: // limitCopy
+				copy(dst, in)
+			}
+			if pos += len(in); pos+len(in) > len(ring) {
+				pos = 0
+			}
+		}
+		limitSink += sink
+	}
+}
