@@ -85,3 +85,30 @@ func figs(t *testing.T, txt string) *Figures {
 	}
 	return fig
 }
+
+// TestJudgeBusyMachine: a run whose ratios are all steady is still NOISY
+// when other threads were ready to run beside it, more than
+// maxOthersPerCPU a CPU on average: two busy loops on two CPUs are, a
+// quiet machine's occasional thread is not.
+func TestJudgeBusyMachine(t *testing.T) {
+	for _, tc := range []struct {
+		q     *RunQueue
+		noisy bool
+	}{
+		{nil, false},
+		{&RunQueue{CPUs: 2, Samples: 600, Others: 0.1, Max: 2}, false},
+		{&RunQueue{CPUs: 2, Samples: 600, Others: 0.5, Max: 3}, false},
+		{&RunQueue{CPUs: 2, Samples: 600, Others: 0.51, Max: 3}, true},
+		{&RunQueue{CPUs: 2, Samples: 600, Others: 2.0, Max: 3}, true},
+		{&RunQueue{CPUs: 2, Samples: 0}, false},
+	} {
+		r := &Report{Figures: figs(t, noiseRun(100, 0)), RunQueue: tc.q}
+		n := r.Noise()
+		if n.Noisy != tc.noisy {
+			t.Errorf("run queue %+v: noisy %v, want %v (%q)", tc.q, n.Noisy, tc.noisy, n.Reasons)
+		}
+		if tc.noisy && (len(n.Reasons) != 1 || !strings.HasPrefix(n.Reasons[0], "machine busy")) {
+			t.Errorf("run queue %+v: reasons %q, want the busy machine's", tc.q, n.Reasons)
+		}
+	}
+}
