@@ -91,6 +91,10 @@ func runRun(args []string, stdout, stderr io.Writer, catalog catalogRunner) int 
 	if *benchtime != "" {
 		cfg.benchtime, cfg.fixed = *benchtime, nil
 	}
+	// The quick selection is measured interleaved in slices within each
+	// package's process; a selection of the user's, another -benchtime or
+	// --full runs go test's benchmarks in interleaved rounds.
+	cfg.interleave = !*full && *bench == "" && *benchtime == ""
 	if *count < 0 {
 		return usageError(fs, stderr, "--count must be positive")
 	}
@@ -165,6 +169,7 @@ type runConfig struct {
 	count                           int
 	pkgs                            []string
 	noBench, noScenarios, full      bool
+	interleave                      bool // the quick selection by TestInterleavedFigures (interleaved)
 	readme, failNoisy               bool
 	args                            []string
 	runCatalog                      catalogRunner
@@ -229,11 +234,17 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	if c.full {
 		mode = "full"
 	}
-	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of `-benchtime %s`, `-bench '%s'`",
-		mode, c.count, c.benchtime, strings.Join(c.patterns, "'` then `'")))
-	for _, pat := range c.patterns {
-		if bt, ok := c.fixed[pat]; ok {
-			rep.Settings = append(rep.Settings, fmt.Sprintf("`'%s'` at a fixed `-benchtime %s`", pat, bt))
+	if c.interleave {
+		p := runInterleavePlan
+		rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d rounds of the quick selection, each configuration of a ratio's group in %d slices of about %s a round, alternating in one process (`%s` of %s)",
+			mode, c.count, p.Slices, p.Slice, strings.Trim(runInterleaveTest, "^$"), strings.Join(c.pkgs, " ")))
+	} else {
+		rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of `-benchtime %s`, `-bench '%s'`",
+			mode, c.count, c.benchtime, strings.Join(c.patterns, "'` then `'")))
+		for _, pat := range c.patterns {
+			if bt, ok := c.fixed[pat]; ok {
+				rep.Settings = append(rep.Settings, fmt.Sprintf("`'%s'` at a fixed `-benchtime %s`", pat, bt))
+			}
 		}
 	}
 	rep.Env = append(rep.Env, fmt.Sprintf("%s/%s, %d CPUs, toolchain %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion(c.root)))
