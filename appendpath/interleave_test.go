@@ -33,7 +33,13 @@ func TestInterleavedFigures(t *testing.T) {
 	}
 	rounds := make([][]cputime.Figure, plan.Rounds)
 	for _, sh := range benchShapes {
-		tasks := appendGroup(t, sh)
+		tasks, setups := appendGroup(t, sh)
+		plan.BeforeRound = func(int) {
+			for _, setup := range setups {
+				setup()
+			}
+			runtime.GC() // the previous round's logs and rings
+		}
 		cputime.Interleave(plan, tasks, func(r int, figs []cputime.Figure) {
 			rounds[r] = append(rounds[r], figs...)
 		})
@@ -47,12 +53,23 @@ func TestInterleavedFigures(t *testing.T) {
 	}
 }
 
-// appendGroup is the tasks of one batch shape, each with its setup done:
-// the same partitions, batches and buffers as the benchmarks of the same
-// names.
-func appendGroup(t *testing.T, sh benchShape) []cputime.Task {
+// appendGroup is the tasks of one batch shape, with the same partitions,
+// batches and buffers as the benchmarks of the same names, and for each
+// task the setup that makes them afresh (done once here, and before every
+// round: cputime.Plan.BeforeRound). Where a log's segments, a ring or a
+// batch land in memory moves a task's figure by several per cent (the
+// cache sets its pages map to); made once, the same places would stay with
+// a task for the whole run and bias each of its ratios, made afresh they
+// vary from round to round as they do between the processes of go test
+// rounds.
+func appendGroup(t *testing.T, sh benchShape) (tasks []cputime.Task, setups []func()) {
 	const producers = 1000
-	var tasks []cputime.Task
+	add := func(name string, bytes int64, setup func(), run func(n int)) {
+		setup()
+		tasks = append(tasks, cputime.Task{Name: name, Bytes: bytes, Run: run})
+		setups = append(setups, setup)
+	}
+	size := int64(len(benchBatch(t, sh.records, sh.value)))
 	for _, st := range benchStrategies {
 		fixes := []string{"full", "patch"}
 		if !st.s.Rewrites() {
@@ -63,15 +80,19 @@ func appendGroup(t *testing.T, sh benchShape) []cputime.Task {
 			if fixName == "patch" {
 				fix = pid.Patch
 			}
-			in := benchBatch(t, sh.records, sh.value)
-			ring := newPIDRing(in, producers)
-			p := benchPartition(t, st.s, fix, len(in))
-			warm(t, p, in, &ring)
+			var in []byte
+			var ring pidRing
+			var p *Partition
 			i := 0
-			tasks = append(tasks, cputime.Task{
-				Name:  fmt.Sprintf("Append/strategy=%s/crc=%s/batch=%s/producers=%d", st.name, fixName, sh.name, producers),
-				Bytes: int64(len(in)),
-				Run: func(n int) {
+			add(fmt.Sprintf("Append/strategy=%s/crc=%s/batch=%s/producers=%d", st.name, fixName, sh.name, producers), size,
+				func() {
+					in = benchBatch(t, sh.records, sh.value)
+					ring = newPIDRing(in, producers)
+					p = benchPartition(t, st.s, fix, len(in))
+					warm(t, p, in, &ring)
+					i = 0
+				},
+				func(n int) {
 					for range n {
 						ring.set(in, i)
 						if i++; i == producers {
@@ -81,8 +102,7 @@ func appendGroup(t *testing.T, sh benchShape) []cputime.Task {
 							t.Fatal(err)
 						}
 					}
-				},
-			})
+				})
 		}
 	}
 	for _, l := range []struct {
@@ -93,11 +113,16 @@ func appendGroup(t *testing.T, sh benchShape) []cputime.Task {
 		{"Limit", limitTwoPass, false}, {"LimitRing", limitTwoPass, true}, {"LimitFused", limitFused, false},
 		{"LimitRingFused", limitFused, true}, {"LimitLocked", limitLocked, false}, {"CopyRing", limitCopy, true},
 	} {
-		run := hotLimit(benchBatch(t, sh.records, sh.value), l.mode)
-		if l.ring {
-			run = ringLimit(benchBatch(t, sh.records, sh.value), l.mode)
-		}
-		tasks = append(tasks, cputime.Task{Name: l.name + "/batch=" + sh.name, Bytes: int64(sh.size(t)), Run: run})
+		var run func(n int)
+		add(l.name+"/batch="+sh.name, size,
+			func() {
+				if l.ring {
+					run = ringLimit(benchBatch(t, sh.records, sh.value), l.mode)
+				} else {
+					run = hotLimit(benchBatch(t, sh.records, sh.value), l.mode)
+				}
+			},
+			func(n int) { run(n) })
 	}
 	for _, c := range []struct {
 		shape string
@@ -106,30 +131,28 @@ func appendGroup(t *testing.T, sh benchShape) []cputime.Task {
 		if c.shape != sh.name {
 			continue
 		}
-		fetch := fetchOf(t, sh, c.n, c.n)
-		p := benchPartition(t, pid.Verbatim, pid.Full, len(fetch))
-		for range 4 * benchSegmentBytes(len(fetch)) / int64(len(fetch)) {
-			if _, err := p.AppendMirrored(fetch, srcA); err != nil {
-				t.Fatal(err)
-			}
-		}
-		tasks = append(tasks, cputime.Task{
-			Name:  fmt.Sprintf("AppendFetch/strategy=asis/batch=%s/batches=%d", sh.name, c.n),
-			Bytes: int64(len(fetch)),
-			Run: func(n int) {
-				for range n {
+		var fetch []byte
+		var p *Partition
+		add(fmt.Sprintf("AppendFetch/strategy=asis/batch=%s/batches=%d", sh.name, c.n), size*int64(c.n),
+			func() {
+				fetch = fetchOf(t, sh, c.n, c.n)
+				p = benchPartition(t, pid.Verbatim, pid.Full, len(fetch))
+				for range 4 * benchSegmentBytes(len(fetch)) / int64(len(fetch)) {
 					if _, err := p.AppendMirrored(fetch, srcA); err != nil {
 						t.Fatal(err)
 					}
 				}
 			},
-		})
+			func(n int) {
+				for range n {
+					if _, err := p.AppendMirrored(fetch, srcA); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
 	}
-	return tasks
+	return tasks, setups
 }
-
-// size is the length of the shape's test batch.
-func (sh benchShape) size(t *testing.T) int { return len(benchBatch(t, sh.records, sh.value)) }
 
 // limitSink keeps the limits' checksums alive.
 var limitSink uint32

@@ -3,6 +3,7 @@ package cputime
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"time"
 )
 
@@ -26,6 +27,11 @@ type Plan struct {
 	// Settle runs inside a slice's clock after its work (finishing a
 	// collection the work started, so that it is billed to that task).
 	Settle func()
+	// BeforeRound runs before each round, outside every clock: a group
+	// that sets its tasks' buffers up afresh there spreads what their
+	// places in memory do to a task over the rounds, where set up once it
+	// would stay with the task for the whole run.
+	BeforeRound func(r int)
 }
 
 // Figure is one task's total over one round.
@@ -46,8 +52,9 @@ const calibrateMin = time.Millisecond
 // task after the other, so that whatever the machine does to a stretch of
 // time (a neighbour, a host slowing the core, a frequency change) falls on
 // every task of the group alike: a round is p.Slices passes over the
-// tasks, each pass starting one task further on so that no task always
-// follows the same one, and a task's figure of the round sums its slices.
+// tasks, each pass in its own order (a shuffle with a fixed seed), so that
+// no task always follows the same one (whose data the caches then hold),
+// and a task's figure of the round sums its slices.
 // A slice is sized by a calibration (which also warms every task) to take
 // about p.Slice of CPU time. round is called after each round with the
 // tasks' figures, in the order of tasks.
@@ -60,13 +67,21 @@ func Interleave(p Plan, tasks []Task, round func(r int, figs []Figure)) {
 		ops[i] = calibrate(t, p.Slice)
 	}
 	figs := make([]Figure, len(tasks))
+	order := make([]int, len(tasks))
+	for i := range order {
+		order[i] = i
+	}
+	rng := rand.New(rand.NewPCG(0x696e746572, 0x6c65617665)) // fixed: the same order in every run
 	for r := range p.Rounds {
+		if p.BeforeRound != nil {
+			p.BeforeRound(r)
+		}
 		for i, t := range tasks {
 			figs[i] = Figure{Name: t.Name, Bytes: t.Bytes}
 		}
-		for s := range p.Slices {
-			for k := range tasks {
-				i := (s + k) % len(tasks)
+		for range p.Slices {
+			rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+			for _, i := range order {
 				p.slice(tasks[i], ops[i], &figs[i])
 			}
 		}
@@ -74,8 +89,18 @@ func Interleave(p Plan, tasks []Task, round func(r int, figs []Figure)) {
 	}
 }
 
-// slice runs n operations of t and adds them to f.
+// slice runs n operations of t and adds them to f, after n/4 more that are
+// not counted: a slice starts with the caches holding what the tasks before
+// it touched, and what it costs to bring its own data back depends on
+// which task ran last and on how much data it has, not on the code
+// measured. A collection the warm-up started is finished before the clock.
 func (p Plan) slice(t Task, n int, f *Figure) {
+	if w := n / 4; w > 0 {
+		t.Run(w)
+		if p.Settle != nil {
+			p.Settle()
+		}
+	}
 	var gc0 time.Duration
 	if p.Collector != nil {
 		gc0 = p.Collector()
