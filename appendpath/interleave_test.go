@@ -2,6 +2,7 @@ package appendpath
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"sync"
@@ -34,9 +35,11 @@ func TestInterleavedFigures(t *testing.T) {
 	rounds := make([][]cputime.Figure, plan.Rounds)
 	for _, sh := range benchShapes {
 		tasks, setups := appendGroup(t, sh)
-		plan.BeforeRound = func(int) {
-			for _, setup := range setups {
-				setup()
+		plan.BeforeRound = func(r int) {
+			// In an order of the round's own, so that the allocator does
+			// not hand each task the memory it had in the last round.
+			for _, i := range rand.New(rand.NewPCG(uint64(r), 0x73657475)).Perm(len(setups)) {
+				setups[i]()
 			}
 			runtime.GC() // the previous round's logs and rings
 		}
