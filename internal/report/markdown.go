@@ -96,7 +96,7 @@ func (r *Report) Noise() *Noise {
 		return nil
 	}
 	n := r.Figures.judge()
-	if q := r.RunQueue; q != nil && q.Busy() {
+	if q := r.RunQueue; q != nil && q.busy() {
 		n.Reasons = append(n.Reasons, q.reason())
 		n.Noisy = true
 	}

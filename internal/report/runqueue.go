@@ -24,9 +24,9 @@ type RunQueue struct {
 // above which a run is busy: half a CPU's worth on the 2-vCPU machine.
 const maxOthersPerCPU = 0.25
 
-// Busy reports whether the other threads ready to run averaged more than
+// busy reports whether the other threads ready to run averaged more than
 // maxOthersPerCPU per CPU.
-func (q *RunQueue) Busy() bool {
+func (q *RunQueue) busy() bool {
 	return q.Samples > 0 && q.CPUs > 0 && q.Others > maxOthersPerCPU*float64(q.CPUs)
 }
 
