@@ -67,12 +67,15 @@ func TestInterleavedFigures(t *testing.T) {
 // rounds.
 func appendGroup(t *testing.T, sh benchShape) (tasks []cputime.Task, setups []func()) {
 	const producers = 1000
+	size := int64(len(benchBatch(t, sh.records, sh.value)))
+	// A slice's untimed warm-up is a lap of the task's log (its three
+	// recycled segments) or ring, of per bytes an operation.
+	lap := func(per int64) int { return int(3*benchSegmentBytes(int(per))/per) + 1 }
 	add := func(name string, bytes int64, setup func(), run func(n int)) {
 		setup()
-		tasks = append(tasks, cputime.Task{Name: name, Bytes: bytes, Run: run})
+		tasks = append(tasks, cputime.Task{Name: name, Bytes: bytes, Run: run, Warm: lap(bytes)})
 		setups = append(setups, setup)
 	}
-	size := int64(len(benchBatch(t, sh.records, sh.value)))
 	for _, st := range benchStrategies {
 		fixes := []string{"full", "patch"}
 		if !st.s.Rewrites() {

@@ -13,6 +13,10 @@ type Task struct {
 	Name  string // the benchmark's full name as go test prints it, without the -GOMAXPROCS suffix
 	Bytes int64  // bytes one operation handles (MB/s); 0: none
 	Run   func(n int)
+	// Warm is the least number of operations a slice runs untimed before
+	// its clock starts (else a quarter of the timed ones): enough to bring
+	// the task's data back into the caches, a lap of its log or ring.
+	Warm int
 }
 
 // Plan says how Interleave alternates a group's tasks.
@@ -89,13 +93,14 @@ func Interleave(p Plan, tasks []Task, round func(r int, figs []Figure)) {
 	}
 }
 
-// slice runs n operations of t and adds them to f, after n/4 more that are
-// not counted: a slice starts with the caches holding what the tasks before
-// it touched, and what it costs to bring its own data back depends on
-// which task ran last and on how much data it has, not on the code
-// measured. A collection the warm-up started is finished before the clock.
+// slice runs n operations of t and adds them to f, after max(n/4, t.Warm)
+// more that are not counted: a slice starts with the caches holding what
+// the tasks before it touched, and what it costs to bring its own data
+// back depends on which task ran last and on how much data it has, not on
+// the code measured, and would weigh more in a shorter slice. A collection
+// the warm-up started is finished before the clock.
 func (p Plan) slice(t Task, n int, f *Figure) {
-	if w := n / 4; w > 0 {
+	if w := max(n/4, t.Warm); w > 0 {
 		t.Run(w)
 		if p.Settle != nil {
 			p.Settle()
@@ -127,8 +132,10 @@ func (p Plan) slice(t Task, n int, f *Figure) {
 
 // calibrate returns the number of t's operations that take about target
 // of CPU time: it runs t with a growing count until a call uses
-// calibrateMin, then once more with the count that estimate gives, whose
-// first operations no longer pay for a cold start.
+// calibrateMin, then three times more with the count that estimate gives,
+// and keeps the largest count of those three (the least time per
+// operation): a moment of load must not give one of two tasks of the same
+// code much shorter slices than the other.
 func calibrate(t Task, target time.Duration) int {
 	n := 1
 	for {
@@ -141,9 +148,14 @@ func calibrate(t Task, target time.Duration) int {
 		}
 		n *= 4
 	}
-	start := Process()
-	t.Run(n)
-	return perTarget(n, Process()-start, target)
+	best := 0
+	for range 3 {
+		t.Run(t.Warm)
+		start := Process()
+		t.Run(n)
+		best = max(best, perTarget(n, Process()-start, target))
+	}
+	return best
 }
 
 // perTarget is the count of operations that take target when n took used.
