@@ -35,13 +35,14 @@ func TestInterleavedFigures(t *testing.T) {
 	rounds := make([][]cputime.Figure, plan.Rounds)
 	for _, sh := range benchShapes {
 		tasks, setups := appendGroup(t, sh)
-		plan.BeforeRound = func(r int) {
-			// In an order of the round's own, so that the allocator does
-			// not hand each task the memory it had in the last round.
+		plan.Resets = appendResets
+		plan.Reset = func(r int) {
+			// In an order of the reset's own, so that the allocator does
+			// not hand each task the memory it had the last time.
 			for _, i := range rand.New(rand.NewPCG(uint64(r), 0x73657475)).Perm(len(setups)) {
 				setups[i]()
 			}
-			runtime.GC() // the previous round's logs and rings
+			runtime.GC() // the previous logs and rings
 		}
 		cputime.Interleave(plan, tasks, func(r int, figs []cputime.Figure) {
 			rounds[r] = append(rounds[r], figs...)
@@ -56,15 +57,21 @@ func TestInterleavedFigures(t *testing.T) {
 	}
 }
 
+// appendResets is how many times a round sets the append group's buffers up
+// afresh (cputime.Plan.Resets): a round's figure of a task is then the mean
+// of that many placements in memory, and its spread from round to round
+// about half of one placement's.
+const appendResets = 5
+
 // appendGroup is the tasks of one batch shape, with the same partitions,
 // batches and buffers as the benchmarks of the same names, and for each
-// task the setup that makes them afresh (done once here, and before every
-// round: cputime.Plan.BeforeRound). Where a log's segments, a ring or a
+// task the setup that makes them afresh (done once here, and appendResets
+// times a round: cputime.Plan.Reset). Where a log's segments, a ring or a
 // batch land in memory moves a task's figure by several per cent (the
-// cache sets its pages map to); made once, the same places would stay with
-// a task for the whole run and bias each of its ratios, made afresh they
-// vary from round to round as they do between the processes of go test
-// rounds.
+// cache sets its pages map to; a 100-byte append's log of 768 KiB nearly
+// fills a 1 MiB L2); made once, the same places would stay with a task for
+// the whole run and bias each of its ratios, made afresh they vary as they
+// do between the processes of go test rounds, and a round averages several.
 func appendGroup(t *testing.T, sh benchShape) (tasks []cputime.Task, setups []func()) {
 	const producers = 1000
 	size := int64(len(benchBatch(t, sh.records, sh.value)))

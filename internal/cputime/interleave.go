@@ -31,11 +31,14 @@ type Plan struct {
 	// Settle runs inside a slice's clock after its work (finishing a
 	// collection the work started, so that it is billed to that task).
 	Settle func()
-	// BeforeRound runs before each round, outside every clock: a group
-	// that sets its tasks' buffers up afresh there spreads what their
-	// places in memory do to a task over the rounds, where set up once it
-	// would stay with the task for the whole run.
-	BeforeRound func(r int)
+	// Reset runs Resets times a round, before the first pass and then
+	// every Slices/Resets passes, outside every clock, with a count of the
+	// calls so far: a group that sets its tasks' buffers up afresh there
+	// gives each round's figure of a task the mean of several placements
+	// in memory, where set up once a placement would stay with the task
+	// for the whole run.
+	Reset  func(i int)
+	Resets int
 }
 
 // Figure is one task's total over one round.
@@ -76,14 +79,20 @@ func Interleave(p Plan, tasks []Task, round func(r int, figs []Figure)) {
 		order[i] = i
 	}
 	rng := rand.New(rand.NewPCG(0x696e746572, 0x6c65617665)) // fixed: the same order in every run
+	resets := 0
+	every := p.Slices
+	if p.Reset != nil && p.Resets > 0 {
+		every = max(1, p.Slices/p.Resets)
+	}
 	for r := range p.Rounds {
-		if p.BeforeRound != nil {
-			p.BeforeRound(r)
-		}
 		for i, t := range tasks {
 			figs[i] = Figure{Name: t.Name, Bytes: t.Bytes}
 		}
-		for range p.Slices {
+		for pass := range p.Slices {
+			if p.Reset != nil && pass%every == 0 {
+				p.Reset(resets)
+				resets++
+			}
 			rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 			for _, i := range order {
 				p.slice(tasks[i], ops[i], &figs[i])

@@ -3,6 +3,7 @@ package cputime
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -132,5 +133,24 @@ func TestWriteRound(t *testing.T) {
 		"BenchmarkUpdate/impl=model-2\t10\t2000.00 ns/op\t1000.00 cpu-ns/op\t200.00 gc-cpu-ns/op\n"
 	if b.String() != want {
 		t.Errorf("got\n%swant\n%s", b.String(), want)
+	}
+}
+
+// TestInterleaveResets: Reset runs Resets times a round, before the first
+// pass and then at equal steps, outside the slices, counting its calls.
+func TestInterleaveResets(t *testing.T) {
+	var log []string
+	task := Task{Name: "a", Run: func(n int) { spin(n); log = append(log, "s") }}
+	p := Plan{Rounds: 2, Slices: 6, Slice: 100 * time.Microsecond, Resets: 3}
+	var calls []int
+	p.Reset = func(i int) { calls = append(calls, i); log = append(log, "R") }
+	Interleave(p, []Task{task}, func(int, []Figure) { log = append(log, "|") })
+	if !slices.Equal(calls, []int{0, 1, 2, 3, 4, 5}) {
+		t.Errorf("Reset calls %v, want 0 to 5", calls)
+	}
+	// Each slice is a warm-up and a timed run: "ss".
+	got := strings.Join(log, "")
+	if want := "Rssss" + "Rssss" + "Rssss|" + "Rssss" + "Rssss" + "Rssss|"; !strings.HasSuffix(got, want) {
+		t.Errorf("order %s, want it to end %s", got, want)
 	}
 }
