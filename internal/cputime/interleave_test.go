@@ -136,8 +136,9 @@ func TestWriteRound(t *testing.T) {
 	}
 }
 
-// TestInterleaveResets: Reset runs Resets times a round, before the first
-// pass and then at equal steps, outside the slices, counting its calls.
+// TestInterleaveResets: Reset runs once before the calibration, then
+// Resets times a round, before the first pass and at equal steps, outside
+// the slices, counting its calls.
 func TestInterleaveResets(t *testing.T) {
 	var log []string
 	task := Task{Name: "a", Run: func(n int) { spin(n); log = append(log, "s") }}
@@ -145,8 +146,8 @@ func TestInterleaveResets(t *testing.T) {
 	var calls []int
 	p.Reset = func(i int) { calls = append(calls, i); log = append(log, "R") }
 	Interleave(p, []Task{task}, func(int, []Figure) { log = append(log, "|") })
-	if !slices.Equal(calls, []int{0, 1, 2, 3, 4, 5}) {
-		t.Errorf("Reset calls %v, want 0 to 5", calls)
+	if !slices.Equal(calls, []int{0, 1, 2, 3, 4, 5, 6}) {
+		t.Errorf("Reset calls %v, want 0 to 6", calls)
 	}
 	// Each slice is a warm-up and a timed run: "ss".
 	got := strings.Join(log, "")
