@@ -39,8 +39,8 @@ func TestInterleavedFigures(t *testing.T) {
 	// passes): the Model's heap at 100,000 and 1,000,000 producers then
 	// does not reach its next collection inside a slice, where its marking
 	// and the sweeping after it (billed to the updates that allocate) would
-	// land in some rounds and not others, as they did in about one round
-	// in three at a million producers, doubling its time there.
+	// land in some rounds and not others (about one round in three at a
+	// million producers, doubling its time there).
 	plan.Resets, plan.Reset = 5, func(int) { runtime.GC() }
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // as benchUpdateWith's loop runs

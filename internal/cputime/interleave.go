@@ -147,8 +147,8 @@ func (p Plan) slice(t Task, n int, f *Figure) {
 // three (the least time per operation). A moment of load, or a collection
 // running on another thread (process CPU time counts every thread), must
 // not give one of two tasks of the same code much shorter slices than the
-// other: under both, the A/A canary's two sides had been given 25,000 and
-// 13,000 operations a slice.
+// other (calibrated one after the other under both, the A/A canary's two
+// sides can get 25,000 and 13,000 operations a slice at 1 KiB).
 func calibrate(tasks []Task, target time.Duration) []int {
 	est := make([]int, len(tasks))
 	for i, t := range tasks {
