@@ -132,7 +132,7 @@ const warmUpdatesMax = 100000
 // sample, and `mirrorpath run` makes at most one lap there (a fixed count of
 // updates, docs/measuring.md): every timed update is then a producer's first
 // after populate, as steady in its way.
-func warmUpdates(b *testing.B, m manager, loop *updateLoop, n int, one bool) {
+func warmUpdates(b testing.TB, m manager, loop *updateLoop, n int, one bool) {
 	if n > warmUpdatesMax {
 		return
 	}
@@ -143,7 +143,7 @@ func warmUpdates(b *testing.B, m manager, loop *updateLoop, n int, one bool) {
 
 // benchUpdateOp is one producer-state update of bt: Manager.Update when one, else
 // Begin, Add, Commit.
-func benchUpdateOp(b *testing.B, m manager, bt *Batch, one bool) {
+func benchUpdateOp(b testing.TB, m manager, bt *Batch, one bool) {
 	if one {
 		if _, _, err := m.Update(0, Client, bt); err != nil {
 			b.Fatal(err)

@@ -64,8 +64,8 @@ func runRun(args []string, stdout, stderr io.Writer, catalog catalogRunner) int 
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	full := fs.Bool("full", false, "publication-grade counts: 10 interleaved rounds of 1 s over every Append, Limit and Update configuration (tens of minutes)")
 	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/tmp/run under the module, which git ignores; with --readme results/run)")
-	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench; default: Append at producers=1000, Limit, Update; with --full every Append, Limit, Update)")
-	benchtime := fs.String("benchtime", "", "override -benchtime (`D` or Nx; default 100ms, 1s with --full)")
+	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench, in go test rounds; default: Append at producers=1000, Limit, Update, interleaved in 2 ms slices; with --full every Append, Limit, Update)")
+	benchtime := fs.String("benchtime", "", "measure in go test rounds of -benchtime `D` or Nx (default: the quick selection interleaved in 2 ms slices, 100 ms a configuration a round; 1s with --full)")
 	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 10: benchmath's 95% interval of a median needs 6)")
 	readme := fs.Bool("readme", false, "write the committed run results/run/ (unless --out) and rewrite the generated sections of README.md and results/ from it; with --no-bench (--no-scenarios) the benchmarks (scenario results) of the run already there are kept, so only the verdict (benchmark) tables change")
 	failNoisy := fs.Bool("fail-noisy", false, "exit 3 when the report is noisy (docs/measuring.md, \"Noise\"); without it a noisy report exits 0 and says NOISY")
@@ -91,6 +91,10 @@ func runRun(args []string, stdout, stderr io.Writer, catalog catalogRunner) int 
 	if *benchtime != "" {
 		cfg.benchtime, cfg.fixed = *benchtime, nil
 	}
+	// The quick selection is measured interleaved in slices within each
+	// package's process; a selection of the user's, another -benchtime or
+	// --full runs go test's benchmarks in interleaved rounds.
+	cfg.interleave = !*full && *bench == "" && *benchtime == ""
 	if *count < 0 {
 		return usageError(fs, stderr, "--count must be positive")
 	}
@@ -165,6 +169,7 @@ type runConfig struct {
 	count                           int
 	pkgs                            []string
 	noBench, noScenarios, full      bool
+	interleave                      bool // the quick selection by TestInterleavedFigures (interleaved)
 	readme, failNoisy               bool
 	args                            []string
 	runCatalog                      catalogRunner
@@ -229,11 +234,17 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	if c.full {
 		mode = "full"
 	}
-	rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of `-benchtime %s`, `-bench '%s'`",
-		mode, c.count, c.benchtime, strings.Join(c.patterns, "'` then `'")))
-	for _, pat := range c.patterns {
-		if bt, ok := c.fixed[pat]; ok {
-			rep.Settings = append(rep.Settings, fmt.Sprintf("`'%s'` at a fixed `-benchtime %s`", pat, bt))
+	if c.interleave {
+		p := runInterleavePlan
+		rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d rounds of the quick selection, each configuration of a ratio's group in %d slices of about %s a round, alternating in one process (`%s` of %s)",
+			mode, c.count, p.Slices, p.Slice, strings.Trim(runInterleaveTest, "^$"), strings.Join(c.pkgs, " ")))
+	} else {
+		rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of `-benchtime %s`, `-bench '%s'`",
+			mode, c.count, c.benchtime, strings.Join(c.patterns, "'` then `'")))
+		for _, pat := range c.patterns {
+			if bt, ok := c.fixed[pat]; ok {
+				rep.Settings = append(rep.Settings, fmt.Sprintf("`'%s'` at a fixed `-benchtime %s`", pat, bt))
+			}
 		}
 	}
 	rep.Env = append(rep.Env, fmt.Sprintf("%s/%s, %d CPUs, toolchain %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion(c.root)))

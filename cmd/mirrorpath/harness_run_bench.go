@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/mirrorpath/mirrorpath/internal/benchgate"
 	"github.com/mirrorpath/mirrorpath/internal/report"
@@ -65,6 +66,15 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report
 	}
 	step(fmt.Sprintf("%d binaries", len(bins)))
 
+	rq := startRunQueue(250 * time.Millisecond)
+	defer func() {
+		if rep.RunQueue = rq.Stop(); rep.RunQueue != nil {
+			rep.Env = append(rep.Env, rep.RunQueue.String())
+		}
+	}()
+	if c.interleave {
+		return c.interleavedBenchmarks(ctx, rep, bins, raw, stderr)
+	}
 	results := map[string]int{}
 	failed := map[string]bool{}
 	var all bytes.Buffer
@@ -115,10 +125,35 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: none of its benchmarks is in the selection (`%s`)", b.ImportPath, strings.Join(c.patterns, "` or `")))
 		}
 	}
-	fig, err = report.ParseBench(&all, report.BenchFile)
+	return parseRunBench(rep, &all), failure
+}
+
+// interleavedBenchmarks is benchmarks' default selection measured by each
+// package's TestInterleavedFigures (interleaved): the plan's rounds, every
+// configuration a ratio compares alternating in slices in one process.
+func (c runConfig) interleavedBenchmarks(ctx context.Context, rep *report.Report, bins []benchgate.Binary, raw io.Writer, stderr io.Writer) (*report.Figures, string) {
+	plan := runInterleavePlan
+	plan.Rounds = c.count
+	out, none, err := interleaved(ctx, bins, plan, stderr)
+	if err != nil {
+		msg := "benchmark run failed: " + failLines(err.Error(), 4)
+		rep.Notes = append(rep.Notes, msg)
+		return nil, msg
+	}
+	for _, p := range none {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: printed no interleaved figures (no %s in it)", p, strings.Trim(runInterleaveTest, "^$")))
+	}
+	raw.Write(out)
+	return parseRunBench(rep, bytes.NewReader(out)), ""
+}
+
+// parseRunBench parses the run's benchmark output and notes what the
+// report's tables lack.
+func parseRunBench(rep *report.Report, r io.Reader) *report.Figures {
+	fig, err := report.ParseBench(r, report.BenchFile)
 	if err != nil {
 		rep.Notes = append(rep.Notes, "parsing benchmark output: "+err.Error())
-		return nil, failure
+		return nil
 	}
 	names := fig.Names()
 	for _, want := range []struct{ name, why string }{
@@ -130,7 +165,7 @@ func (c runConfig) benchmarks(rep *report.Report, stderr io.Writer) (fig *report
 			rep.Notes = append(rep.Notes, fmt.Sprintf("no Benchmark%s results, so %s cannot be produced", want.name, want.why))
 		}
 	}
-	return fig, failure
+	return fig
 }
 
 // charts writes the SVG charts that have data.

@@ -78,9 +78,10 @@ func TestRunArgs(t *testing.T) {
 }
 
 // TestRunFixedCounts: the producer-state updates at 100,000 and 1,000,000
-// producers run a fixed number of updates in both selections, at most one
-// lap of a million producers, and the report says so; --benchtime applies
-// to every pattern.
+// producers run a fixed number of updates in both go test selections, at
+// most one lap of a million producers, and the report says so under --full;
+// the default run is measured interleaved in slices and says that instead;
+// --bench and --benchtime apply to every pattern.
 func TestRunFixedCounts(t *testing.T) {
 	for _, full := range []bool{false, true} {
 		pats := runQuickPatterns
@@ -98,9 +99,11 @@ func TestRunFixedCounts(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/empty\n\ngo 1.22\n"), 0o644)
 	for _, tc := range []struct {
-		args []string
-		want bool
-	}{{nil, true}, {[]string{"--benchtime", "50ms"}, false}} {
+		args        []string
+		fixed       string // the fixed count the settings say, if any
+		interleaved bool
+	}{{nil, "", true}, {[]string{"--full", "--count", "1"}, "1000000x", false}, {[]string{"--bench", "Update"}, "", false},
+		{[]string{"--benchtime", "50ms"}, "", false}, {[]string{"--count", "3"}, "", true}} {
 		out := filepath.Join(t.TempDir(), "o")
 		args := append([]string{"run", "--dir", dir, "--out", out, "--no-scenarios", "--pkg", "./absent"}, tc.args...)
 		if code := mainArgs(args, io.Discard, io.Discard); code != 0 {
@@ -110,9 +113,12 @@ func TestRunFixedCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := strings.Contains(strings.Join(rep.Settings, "\n"), "at a fixed `-benchtime 200000x`")
-		if got != tc.want {
-			t.Errorf("%v: settings %q, want the fixed count said: %v", args, rep.Settings, tc.want)
+		settings := strings.Join(rep.Settings, "\n")
+		if got := strings.Contains(settings, "at a fixed `-benchtime"); got != (tc.fixed != "") || got && !strings.Contains(settings, "at a fixed `-benchtime "+tc.fixed+"`") {
+			t.Errorf("%v: settings %q, want the fixed count %q said", args, rep.Settings, tc.fixed)
+		}
+		if got := strings.Contains(settings, "slices of about 2ms a round, alternating in one process"); got != tc.interleaved {
+			t.Errorf("%v: settings %q, want the interleaved slices said: %v", args, rep.Settings, tc.interleaved)
 		}
 	}
 }

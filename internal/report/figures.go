@@ -110,6 +110,9 @@ type benchReader struct {
 	results   int
 	syntax    int
 	unordered bool // a file's results were not in interleaved rounds
+	// seen counts each configuration's results (pkg and full name) in the
+	// file being read, whatever units they report: the rounds check.
+	seen map[string]int
 }
 
 // benchGroup is one configuration and unit. benchproc replaces separately
@@ -131,7 +134,8 @@ func newBenchReader() (*benchReader, error) {
 // read adds r's results; strict makes a malformed line an error.
 func (br *benchReader) read(r io.Reader, name string, strict bool) error {
 	rd := benchfmt.NewReader(r, name)
-	round := 0 // the highest sample index seen in this file
+	round := 0 // the highest result index of a configuration seen in this file
+	br.seen = map[string]int{}
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
 		case *benchfmt.SyntaxError:
@@ -142,15 +146,17 @@ func (br *benchReader) read(r io.Reader, name string, strict bool) error {
 		case *benchfmt.Result:
 			br.results++
 			full := benchgate.TrimProcs(strings.TrimPrefix(string(rec.Name.Full()), "Benchmark"))
+			cfg := rec.GetConfig("pkg") + " " + full
+			if at := br.seen[cfg]; at < round {
+				br.unordered = true
+			} else {
+				round = at
+			}
+			br.seen[cfg]++
 			for i, k := range br.proj.ProjectValues(rec) {
 				g := benchGroup{k, full}
 				if _, ok := br.samples[g]; !ok {
 					br.order = append(br.order, g)
-				}
-				if at := len(br.samples[g]); at < round {
-					br.unordered = true
-				} else {
-					round = at
 				}
 				br.samples[g] = append(br.samples[g], rec.Values[i].Value)
 			}

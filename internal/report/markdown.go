@@ -37,6 +37,9 @@ type Report struct {
 	// other way round. Nil means the run above.
 	ScenarioRun *Stamp `json:"scenario_run,omitempty"`
 	BenchRun    *Stamp `json:"bench_run,omitempty"`
+	// RunQueue is how busy the machine was while the benchmarks ran; nil
+	// when it was not sampled (not Linux, or a run from before the rule).
+	RunQueue *RunQueue `json:"run_queue,omitempty"`
 }
 
 // Stamp names a run: when, at which commit, by which command.
@@ -92,7 +95,12 @@ func (r *Report) Noise() *Noise {
 	if r.Figures == nil || r.Figures.Results == 0 {
 		return nil
 	}
-	return r.Figures.judge()
+	n := r.Figures.judge()
+	if q := r.RunQueue; q != nil && q.busy() {
+		n.Reasons = append(n.Reasons, q.reason())
+		n.Noisy = true
+	}
+	return n
 }
 
 // tables returns the ratio tables that have data, in report order.

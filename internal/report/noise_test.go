@@ -85,3 +85,64 @@ func figs(t *testing.T, txt string) *Figures {
 	}
 	return fig
 }
+
+// TestJudgeBusyMachine: a run whose ratios are all steady is still NOISY
+// when other threads were ready to run beside it, more than
+// maxOthersPerCPU a CPU on average: two busy loops beside the run's own
+// extra threads on two CPUs are, the run's own extra threads on a quiet
+// machine are not.
+func TestJudgeBusyMachine(t *testing.T) {
+	for _, tc := range []struct {
+		q     *RunQueue
+		noisy bool
+	}{
+		{nil, false},
+		{&RunQueue{CPUs: 2, Samples: 600, Others: 0.1, Max: 2}, false},
+		{&RunQueue{CPUs: 2, Samples: 600, Others: 1.6, Max: 4}, false},
+		{&RunQueue{CPUs: 2, Samples: 600, Others: 2.0, Max: 4}, false},
+		{&RunQueue{CPUs: 2, Samples: 600, Others: 2.01, Max: 4}, true},
+		{&RunQueue{CPUs: 2, Samples: 600, Others: 3.6, Max: 6}, true},
+		{&RunQueue{CPUs: 2, Samples: 0}, false},
+	} {
+		r := &Report{Figures: figs(t, noiseRun(100, 0)), RunQueue: tc.q}
+		n := r.Noise()
+		if n.Noisy != tc.noisy {
+			t.Errorf("run queue %+v: noisy %v, want %v (%q)", tc.q, n.Noisy, tc.noisy, n.Reasons)
+		}
+		if tc.noisy && (len(n.Reasons) != 1 || !strings.HasPrefix(n.Reasons[0], "machine busy")) {
+			t.Errorf("run queue %+v: reasons %q, want the busy machine's", tc.q, n.Reasons)
+		}
+	}
+}
+
+// TestRoundsWithZeroMetric: output in interleaved rounds pairs its ratios
+// whatever units a configuration reports, a metric that is 0 in every
+// round (the Store's gc-cpu-ns/op) included, and whichever package comes
+// first in a round.
+func TestRoundsWithZeroMetric(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("goos: linux\n")
+	for r := range 10 {
+		slow := 1.0
+		if r%3 == 0 {
+			slow = 1.8 // a round the machine ran slow
+		}
+		fmt.Fprintf(&b, "pkg: github.com/mirrorpath/mirrorpath/appendpath\n")
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=asis/crc=none/batch=1KiB/producers=1000-2\t1000\t%.2f ns/op\t9.9 MB/s\t%.2f cpu-ns/op\n", 100*slow, 100*slow)
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=barrier/crc=none/batch=1KiB/producers=1000-2\t1000\t%.2f ns/op\t9.9 MB/s\t%.2f cpu-ns/op\n", (100+float64(r%2))*slow, (100+float64(r%2))*slow)
+		fmt.Fprintf(&b, "pkg: github.com/mirrorpath/mirrorpath/psm\n")
+		fmt.Fprintf(&b, "BenchmarkUpdate/impl=store/producers=1000-2\t1000\t%.2f ns/op\t%.2f cpu-ns/op\t0.00 gc-cpu-ns/op\n", 30*slow, 30*slow)
+		fmt.Fprintf(&b, "BenchmarkUpdate/impl=model/producers=1000-2\t1000\t%.2f ns/op\t%.2f cpu-ns/op\t%.2f gc-cpu-ns/op\n", 900*slow, 900*slow, 50.0)
+	}
+	f := figs(t, b.String())
+	if !f.rounds {
+		t.Fatal("output in interleaved rounds read as unordered")
+	}
+	n := f.judge()
+	if len(n.Canary) != 1 || !n.Canary[0].Paired || n.Canary[0].HalfWidth() > 0.02 {
+		t.Errorf("canary %+v, want paired and the slow rounds cancelled", n.Canary)
+	}
+	if r := f.cpu().storeOverModel().Intervals[[2]string{"store/model", "1000"}]; !r.Paired || r.HalfWidth() > 0.01 {
+		t.Errorf("store/model %+v, want paired and the slow rounds cancelled", r)
+	}
+}
