@@ -90,11 +90,9 @@ func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 	return &a.none, nil
 }
 
-// AddChunk is Add without the one-batch fast path: the same answers, for
-// a caller that knows its append holds several batches (appendpath's
-// chunks, begun with BeginChunk, after which Add takes this way from the
-// first batch). It is valid after Begin too: the fast path only shortens
-// what the general path does.
+// AddChunk is Add for an append begun with BeginChunk (appendpath's
+// chunks): the same answers, without Add's test for the one-batch fast
+// path, which such an append never takes.
 func (a *StoreAppender) AddChunk(b *Batch) (*Outcome, error) { return a.addNext(b) }
 
 // addNext is Add of a batch after the first, and every batch of a chunk
