@@ -173,10 +173,17 @@ func FuzzAddData(f *testing.F) {
 		pb := psm.Batch{ProducerID: 7, ProducerEpoch: 7, BaseSequence: 7, LastOffsetDelta: 7, BaseOffset: 7,
 			MaxTimestamp: 7, RecordsCount: 7, Transactional: true, Control: true, ControlType: codec.ControlAbort,
 			CoordinatorEpoch: 7, ControlTimestamp: 7}
+		pc := pb
 		addData(app, b, &pb)
 		app.Abort()
 		if pb != want {
 			t.Fatalf("addData gave %+v, BatchOf %+v", pb, want)
+		}
+		app.BeginChunk(psm.Replication)
+		addChunkData(app, b, &pc, b.BaseOffset(), b.LastOffsetDelta())
+		app.Abort()
+		if pc != want {
+			t.Fatalf("addChunkData gave %+v, BatchOf %+v", pc, want)
 		}
 	})
 }

@@ -132,12 +132,20 @@ func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, e
 				return Result{}, fail(k, n, pos, p.unmappable(app, err))
 			}
 		}
+		// The header is read once: the offsets and the epoch stamped (or
+		// kept) are the ones used below, not read back from the copy.
+		_ = b[codec.HeaderSize-1] // size ≥ HeaderSize: framed
+		delta := b.LastOffsetDelta()
+		var base int64
+		var epoch int32
 		var err error
 		if assign {
-			b.SetBaseOffset(next)
-			b.SetPartitionLeaderEpoch(p.leaderEpoch)
+			base, epoch = next, p.leaderEpoch
+			b.SetBaseOffset(base)
+			b.SetPartitionLeaderEpoch(epoch)
 		} else {
-			err = keptOffsets(b, next)
+			base, epoch = b.BaseOffset(), b.PartitionLeaderEpoch()
+			err = offsetsFrom(base, delta, next)
 		}
 		if err == nil {
 			if b.IsControl() {
@@ -146,7 +154,7 @@ func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, e
 					_, err = addBatch(app, b, &p.pb, psm.TVUnknown)
 				}
 			} else {
-				err = addData(app, b, &p.pb)
+				err = addChunkData(app, b, &p.pb, base, delta)
 			}
 		}
 		if err != nil {
@@ -158,13 +166,13 @@ func (p *Partition) applyChunk(src, dst []byte, k kind, checked bool) (Result, e
 			pos += size
 			continue
 		}
-		lastEpoch = b.PartitionLeaderEpoch()
+		lastEpoch = epoch
 		maxEpoch = max(maxEpoch, lastEpoch)
 		if res.FirstOffset < 0 {
-			res.FirstOffset = b.BaseOffset()
+			res.FirstOffset = base
 		}
-		res.LastOffset = b.LastOffset()
-		next = b.NextOffset()
+		res.LastOffset = base + int64(delta)
+		next = res.LastOffset + 1
 		if int64(pos) > due {
 			idx = append(idx, storage.OffsetPosition{Offset: res.LastOffset, Position: int64(pos)})
 			due = int64(pos) + storage.IndexIntervalBytes

@@ -352,10 +352,16 @@ func intact(b codec.Batch, crc uint32) bool {
 // they must not go below it, and the batch must end before math.MaxInt64 so
 // the next offset is an int64 (lastOffsetDelta ≥ 0: intact).
 func keptOffsets(b codec.Batch, next int64) error {
-	switch base := b.BaseOffset(); {
+	return offsetsFrom(b.BaseOffset(), b.LastOffsetDelta(), next)
+}
+
+// offsetsFrom is keptOffsets of a batch whose baseOffset and
+// lastOffsetDelta are read already.
+func offsetsFrom(base int64, delta int32, next int64) error {
+	switch {
 	case base < next:
 		return ErrOffsetsOutOfOrder
-	case base >= math.MaxInt64-int64(b.LastOffsetDelta()):
+	case base >= math.MaxInt64-int64(delta):
 		return ErrOffsetOverflow
 	}
 	return nil

@@ -58,6 +58,22 @@ func addData(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch) error {
 	return err
 }
 
+// addChunkData is addData for a batch of a chunk (applyChunk): its
+// baseOffset and lastOffsetDelta as the caller read or stamped them, and
+// psm's AddChunk, which skips Add's one-batch test. FuzzAddData holds *pb
+// equal to BatchOf, as for addData. b must hold a whole header.
+func addChunkData(app *psm.StoreAppender, b codec.Batch, pb *psm.Batch, base int64, delta int32) error {
+	_ = b[codec.HeaderSize-1]
+	pb.ProducerID, pb.ProducerEpoch, pb.BaseSequence = b.ProducerID(), b.ProducerEpoch(), b.BaseSequence()
+	pb.LastOffsetDelta, pb.BaseOffset, pb.MaxTimestamp = delta, base, b.MaxTimestamp()
+	pb.RecordsCount, pb.Transactional, pb.Control = b.RecordsCount(), b.IsTransactional(), false
+	pb.ControlType, pb.CoordinatorEpoch, pb.ControlTimestamp = codec.ControlUnknown, 0, 0
+	pb.CRC, pb.HasCRC = b.CRC(), !b.Attributes().LogAppendTime()
+	pb.TxnVersion = psm.TV0
+	_, err := app.AddChunk(pb)
+	return err
+}
+
 // committed applies what producer state's Commit reports: .txnindex entries
 // and the high watermark.
 func (p *Partition) committed(c *psm.Committed) error {

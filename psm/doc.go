@@ -115,7 +115,8 @@
 // record that Commit writes straight into its slot, and becomes a pending
 // entry only when a second batch of the producer comes, so a chunk of one
 // batch per producer builds and merges no entry. StoreAppender.BeginChunk
-// starts an append of a fetch's chunk there from its first batch. Update's
+// starts an append of a fetch's chunk there from its first batch, and
+// StoreAppender.AddChunk adds a batch without Add's one-batch test. Update's
 // fast case is the fast path's check, written straight into the slot.
 //
 // Each partition also owns its transaction lists and one reusable Appender,

@@ -204,7 +204,7 @@ func checkHeldAppender(t *testing.T, opts Options) {
 				a = model.Begin(0, st.origin)
 			case st.chunk:
 				held.BeginChunk(st.origin)
-				a = held
+				a = chunkAdder{held}
 			default:
 				held.Begin(st.origin)
 				a = held

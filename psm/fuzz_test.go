@@ -173,6 +173,7 @@ func (d *diff) run() {
 			ma, sa := d.model.Begin(p, origin), d.store.Begin(d.base+p, origin)
 			if chunk {
 				sa.(*StoreAppender).BeginChunk(origin)
+				sa = chunkAdder{sa.(*StoreAppender)}
 			}
 			gb := d.byte()
 			if n == 1 && op%4 != 3 && gb >= 128 && !chunk { // one batch through Update, which has no guard
@@ -399,8 +400,10 @@ func TestStoreMatchesModelManyProducers(t *testing.T) {
 		default:
 			origin := Origin(rng.IntN(3))
 			ma, sa := d.model.Begin(0, origin), d.store.BeginAppend(0, origin)
+			add := sa.Add
 			if rng.IntN(2) == 0 {
 				sa.BeginChunk(origin) // a fetch's chunk: past linearPending producers, the pending index
+				add = sa.AddChunk
 			}
 			for range 1 + rng.IntN(60) {
 				pid := int64(rng.IntN(4000))
@@ -408,7 +411,7 @@ func TestStoreMatchesModelManyProducers(t *testing.T) {
 				b.MaxTimestamp = d.now
 				b.BaseOffset = d.next[0]
 				mo, merr := ma.Add(&b)
-				so, serr := sa.Add(&b)
+				so, serr := add(&b)
 				if val(mo) != val(so) || merr != serr || (mo == nil) != (merr != nil) {
 					d.fail("add %+v: %v %v", b, merr, serr)
 				}

@@ -90,6 +90,11 @@ func (a *StoreAppender) Add(b *Batch) (*Outcome, error) {
 	return &a.none, nil
 }
 
+// AddChunk is Add for an append begun with BeginChunk (appendpath's
+// chunks): the same answers, without Add's test for the one-batch fast
+// path, which such an append never takes.
+func (a *StoreAppender) AddChunk(b *Batch) (*Outcome, error) { return a.addNext(b) }
+
 // addNext is Add of a batch after the first, and every batch of a chunk
 // (BeginChunk): the general path, or for a REPLICATION data batch the
 // general path's steps that apply to it and no others. Its producer's
