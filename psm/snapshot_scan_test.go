@@ -48,3 +48,48 @@ func FuzzScanSnapshot(f *testing.F) {
 		}
 	})
 }
+
+// TestScanSnapshotBounds: a snapshot of no entry is a snapshot (a partition
+// with no producer writes one); size, not the reader's length, bounds the
+// file, so bytes past it are not checksummed; a count of more entries than
+// the file holds, or an entry cut short, is ErrSnapshotTruncated even when
+// the CRC covers it, as DecodeSnapshot says.
+func TestScanSnapshotBounds(t *testing.T) {
+	entries := func(n, count int) []byte {
+		src := appendSnapshotHeader(nil, count)
+		for i := range n {
+			e := ProducerInfo{ProducerID: int64(7 + i), Epoch: 3, LastTimestamp: 1700000000000, CoordinatorEpoch: -1, TxnFirstOffset: -1}
+			src = appendSnapshotEntry(src, &e)
+		}
+		return finishSnapshot(src, 0)
+	}
+	scan := func(r []byte, size int64) (int, error) {
+		n := 0
+		err := ScanSnapshot(bytes.NewReader(r), size, func(int, *ProducerInfo) { n++ })
+		return n, err
+	}
+	if n, err := scan(entries(0, 0), int64(len(entries(0, 0)))); err != nil || n != 0 {
+		t.Errorf("empty snapshot: %d entries, %v; want 0, nil", n, err)
+	}
+	good := entries(2, 2)
+	if n, err := scan(append(bytes.Clone(good), 0xde, 0xad, 0xbe, 0xef), int64(len(good))); err != nil || n != 2 {
+		t.Errorf("snapshot followed by other bytes, size its own: %d entries, %v; want 2, nil", n, err)
+	}
+	over := entries(2, 3)
+	if _, err := DecodeSnapshot(over); !errors.Is(err, ErrSnapshotTruncated) {
+		t.Fatalf("DecodeSnapshot of a count past the entries: %v, want ErrSnapshotTruncated", err)
+	}
+	if n, err := scan(over, int64(len(over))); !errors.Is(err, ErrSnapshotTruncated) || n != 0 {
+		t.Errorf("count past the entries, CRC over it: %d entries, %v; want 0, ErrSnapshotTruncated", n, err)
+	}
+	// One entry cut 6 bytes short (40 of its 46), the CRC over what is left.
+	cut := appendSnapshotHeader(nil, 1)
+	e := ProducerInfo{ProducerID: 7, Epoch: 3, CoordinatorEpoch: -1, TxnFirstOffset: -1}
+	cut = finishSnapshot(appendSnapshotEntry(cut, &e)[:snapOffEntries+snapshotEntrySize-6], 0)
+	if _, err := DecodeSnapshot(cut); !errors.Is(err, ErrSnapshotTruncated) {
+		t.Fatalf("DecodeSnapshot of an entry cut short: %v, want ErrSnapshotTruncated", err)
+	}
+	if n, err := scan(cut, int64(len(cut))); !errors.Is(err, ErrSnapshotTruncated) || n != 0 {
+		t.Errorf("an entry cut short, CRC over it: %d entries, %v; want 0, ErrSnapshotTruncated", n, err)
+	}
+}
