@@ -408,14 +408,7 @@ func TestEndTxnAfterComplete(t *testing.T) {
 		src := "set txn-version=" + tc.tv + "\ncluster A\ntopic t\nproducer p on A transactional=tx1\nbegin p\nsend p t/0\n" +
 			"zombie z of p\n" + tc.ended + " p\n" + tc.asked + " z\n"
 		w, _ := runSourceUntil(t, "inline", []byte(src), "verbatim", nil, nil)
-		var got []string
-		for _, e := range w.or.clientErrors {
-			got = append(got, e.Error)
-		}
-		var want []string
-		if tc.want != "" {
-			want = []string{tc.want}
-		}
+		got, want := clientErrorNames(w, ""), optionalError(tc.want)
 		if !slices.Equal(got, want) {
 			t.Errorf("TV%s Complete%s, EndTxn %s: client errors %v, want %v", tc.tv, tc.ended, tc.asked, got, want)
 		}
@@ -471,16 +464,7 @@ func TestEndTxnTV2AbortAtCurrentEpochBumps(t *testing.T) {
 			return false
 		})
 		pr, tx := w.clients["p"], w.byName["A"].txn.ids["tx1"]
-		var got []string
-		for _, e := range w.or.clientErrors {
-			if e.Error != errNetwork {
-				got = append(got, e.Error)
-			}
-		}
-		var want []string
-		if tc.wantErr != "" {
-			want = []string{tc.wantErr}
-		}
+		got, want := clientErrorNames(w, errNetwork), optionalError(tc.wantErr)
 		if !slices.Equal(got, want) {
 			t.Errorf("%s, EndTxn %s: client errors %v, want %v", tc.state, tc.asked, got, want)
 		}
@@ -540,14 +524,7 @@ func TestEndTxnRetryOnOverflow(t *testing.T) {
 		if tx.prevPID != oldPID || tx.pid == oldPID {
 			t.Fatalf("%s: coordinator pid %d prevPID %d, want a new PID and prevPID %d", tc.name, tx.pid, tx.prevPID, oldPID)
 		}
-		var got []string
-		for _, e := range w.or.clientErrors {
-			got = append(got, e.Error)
-		}
-		var want []string
-		if tc.want != "" {
-			want = []string{tc.want}
-		}
+		got, want := clientErrorNames(w, ""), optionalError(tc.want)
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: client errors %v, want %v", tc.name, got, want)
 		}
@@ -559,4 +536,24 @@ func TestEndTxnRetryOnOverflow(t *testing.T) {
 			t.Errorf("%s: client z took pid %d after %s", tc.name, z.pid, tc.want)
 		}
 	}
+}
+
+// clientErrorNames lists the error names of w's client errors in order,
+// leaving out skip ("" keeps all).
+func clientErrorNames(w *world, skip string) []string {
+	var names []string
+	for _, e := range w.or.clientErrors {
+		if skip == "" || e.Error != skip {
+			names = append(names, e.Error)
+		}
+	}
+	return names
+}
+
+// optionalError is the list of one expected error name, or none for "".
+func optionalError(name string) []string {
+	if name == "" {
+		return nil
+	}
+	return []string{name}
 }
