@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
+	"github.com/mirrorpath/mirrorpath/internal/crc32c"
 	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
@@ -576,7 +577,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 // give it and the CRC change that ID makes. ok is false where none was made.
 type predicted struct {
 	pid   int64
-	patch uint32 // the CRC's change: codec.PatchCRC from 0
+	patch uint32 // the CRC's change, crc32c.PatchWord from 0
 	ok    bool
 }
 
@@ -584,7 +585,7 @@ type predicted struct {
 // before the append copies it: the producer ID pid.Mapper.Predict expects,
 // and the CRC change of that ID, which the patch's multiply chain computes
 // while the copy runs instead of after it (the patch is linear in the CRC:
-// PatchCRC(crc, ...) is crc ^ PatchCRC(0, ...)). Nothing is recorded; the
+// PatchWord(crc, ...) is crc ^ PatchWord(0, ...)). Nothing is recorded; the
 // mapping itself is made after the checks (rewritePredicted). src holds
 // fuseMin bytes or more.
 func (p *Partition) predict(src []byte) predicted {
@@ -597,10 +598,8 @@ func (p *Partition) predict(src []byte) predicted {
 	if !ok || np == old {
 		return predicted{}
 	}
-	var was, now [8]byte
-	binary.BigEndian.PutUint64(was[:], uint64(old))
-	binary.BigEndian.PutUint64(now[:], uint64(np))
-	return predicted{pid: np, ok: true, patch: codec.PatchCRC(0, was[:], now[:], size-codec.OffProducerID-8)}
+	return predicted{pid: np, ok: true,
+		patch: crc32c.PatchWord(0, uint64(old), uint64(np), size-codec.OffProducerID-8)}
 }
 
 // rewritePredicted is Mapper.RewriteBatch of b under the O(1) CRC fix, b
