@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mirrorpath/mirrorpath/codec"
-	"github.com/mirrorpath/mirrorpath/internal/crc32c"
 	"github.com/mirrorpath/mirrorpath/internal/invariants"
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
 	"github.com/mirrorpath/mirrorpath/pid"
@@ -400,11 +399,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 	// roll is not staged ahead, which then costs the same two passes.
 	var dst []byte // the staged copy, once made
 	rollDue := false
-	var pred predicted // the first batch's mapping, prepared before the copy
 	if !leader && len(src) >= fuseMin {
-		if k == kindMirror && p.rewrites && p.cfg.CRCFix == pid.Patch {
-			pred = p.predict(src)
-		}
 		switch rollDue = p.log.NeedsRoll(len(src)); {
 		case !rollDue:
 			dst = p.log.Stage(len(src))
@@ -496,13 +491,7 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		switch k {
 		case kindMirror:
 			if p.rewrites {
-				var err error
-				if i == 0 && pred.ok {
-					err = p.rewritePredicted(b, pred)
-				} else {
-					_, err = p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix)
-				}
-				if err != nil {
+				if _, err := p.mapper.RewriteBatch(b, p.source, p.cfg.CRCFix); err != nil {
 					return Result{}, fail(k, i, pos, p.unmappable(app, err))
 				}
 			}
@@ -570,58 +559,6 @@ func (p *Partition) appendLocked(src []byte, k kind) (Result, error) {
 		return Result{}, err
 	}
 	return p.published(app, k, res, next, maxEpoch, lastEpoch)
-}
-
-// predicted is the mapping of an append's first batch, predicted before its
-// copy (Partition.predict): the producer ID the strategy is expected to
-// give it and the CRC change that ID makes. ok is false where none was made.
-type predicted struct {
-	pid   int64
-	patch uint32 // the CRC's change, crc32c.PatchWord from 0
-	ok    bool
-}
-
-// predict prepares the rewrite of src's first batch under the O(1) CRC fix
-// before the append copies it: the producer ID pid.Mapper.Predict expects,
-// and the CRC change of that ID, which the patch's multiply chain computes
-// while the copy runs instead of after it (the patch is linear in the CRC:
-// PatchWord(crc, ...) is crc ^ PatchWord(0, ...)). Nothing is recorded; the
-// mapping itself is made after the checks (rewritePredicted). src holds
-// fuseMin bytes or more.
-func (p *Partition) predict(src []byte) predicted {
-	size := frameSize(src)
-	if size < 0 {
-		return predicted{} // step 1 refuses it
-	}
-	old := codec.Batch(src).ProducerID()
-	np, ok := p.mapper.Predict(p.source, old)
-	if !ok || np == old {
-		return predicted{}
-	}
-	return predicted{pid: np, ok: true,
-		patch: crc32c.PatchWord(0, uint64(old), uint64(np), size-codec.OffProducerID-8)}
-}
-
-// rewritePredicted is Mapper.RewriteBatch of b under the O(1) CRC fix, b
-// being the batch whose mapping was predicted (pred, from predict): the
-// mapping is made, and where it is the predicted one the producer ID is
-// written and the prepared change applied to the CRC; otherwise the
-// rewrite is RewriteBatch's. b's bytes end the same either way. On error b
-// is unchanged.
-func (p *Partition) rewritePredicted(b codec.Batch, pred predicted) error {
-	old := b.ProducerID()
-	np, err := p.mapper.Map(p.source, old)
-	switch {
-	case err != nil:
-		return err
-	case np == old:
-	case np == pred.pid:
-		binary.BigEndian.PutUint64(b[codec.OffProducerID:], uint64(np))
-		binary.BigEndian.PutUint32(b[codec.OffCRC:], b.CRC()^pred.patch)
-	default:
-		pid.Rewrite(b, np, pid.Patch)
-	}
-	return nil
 }
 
 // published finishes an append whose batches the log holds, up to next:

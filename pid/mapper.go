@@ -2,7 +2,6 @@ package pid
 
 import (
 	"math/rand/v2"
-	"unsafe"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/invariants"
@@ -171,33 +170,6 @@ func (m *Mapper) mapPID(cluster [16]byte, p int64) (int64, error) {
 		return p, nil
 	}
 	return m.mapBitfield(cluster, p)
-}
-
-// Predict returns what Map(cluster, p) is expected to return, without
-// recording anything, so that a caller can prepare the rewrite (the CRC
-// patch of p's change) before it calls Map. ok is false where no
-// prediction is made. The pure strategies' answer is Map's. Under bitfield
-// the prediction is the fast path's (the previous call's unsalted cluster,
-// its salts unchanged since, p in [0, 2^31)), which Map returns unless the
-// slot turns out to be held by another origin: the caller compares Map's
-// result with it. Under bitfield it also prefetches the origins-table line that
-// Map probes, so that a caller with other work to do before Map (the
-// append path copies a large batch) overlaps the cache miss with it. O(1);
-// no allocation.
-func (m *Mapper) Predict(cluster [16]byte, p int64) (mapped int64, ok bool) {
-	switch m.strategy {
-	case Negate:
-		return MapNegate(p), true
-	case NegateSkip:
-		return MapNegateSkip(p), true
-	case Bitfield:
-		if m.fast && uint64(p) <= LowMask && cluster == m.lastID && m.salts.snap.Load() == m.snap {
-			mapped = Compose(m.lastRegion, p)
-			m.origins.prefetch(mapped)
-			return mapped, true
-		}
-	}
-	return p, false
 }
 
 // lastSalted reports whether the previous call's cluster has any salt in the
@@ -480,13 +452,6 @@ func (t *originTable) find(key int64) (int, bool) {
 		}
 		i++
 	}
-}
-
-// prefetch hints the CPU to load the line of key's home slot, the first that
-// find probes.
-func (t *originTable) prefetch(key int64) {
-	i := int(uint64(key)*golden64>>t.shift) & (len(t.slots) - 1)
-	prefetch(uintptr(unsafe.Pointer(&t.slots[i])))
 }
 
 // insert stores key at slot i (from find), growing the table first when it
