@@ -78,15 +78,18 @@ func appendGroup(t *testing.T, sh benchShape) (tasks []cputime.Task, setups []fu
 	// A slice's untimed warm-up is a lap of the task's log (its three
 	// recycled segments) or ring, of per bytes an operation.
 	lap := func(per int64) int { return int(3*benchSegmentBytes(int(per))/per) + 1 }
-	add := func(name string, bytes int64, setup func(), run func(n int)) {
+	add := func(name, class string, bytes int64, setup func(), run func(n int)) {
 		setup()
-		tasks = append(tasks, cputime.Task{Name: name, Bytes: bytes, Run: run, Warm: lap(bytes)})
+		tasks = append(tasks, cputime.Task{Name: name, Class: class, Bytes: bytes, Run: run, Warm: lap(bytes)})
 		setups = append(setups, setup)
 	}
 	for _, st := range benchStrategies {
 		fixes := []string{"full", "patch"}
+		class := "" // a rewrite's own code
 		if !st.s.Rewrites() {
-			fixes = []string{"none"}
+			// asis and barrier store the batch as it came, by the same
+			// code (the A/A canary): one count of appends a slice.
+			fixes, class = []string{"none"}, "as-is/batch="+sh.name
 		}
 		for _, fixName := range fixes {
 			fix := pid.Full
@@ -97,7 +100,7 @@ func appendGroup(t *testing.T, sh benchShape) (tasks []cputime.Task, setups []fu
 			var ring pidRing
 			var p *Partition
 			i := 0
-			add(fmt.Sprintf("Append/strategy=%s/crc=%s/batch=%s/producers=%d", st.name, fixName, sh.name, producers), size,
+			add(fmt.Sprintf("Append/strategy=%s/crc=%s/batch=%s/producers=%d", st.name, fixName, sh.name, producers), class, size,
 				func() {
 					in = benchBatch(t, sh.records, sh.value)
 					ring = newPIDRing(in, producers)
@@ -127,7 +130,7 @@ func appendGroup(t *testing.T, sh benchShape) (tasks []cputime.Task, setups []fu
 		{"LimitRingFused", limitFused, true}, {"LimitLocked", limitLocked, false}, {"CopyRing", limitCopy, true},
 	} {
 		var run func(n int)
-		add(l.name+"/batch="+sh.name, size,
+		add(l.name+"/batch="+sh.name, "", size,
 			func() {
 				if l.ring {
 					run = ringLimit(benchBatch(t, sh.records, sh.value), l.mode)
@@ -146,7 +149,7 @@ func appendGroup(t *testing.T, sh benchShape) (tasks []cputime.Task, setups []fu
 		}
 		var fetch []byte
 		var p *Partition
-		add(fmt.Sprintf("AppendFetch/strategy=asis/batch=%s/batches=%d", sh.name, c.n), size*int64(c.n),
+		add(fmt.Sprintf("AppendFetch/strategy=asis/batch=%s/batches=%d", sh.name, c.n), "", size*int64(c.n),
 			func() {
 				fetch = fetchOf(t, sh, c.n, c.n)
 				p = benchPartition(t, pid.Verbatim, pid.Full, len(fetch))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -17,6 +18,15 @@ type Task struct {
 	// its clock starts (else a quarter of the timed ones): enough to bring
 	// the task's data back into the caches, a lap of its log or ring.
 	Warm int
+	// Class names the tasks of a group that run the same code (the two
+	// sides of the A/A canary): they run one count of operations a slice,
+	// the lower median of their calibrated counts, so that a ratio of two
+	// of them compares the same work. Calibrated apart, two such tasks can
+	// get counts 25 to 30 % apart, and whatever a slice costs beside its
+	// operations (its clock reads, the first operations after another
+	// task's slice) then weighs differently in their figures. "": the
+	// task's own count.
+	Class string
 }
 
 // Plan says how Interleave alternates a group's tasks.
@@ -63,7 +73,8 @@ const calibrateMin = time.Millisecond
 // no task always follows the same one (whose data the caches then hold),
 // and a task's figure of the round sums its slices.
 // A slice is sized by a calibration (which also warms every task) to take
-// about p.Slice of CPU time. round is called after each round with the
+// about p.Slice of CPU time; tasks of one Class run one count.
+// round is called after each round with the
 // tasks' figures, in the order of tasks.
 func Interleave(p Plan, tasks []Task, round func(r int, figs []Figure)) {
 	if len(tasks) == 0 || p.Rounds <= 0 || p.Slices <= 0 {
@@ -74,7 +85,7 @@ func Interleave(p Plan, tasks []Task, round func(r int, figs []Figure)) {
 		p.Reset(resets)
 		resets++
 	}
-	ops := calibrate(tasks, p.Slice)
+	ops := classCounts(tasks, calibrate(tasks, p.Slice))
 	figs := make([]Figure, len(tasks))
 	order := make([]int, len(tasks))
 	for i := range order {
@@ -174,6 +185,30 @@ func calibrate(tasks []Task, target time.Duration) []int {
 		}
 	}
 	return best
+}
+
+// classCounts gives the tasks of each Class one count, the lower median
+// of their counts (the smaller of two): a task disturbed in its calibration
+// cannot lengthen its class's slices, and a class's slices stay within
+// about the target. It changes and returns counts.
+func classCounts(tasks []Task, counts []int) []int {
+	members := map[string][]int{}
+	for i, t := range tasks {
+		if t.Class != "" {
+			members[t.Class] = append(members[t.Class], i)
+		}
+	}
+	for _, idx := range members {
+		c := make([]int, len(idx))
+		for j, i := range idx {
+			c[j] = counts[i]
+		}
+		slices.Sort(c)
+		for _, i := range idx {
+			counts[i] = c[(len(c)-1)/2]
+		}
+	}
+	return counts
 }
 
 // perTarget is the count of operations that take target when n took used.

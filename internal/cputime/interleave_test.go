@@ -155,3 +155,51 @@ func TestInterleaveResets(t *testing.T) {
 		t.Errorf("order %s, want it to end %s", got, want)
 	}
 }
+
+// TestInterleaveClassCounts: tasks of one Class run one count of
+// operations a slice, however differently their calibrations went. Here
+// the calibration sees task b twice as costly per operation as a (a
+// collection on another thread, a moment of load): on its own b would get
+// about half a's count, and a figure of a slice's fixed costs over fewer
+// operations. c, of no class, keeps its own count.
+func TestInterleaveClassCounts(t *testing.T) {
+	for _, class := range []string{"same code", ""} {
+		calibrating := true
+		a := Task{Name: "a", Class: class, Run: func(n int) { spin(n) }}
+		b := Task{Name: "b", Class: class, Run: func(n int) {
+			if calibrating {
+				spin(n) // the disturbance: twice the CPU time per operation
+			}
+			spin(n)
+		}}
+		c := Task{Name: "c", Run: func(n int) { spin(n) }}
+		p := Plan{Rounds: 2, Slices: 4, Slice: 2 * time.Millisecond}
+		p.Settle = func() { calibrating = false } // the first slice's warm-up ends the calibration
+		var figs [][]Figure
+		Interleave(p, []Task{a, b, c}, func(_ int, f []Figure) { figs = append(figs, append([]Figure(nil), f...)) })
+		for r, f := range figs {
+			if f[0].N <= 0 || f[1].N <= 0 || f[2].N <= 0 {
+				t.Fatalf("class %q round %d: counts %d, %d, %d; want positive", class, r, f[0].N, f[1].N, f[2].N)
+			}
+			switch {
+			case class != "" && f[0].N != f[1].N:
+				t.Errorf("class %q round %d: a ran %d operations, b %d; want one count for the class", class, r, f[0].N, f[1].N)
+			case class == "" && f[0].N == f[1].N:
+				// The control: without a class, the disturbed calibration
+				// shows in the counts, so the check above can fail.
+				t.Errorf("no class, round %d: a and b both ran %d operations; want b's disturbed calibration to show", r, f[0].N)
+			}
+		}
+	}
+}
+
+// TestClassCounts: a class takes the lower median of its members' counts
+// (the smaller of two); tasks of no class and of other classes keep theirs.
+func TestClassCounts(t *testing.T) {
+	tasks := []Task{{Class: "x"}, {Class: "y"}, {Class: "x"}, {}, {Class: "x"}, {Class: "y"}, {}, {Class: "z"}}
+	got := classCounts(tasks, []int{300, 50, 100, 7, 200, 40, 9, 11})
+	want := []int{200, 40, 200, 7, 200, 40, 9, 11}
+	if !slices.Equal(got, want) {
+		t.Errorf("classCounts = %v, want %v", got, want)
+	}
+}
