@@ -101,3 +101,82 @@ func TestEmptyMirrorPidResetIsNoBarrier(t *testing.T) {
 		}
 	})
 }
+
+// VerificationStateEntry#maybeUpdateLowestSequenceAndEpoch: a verification
+// at the entry's epoch only ever lowers its lowest sequence; a higher
+// sequence at that epoch leaves it, so a batch above the lowest one stays
+// out of order. (The port of testSequenceAndEpochInVerificationEntry
+// verifies a lower sequence, a higher epoch and a lower epoch, never a
+// higher sequence at the same epoch.)
+func TestVerificationAtTheSameEpochNeverRaisesTheLowestSequence(t *testing.T) {
+	forEachKPSM(t, Options{VerifyTransactions: true}, func(t *testing.T, k *kpsm) {
+		g := k.verify(1, 3, 0, TV0, 0)
+		if g2 := k.verify(1, 5, 0, TV0, 0); g2 != g {
+			t.Fatalf("guard changed to %d from %d", g2, g)
+		}
+		k.probeLowest(g, 1, 0, 3)
+	})
+}
+
+// ProducerStateManager#updateOldestTxnTimestamp: when the oldest open
+// transaction's producer has no entry (a barrier removed every producer and
+// kept the open transactions) the timestamp is -1, and the transaction is
+// never late, however far the clock runs.
+func TestHasLateTransactionOfAProducerWithNoEntry(t *testing.T) {
+	forEachImpl(t, Options{MaxTransactionTimeoutMs: 60_000}, func(t *testing.T, h *harness) {
+		h.ok(Client, txnData(7, 0, 0, 1))
+		if kept := h.m.Reset(h.p); kept != 1 {
+			t.Fatalf("barrier kept %d open transactions, want 1", kept)
+		}
+		if _, ok := h.m.Producer(h.p, 7); ok {
+			t.Fatal("producer 7 has an entry after the barrier")
+		}
+		if h.m.HasLateTransaction(h.p, int64(1)<<50) {
+			t.Fatal("a transaction whose producer has no entry is late")
+		}
+	})
+}
+
+// The Store refuses a PartitionID of MaxPartitions or more with a panic that
+// names the bound; MaxPartitions-1 is the last it takes.
+func TestStorePartitionIDBound(t *testing.T) {
+	s := NewStore(Options{})
+	if n := s.ProducerCount(MaxPartitions - 1); n != 0 {
+		t.Fatalf("partition MaxPartitions-1 holds %d producers", n)
+	}
+	got := func() (r any) {
+		defer func() { r = recover() }()
+		s.ProducerCount(MaxPartitions)
+		return nil
+	}()
+	if got != "psm: PartitionID beyond MaxPartitions" {
+		t.Fatalf("PartitionID MaxPartitions: recovered %v, want the MaxPartitions panic", got)
+	}
+}
+
+// A snapshot of more producers than LoadSnapshot prefetches ahead loads into
+// a partition that has never held a producer, whose shards have no table
+// yet (the prefetch skips an empty shard), and gives back every producer.
+func TestStoreLoadsASnapshotIntoEmptyTables(t *testing.T) {
+	from := NewStore(Options{})
+	for pid := range int64(200) {
+		b := data(pid, 0, 0, 1)
+		b.BaseOffset = pid
+		if _, _, err := from.Update(0, Client, &b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := from.AppendSnapshot(nil, 0)
+	to := NewStore(Options{})
+	if err := to.LoadSnapshot(5, snap, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n := to.ProducerCount(5); n != 200 {
+		t.Fatalf("%d producers loaded, want 200", n)
+	}
+	for pid := range int64(200) {
+		if _, ok := to.Producer(5, pid); !ok {
+			t.Fatalf("producer %d not loaded", pid)
+		}
+	}
+}
