@@ -1,6 +1,10 @@
 package psm
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mirrorpath/mirrorpath/kafkaerr"
+)
 
 // Rules whose edges no other test of the package pins: each test below
 // fails on a mutant of the rule that results/mutation.md lists (a bound
@@ -179,4 +183,85 @@ func TestStoreLoadsASnapshotIntoEmptyTables(t *testing.T) {
 			t.Fatalf("producer %d not loaded", pid)
 		}
 	}
+}
+
+// Appender.Add: a refused batch leaves the append unchanged, also when its
+// producer already has a pending entry in the append: the entries of the
+// other producers stay, and Commit applies them.
+func TestRefusedBatchOfAPendingProducerKeepsTheOthers(t *testing.T) {
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		h.ok(Client, txnData(1, 0, 0, 1), txnData(2, 0, 0, 1)) // offsets 0 and 1
+		a := h.m.Begin(h.p, Client)
+		for i, b := range []Batch{txnData(1, 0, 1, 1), txnData(2, 0, 1, 1)} {
+			b.BaseOffset = 2 + int64(i)
+			if _, err := a.Add(&b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bad := txnData(1, 0, 5, 1) // producer 1's next sequence is 2
+		bad.BaseOffset = 4
+		if _, err := a.Add(&bad); err != kafkaerr.OutOfOrderSequenceNumber {
+			t.Fatalf("sequence 5 after 1: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", err)
+		}
+		a.Commit()
+		for _, pid := range []int64{1, 2} {
+			if in := h.producer(pid); in.NumBatches != 2 || in.LastSeq() != 1 || in.TxnFirstOffset != pid-1 {
+				t.Fatalf("producer %d after the refused batch: %+v", pid, in)
+			}
+		}
+	})
+}
+
+// An append of three runs of more producers than the appender scans
+// linearly, with a MIRROR_PID_RESET barrier after each of the first two
+// (BarrierApply Exact): the entries before the last barrier are dropped,
+// and every producer after it, fewer than before, gets its entry with both
+// its batches.
+func TestBarrierInsideAnAppendOfManyProducers(t *testing.T) {
+	forEachImpl(t, Options{BarrierApply: Exact}, func(t *testing.T, h *harness) {
+		var batches []Batch
+		for pid := range int64(30) {
+			batches = append(batches, txnData(pid, 0, 0, 1))
+		}
+		batches = append(batches, barrierBatch())
+		for pid := int64(50); pid < 80; pid++ {
+			batches = append(batches, txnData(pid, 0, 0, 1))
+		}
+		batches = append(batches, barrierBatch())
+		for pid := int64(100); pid < 112; pid++ {
+			batches = append(batches, txnData(pid, 0, 0, 1), txnData(pid, 0, 1, 1))
+		}
+		h.ok(Replication, batches...)
+		if c := h.m.ProducerCount(h.p); c != 12 {
+			t.Fatalf("%d producers after the barrier, want 12", c)
+		}
+		for pid := int64(100); pid < 112; pid++ {
+			if in := h.producer(pid); in.NumBatches != 2 || in.LastSeq() != 1 {
+				t.Fatalf("producer %d: %+v", pid, in)
+			}
+		}
+	})
+}
+
+// One producer's many batches among more producers than the appender scans
+// linearly, in one append: each batch joins the producer's entry (its
+// window keeps the last five), and the producers after them get theirs.
+func TestManyBatchesOfOneProducerAmongMany(t *testing.T) {
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		var batches []Batch
+		for pid := range int64(10) {
+			batches = append(batches, txnData(pid, 0, 0, 1))
+		}
+		for seq := int32(1); seq <= 100; seq++ {
+			batches = append(batches, txnData(0, 0, seq, 1))
+		}
+		batches = append(batches, txnData(10, 0, 0, 1))
+		h.ok(Client, batches...)
+		if in := h.producer(0); in.LastSeq() != 100 || in.NumBatches != NumBatchesToRetain {
+			t.Fatalf("producer 0: %+v", in)
+		}
+		if c := h.m.ProducerCount(h.p); c != 11 {
+			t.Fatalf("%d producers, want 11", c)
+		}
+	})
 }
