@@ -265,3 +265,33 @@ func TestManyBatchesOfOneProducerAmongMany(t *testing.T) {
 		}
 	})
 }
+
+// One append of many new producers and then of producers already in the
+// table: Commit inserts the new ones first, which grows the tables and
+// moves the entries already there, and each later producer's batch still
+// joins its own entry.
+func TestCommitThatGrowsTheTableKeepsEveryProducer(t *testing.T) {
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		var old []Batch
+		for pid := range int64(64) {
+			old = append(old, txnData(pid, 0, 0, 1))
+		}
+		h.ok(Client, old...)
+		var batches []Batch
+		for pid := int64(1000); pid < 3000; pid++ {
+			batches = append(batches, txnData(pid, 0, 0, 1))
+		}
+		for pid := range int64(64) {
+			batches = append(batches, txnData(pid, 0, 1, 1))
+		}
+		h.ok(Client, batches...)
+		if c := h.m.ProducerCount(h.p); c != 2064 {
+			t.Fatalf("%d producers, want 2064", c)
+		}
+		for pid := range int64(64) {
+			if in := h.producer(pid); in.NumBatches != 2 || in.LastSeq() != 1 || in.TxnFirstOffset != pid {
+				t.Fatalf("producer %d: %+v", pid, in)
+			}
+		}
+	})
+}
