@@ -1,6 +1,9 @@
 package psm
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
@@ -294,4 +297,18 @@ func TestCommitThatGrowsTheTableKeepsEveryProducer(t *testing.T) {
 			}
 		}
 	})
+}
+
+// ScanSnapshot given a size larger than the file: the CRC pass reads what
+// is there, and an entry the count promises but the file does not hold is
+// io.ErrUnexpectedEOF, not io.EOF, which a reader takes for a clean end.
+func TestScanSnapshotOfAFileShorterThanItsSize(t *testing.T) {
+	snap := appendSnapshotHeader(nil, 2) // two entries promised, one written
+	e := ProducerInfo{ProducerID: 7, Epoch: 3, LastTimestamp: 1700000000000, CoordinatorEpoch: -1, TxnFirstOffset: -1}
+	snap = finishSnapshot(appendSnapshotEntry(snap, &e), 0)
+	seen := 0
+	err := ScanSnapshot(bytes.NewReader(snap), int64(len(snap))+snapshotEntrySize, func(int, *ProducerInfo) { seen++ })
+	if !errors.Is(err, io.ErrUnexpectedEOF) || seen != 1 {
+		t.Fatalf("ScanSnapshot of a file one entry short of its size: %v after %d entries, want io.ErrUnexpectedEOF after 1", err, seen)
+	}
 }
