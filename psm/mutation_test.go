@@ -312,3 +312,49 @@ func TestScanSnapshotOfAFileShorterThanItsSize(t *testing.T) {
 		t.Fatalf("ScanSnapshot of a file one entry short of its size: %v after %d entries, want io.ErrUnexpectedEOF after 1", err, seen)
 	}
 }
+
+// A fetch's chunk (BeginChunk, REPLICATION) of plain data batches: ten new
+// producers, then by turns a new producer and one the table holds (whose
+// batch waits as a single record), more than the appender's index held at
+// first: the index grows with the records, and each producer ends with its
+// batch.
+func TestChunkOfNewAndKnownProducersInTurn(t *testing.T) {
+	s := NewStore(Options{})
+	off := int64(0)
+	chunk := func(batches ...Batch) {
+		a := s.BeginAppend(0, Replication)
+		a.BeginChunk(Replication)
+		for _, b := range batches {
+			b.BaseOffset = off
+			off++
+			if _, err := a.AddChunk(&b); err != nil {
+				t.Fatalf("AddChunk %+v: %v", b, err)
+			}
+		}
+		a.Commit()
+	}
+	for pid := range int64(60) { // one batch each: no chunk, no index
+		b := data(pid, 0, 0, 1)
+		b.BaseOffset = off
+		off++
+		if _, _, err := s.Update(0, Replication, &b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var turns []Batch
+	for pid := int64(1000); pid < 1010; pid++ {
+		turns = append(turns, data(pid, 0, 0, 1))
+	}
+	for i := range int64(60) {
+		turns = append(turns, data(2000+i, 0, 0, 1), data(i, 0, 1, 1))
+	}
+	chunk(turns...)
+	if c := s.ProducerCount(0); c != 130 {
+		t.Fatalf("%d producers, want 130", c)
+	}
+	for pid := range int64(60) {
+		if in, ok := s.Producer(0, pid); !ok || in.NumBatches != 2 || in.LastSeq() != 1 {
+			t.Fatalf("producer %d: %+v, %v", pid, in, ok)
+		}
+	}
+}
