@@ -358,3 +358,83 @@ func TestChunkOfNewAndKnownProducersInTurn(t *testing.T) {
 		}
 	}
 }
+
+// A fetch's chunk (BeginChunk, REPLICATION) of one plain data batch for each
+// of 100 producers the table holds, the first chunk of the partition's
+// appender: every batch waits as a single record, the appender's index is
+// built past the linear range and grows with them, and Commit writes each
+// into its producer's slot.
+func TestChunkOfOneBatchPerKnownProducer(t *testing.T) {
+	s := NewStore(Options{})
+	a := s.BeginAppend(0, Replication)
+	a.BeginChunk(Replication)
+	for pid := range int64(100) {
+		b := data(pid, 0, 0, 1)
+		b.BaseOffset = pid
+		if _, _, err := s.Update(0, Replication, &b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a = s.BeginAppend(0, Replication)
+	a.BeginChunk(Replication)
+	for pid := range int64(100) {
+		b := data(pid, 0, 1, 1)
+		b.BaseOffset = 100 + pid
+		if _, err := a.AddChunk(&b); err != nil {
+			t.Fatalf("AddChunk %+v: %v", b, err)
+		}
+	}
+	a.Commit()
+	for pid := range int64(100) {
+		if in, ok := s.Producer(0, pid); !ok || in.NumBatches != 2 || in.LastSeq() != 1 || in.Batches[1].LastOffset != 100+pid {
+			t.Fatalf("producer %d: %+v, %v", pid, in, ok)
+		}
+	}
+}
+
+// A fetch's chunk (BeginChunk, REPLICATION) over producers the table holds:
+// a plain batch of each (a single record), a transactional batch of each
+// (its pending entry, made from the record) and each one's COMMIT marker
+// leave the Store as the Model's append of the same batches leaves it.
+func TestChunkOfSingleRecordsThenTransactionsMatchesModel(t *testing.T) {
+	const n = 40
+	model, store := NewModel(Options{}), NewStore(Options{})
+	var batches []Batch
+	for pid := range int64(n) {
+		batches = append(batches, data(pid, 0, 1, 1))
+	}
+	for pid := range int64(n) {
+		batches = append(batches, txnData(pid, 0, 2, 1))
+	}
+	for pid := range int64(n) {
+		batches = append(batches, marker(pid, 0, false, 0))
+	}
+	ma := model.Begin(0, Replication)
+	for pid := range int64(n) {
+		b := data(pid, 0, 0, 1)
+		b.BaseOffset = pid
+		if _, _, err := store.Update(0, Replication, &b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ma.Add(&b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ma.Commit()
+	ma = model.Begin(0, Replication)
+	sa := store.BeginAppend(0, Replication)
+	sa.BeginChunk(Replication)
+	for i, b := range batches {
+		b.BaseOffset = n + int64(i)
+		mo, merr := ma.Add(&b)
+		so, serr := sa.AddChunk(&b)
+		if merr != nil || serr != nil || val(mo) != val(so) {
+			t.Fatalf("batch %d %+v: model %+v %v, store %+v %v", i, b, val(mo), merr, val(so), serr)
+		}
+	}
+	ma.Commit()
+	sa.Commit()
+	if m, s := dumpState(model, 0), dumpState(store, 0); !equalState(m, s) {
+		t.Fatalf("after the chunk:\nmodel %+v\nstore %+v", m, s)
+	}
+}
