@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/kafkaerr"
@@ -398,7 +399,6 @@ func TestChunkOfOneBatchPerKnownProducer(t *testing.T) {
 // leave the Store as the Model's append of the same batches leaves it.
 func TestChunkOfSingleRecordsThenTransactionsMatchesModel(t *testing.T) {
 	const n = 40
-	model, store := NewModel(Options{}), NewStore(Options{})
 	var batches []Batch
 	for pid := range int64(n) {
 		batches = append(batches, data(pid, 0, 1, 1))
@@ -409,8 +409,39 @@ func TestChunkOfSingleRecordsThenTransactionsMatchesModel(t *testing.T) {
 	for pid := range int64(n) {
 		batches = append(batches, marker(pid, 0, false, 0))
 	}
+	chunkMatchesModel(t, n, batches)
+}
+
+// A fetch's chunk (BeginChunk, REPLICATION) that opens a transaction for
+// each of 60 new producers, then commits each: the markers find the
+// entries the transactional batches made, as in the Model. The PIDs are
+// drawn at random (seeded), so that some share a first probe slot of the
+// appender's index, as consecutive PIDs seldom do.
+func TestChunkOfNewTransactionsThenMarkersMatchesModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var pids []int64
+	for range 60 {
+		pids = append(pids, rng.Int64N(1<<40))
+	}
+	var batches []Batch
+	for _, pid := range pids {
+		batches = append(batches, txnData(pid, 0, 0, 1))
+	}
+	for _, pid := range pids {
+		batches = append(batches, marker(pid, 0, false, 0))
+	}
+	chunkMatchesModel(t, 0, batches)
+}
+
+// chunkMatchesModel gives producers 0 to known-1 one plain batch each in
+// the Model and the Store, then appends batches in one append of each: on
+// the Store a chunk (BeginChunk, AddChunk), REPLICATION. Every answer and
+// the state after it must be the same.
+func chunkMatchesModel(t *testing.T, known int64, batches []Batch) {
+	t.Helper()
+	model, store := NewModel(Options{}), NewStore(Options{})
 	ma := model.Begin(0, Replication)
-	for pid := range int64(n) {
+	for pid := range known {
 		b := data(pid, 0, 0, 1)
 		b.BaseOffset = pid
 		if _, _, err := store.Update(0, Replication, &b); err != nil {
@@ -425,7 +456,7 @@ func TestChunkOfSingleRecordsThenTransactionsMatchesModel(t *testing.T) {
 	sa := store.BeginAppend(0, Replication)
 	sa.BeginChunk(Replication)
 	for i, b := range batches {
-		b.BaseOffset = n + int64(i)
+		b.BaseOffset = known + int64(i)
 		mo, merr := ma.Add(&b)
 		so, serr := sa.AddChunk(&b)
 		if merr != nil || serr != nil || val(mo) != val(so) {
