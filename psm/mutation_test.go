@@ -469,3 +469,23 @@ func chunkMatchesModel(t *testing.T, known int64, batches []Batch) {
 		t.Fatalf("after the chunk:\nmodel %+v\nstore %+v", m, s)
 	}
 }
+
+// A fetch's chunk (BeginChunk, REPLICATION) of one plain batch for each of
+// eight producers the table holds (single records, within the appender's
+// linear range), then a second batch of the first, whose pending entry
+// takes the appender past that range, then more producers: the index the
+// appender builds there holds every record, as in the Model.
+func TestChunkPassesTheLinearRangeOnASecondBatch(t *testing.T) {
+	var batches []Batch
+	for pid := range int64(8) {
+		batches = append(batches, data(pid, 0, 1, 1))
+	}
+	batches = append(batches, data(0, 0, 2, 1))
+	for pid := int64(100); pid < 120; pid++ {
+		batches = append(batches, data(pid, 0, 0, 1))
+	}
+	for pid := range int64(8) {
+		batches = append(batches, data(pid, 0, 3, 1))
+	}
+	chunkMatchesModel(t, 8, batches)
+}
