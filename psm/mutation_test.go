@@ -489,3 +489,36 @@ func TestChunkPassesTheLinearRangeOnASecondBatch(t *testing.T) {
 	}
 	chunkMatchesModel(t, 8, batches)
 }
+
+// Update of a partition the Store has not made yet, whose ID is the length
+// of the Store's partition directory: the partition is made and takes the
+// batch.
+func TestUpdateOfTheNextNewPartition(t *testing.T) {
+	s := NewStore(Options{})
+	for p := range PartitionID(3) {
+		b := data(7, 0, 0, 1)
+		if _, _, err := s.Update(p, Client, &b); err != nil {
+			t.Fatalf("Update of partition %d: %v", p, err)
+		}
+		if in, ok := s.Producer(p, 7); !ok || in.LastSeq() != 0 {
+			t.Fatalf("partition %d: producer 7 %+v, %v", p, in, ok)
+		}
+	}
+}
+
+// ProducerAppendInfo#append: a plain data batch of a producer whose
+// transaction is open is INVALID_TXN_STATE, also through Update's one-batch
+// path (after a plain append of a producer the table holds) and when the
+// transaction began at offset 0.
+func TestUpdateRefusesPlainBatchInTransactionAtOffsetZero(t *testing.T) {
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		h.ok(Client, txnData(7, 0, 0, 1)) // offset 0
+		h.ok(Client, data(8, 0, 0, 1))
+		h.ok(Client, data(8, 0, 1, 1))
+		b := data(7, 0, 1, 1)
+		b.BaseOffset = h.next
+		if _, _, err := h.m.Update(h.p, Client, &b); err != kafkaerr.InvalidTxnState {
+			t.Fatalf("plain batch in the transaction begun at offset 0: %v, want INVALID_TXN_STATE", err)
+		}
+	})
+}
