@@ -522,3 +522,28 @@ func TestUpdateRefusesPlainBatchInTransactionAtOffsetZero(t *testing.T) {
 		}
 	})
 }
+
+// An append of one transactional batch for each of eight producers, as many
+// pending entries as the appender scans linearly, then a second batch of
+// each: every second batch joins its producer's entry, and each producer
+// has one open transaction.
+func TestSecondBatchesAfterEightPendingEntries(t *testing.T) {
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		var batches []Batch
+		for pid := range int64(8) {
+			batches = append(batches, txnData(pid, 0, 0, 1))
+		}
+		for pid := range int64(8) {
+			batches = append(batches, txnData(pid, 0, 1, 1))
+		}
+		h.ok(Client, batches...)
+		if open := h.m.OpenTxns(nil, h.p); len(open) != 8 {
+			t.Fatalf("open transactions %+v, want one for each of 8 producers", open)
+		}
+		for pid := range int64(8) {
+			if in := h.producer(pid); in.NumBatches != 2 || in.LastSeq() != 1 || in.TxnFirstOffset != pid {
+				t.Fatalf("producer %d: %+v", pid, in)
+			}
+		}
+	})
+}
