@@ -547,3 +547,36 @@ func TestSecondBatchesAfterEightPendingEntries(t *testing.T) {
 		}
 	})
 }
+
+// Two appends on one partition, each of more producers than the appender
+// scans linearly: the index the first built serves the second, and holds
+// every producer of the second from the first one past the linear range
+// on, so that each second batch, the first of them right after that
+// producer, joins its producer's entry.
+func TestSecondAppendOfManyProducersReusesTheIndex(t *testing.T) {
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		var first, second []Batch
+		for pid := range int64(30) {
+			first = append(first, txnData(pid, 0, 0, 1))
+		}
+		h.ok(Client, first...)
+		for pid := int64(100); pid < 109; pid++ { // nine: one past the linear range
+			second = append(second, txnData(pid, 0, 0, 1))
+		}
+		for pid := int64(100); pid < 109; pid++ {
+			second = append(second, txnData(pid, 0, 1, 1))
+		}
+		for pid := int64(109); pid < 112; pid++ {
+			second = append(second, txnData(pid, 0, 0, 1), txnData(pid, 0, 1, 1))
+		}
+		h.ok(Client, second...)
+		if open := h.m.OpenTxns(nil, h.p); len(open) != 42 {
+			t.Fatalf("%d open transactions, want 42", len(open))
+		}
+		for pid := int64(100); pid < 112; pid++ {
+			if in := h.producer(pid); in.NumBatches != 2 || in.LastSeq() != 1 {
+				t.Fatalf("producer %d: %+v", pid, in)
+			}
+		}
+	})
+}
