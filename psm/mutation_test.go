@@ -580,3 +580,22 @@ func TestSecondAppendOfManyProducersReusesTheIndex(t *testing.T) {
 		}
 	})
 }
+
+// ProducerAppendInfo#checkSequence's sequence-0 rule of transaction version 2
+// (KAFKA-18202) holds only while the producer's committed entry caches no
+// batch: a producer whose entry holds a plain batch continues its sequence
+// in a TV2-verified transaction.
+func TestTV2VerifiedProducerWithABatchContinuesItsSequence(t *testing.T) {
+	forEachImpl(t, Options{Release: Kafka41, VerifyTransactions: true}, func(t *testing.T, h *harness) {
+		h.ok(Client, data(1, 0, 0, 1))
+		g := h.verify(1, 1, 0, TV2, 0)
+		a := h.m.Begin(h.p, Client)
+		a.SetGuard(g)
+		b := txnData(1, 0, 1, 1)
+		b.BaseOffset = h.next
+		if _, err := a.Add(&b); err != nil {
+			t.Fatalf("sequence 1 after 0 in a TV2-verified transaction: %v", err)
+		}
+		a.Commit()
+	})
+}
