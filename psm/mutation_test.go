@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -597,5 +598,21 @@ func TestTV2VerifiedProducerWithABatchContinuesItsSequence(t *testing.T) {
 			t.Fatalf("sequence 1 after 0 in a TV2-verified transaction: %v", err)
 		}
 		a.Commit()
+	})
+}
+
+// ProducerStateManager#isProducerExpired subtracts in long arithmetic:
+// currentTimeMs - lastTimestamp >= producerIdExpirationMs, wrapping as Java
+// (and Go) do. A producer whose last timestamp is MaxInt64 has expired at
+// now -10 (the difference wraps to a large positive value), and the Store's
+// shard bounds, which let ExpireProducers skip a shard, must not hide it.
+func TestExpireProducerOfTimestampMaxInt64AtNegativeNow(t *testing.T) {
+	forEachImpl(t, Options{}, func(t *testing.T, h *harness) {
+		b := data(7, 0, 0, 1)
+		b.MaxTimestamp = math.MaxInt64
+		h.ok(Client, b)
+		if n := h.m.ExpireProducers(h.p, -10); n != 1 {
+			t.Fatalf("expired %d producers, want 1", n)
+		}
 	})
 }
