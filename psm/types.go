@@ -11,7 +11,7 @@ import (
 
 // PartitionID names one partition inside a Store or Model. It is a small dense index
 // the caller assigns (0, 1, 2, …): the Store keeps its partitions in a slice
-// indexed by it, so IDs above MaxPartitions are refused with a panic.
+// indexed by it, so an ID of MaxPartitions or more is refused with a panic.
 type PartitionID uint32
 
 // MaxPartitions bounds PartitionID for the Store (its partition directory is a
