@@ -143,3 +143,35 @@ func TestCheckControlValueUnderEveryCodec(t *testing.T) {
 		}
 	}
 }
+
+// AppendBatch appends to what dst holds: a batch built after another in the
+// same buffer carries its own batchLength and CRC, so the buffer frames as
+// the two batches, each intact, whatever the codec.
+func TestAppendBatchAfterAnother(t *testing.T) {
+	recs := []Record{{Value: []byte("a")}, {OffsetDelta: 1, Key: []byte("k"), Value: []byte("bc")}}
+	codecs := []Compression{CompressionNone, CompressionGzip}
+	var buf []byte
+	for i, c := range codecs {
+		var err error
+		if buf, err = AppendBatch(buf, BatchHeader{BaseOffset: int64(10 * i), BaseSequence: -1}, recs, c); err != nil {
+			t.Fatal(c, err)
+		}
+	}
+	rest := buf
+	for i, c := range codecs {
+		b, r, err := Next(rest)
+		if err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+		if err := b.VerifyCRC(); err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+		if b.BaseOffset() != int64(10*i) || b.Compression() != c || b.RecordsCount() != 2 {
+			t.Fatalf("batch %d: base offset %d, %v, %d records", i, b.BaseOffset(), b.Compression(), b.RecordsCount())
+		}
+		rest = r
+	}
+	if len(rest) != 0 {
+		t.Fatalf("%d bytes after the two batches", len(rest))
+	}
+}
