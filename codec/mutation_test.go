@@ -3,6 +3,7 @@ package codec
 import (
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -173,5 +174,139 @@ func TestAppendBatchAfterAnother(t *testing.T) {
 	}
 	if len(rest) != 0 {
 		t.Fatalf("%d bytes after the two batches", len(rest))
+	}
+}
+
+// zigzag32 is the unsigned varint code of v's zig-zag encoding.
+func zigzag32(v int32) uint32 { return uint32(v)<<1 ^ uint32(v>>31) }
+
+// recordOfBody is body prefixed with its length varint, a record's bytes.
+func recordOfBody(body []byte) []byte { return append(appendVarint32(nil, int32(len(body))), body...) }
+
+// varintRecords are records whose every varint field takes each of its
+// encoded lengths, from one byte to the longest, on both sides of each
+// length's bounds (63/64, 8191/8192 and their negatives), and whose record
+// length does the same (bodies around 64, 128 and 8192 bytes).
+func varintRecords() []Record {
+	var recs []Record
+	deltas := []int32{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193, 1 << 20, -1 << 20, math.MaxInt32, math.MinInt32}
+	for _, v := range deltas {
+		recs = append(recs, Record{TimestampDelta: int64(v)}, Record{OffsetDelta: v})
+	}
+	recs = append(recs, Record{TimestampDelta: 1 << 40}, Record{TimestampDelta: math.MinInt64})
+	sizes := []int{0, 1, 63, 64, 8191, 8192}
+	for _, n := range sizes {
+		recs = append(recs, Record{Key: make([]byte, n)}, Record{Value: make([]byte, n)})
+		hs := make([]Header, n)
+		for i := range hs {
+			hs[i] = Header{Key: []byte{}}
+		}
+		if n > 0 {
+			recs = append(recs, Record{Headers: MakeHeaders(hs...)},
+				Record{Headers: MakeHeaders(Header{Key: make([]byte, n), Value: make([]byte, n)})})
+		}
+	}
+	for _, n := range []int{50, 8170} {
+		for k := n; k < n+30; k++ {
+			recs = append(recs, Record{Key: make([]byte, k)})
+		}
+	}
+	for k := 110; k < 130; k++ {
+		recs = append(recs, Record{Key: make([]byte, k)})
+	}
+	return recs
+}
+
+// Every varint of a record decodes at each of its encoded lengths
+// (DefaultRecord.readFrom over ByteUtils.readVarint/readVarlong): the
+// record reads back as written, in the bytes it took. Every prefix of it is
+// ErrRecordTruncated, and a record whose length says its body ends early,
+// at any byte of the body, is refused; the reference reader (Kafka's rules)
+// agrees in every case.
+func TestRecordFieldsAtEveryVarintLength(t *testing.T) {
+	for i, r := range varintRecords() {
+		enc := AppendRecord(nil, r)
+		got, n, err := ReadRecord(enc)
+		if err != nil || n != len(enc) || !reflect.DeepEqual(got, r) {
+			t.Fatalf("record %d (%d bytes): read %d bytes, %v\n got %+v\nwant %+v", i, len(enc), n, err, got, r)
+		}
+		if err := compareWalks(enc, 1); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		near := func(j, n int) bool { return j < 80 || n-j < 80 }
+		for j := 0; j < len(enc); j++ {
+			if !near(j, len(enc)) {
+				continue
+			}
+			if _, _, err := ReadRecord(enc[:j]); !errors.Is(err, ErrRecordTruncated) {
+				t.Fatalf("record %d cut to %d of %d bytes: %v, want ErrRecordTruncated", i, j, len(enc), err)
+			}
+		}
+		body := enc[sizeVarint32(int32(r.bodySize())):]
+		for j := 0; j < len(body); j++ {
+			if !near(j, len(body)) {
+				continue
+			}
+			short := recordOfBody(body[:j])
+			if _, _, err := ReadRecord(short); !errors.Is(err, ErrBadRecord) {
+				t.Fatalf("record %d with its body cut to %d of %d bytes: %v, want a record defect", i, j, len(body), err)
+			}
+			if err := compareWalks(short, 1); err != nil {
+				t.Fatalf("record %d with its body cut to %d of %d bytes: %v", i, j, len(body), err)
+			}
+		}
+	}
+}
+
+// A negative record length is refused (ErrRecordLength; DefaultRecord
+// .readFrom fails when the fields do not take exactly the length), in each
+// encoded length, even where the bytes after it hold a valid record of the
+// length's magnitude: each length here is -(L^1)-1, whose zig-zag code with
+// the sign bit dropped reads L, the body's length.
+func TestRecordNegativeLengthRefused(t *testing.T) {
+	for _, k := range []int{0, 10, 56, 63, 64, 100, 8000} {
+		body := AppendRecord(nil, Record{Key: make([]byte, k)})
+		body = body[sizeVarint32(int32(len(body)-1)):] // drop its length
+		if _, _, err := ReadRecord(recordOfBody(body)); err != nil {
+			t.Fatalf("key %d: the body alone does not read: %v", k, err)
+		}
+		l := int32(len(body))
+		u := uint32(l^1)<<1 | 1
+		rec := append(appendUvarint32(nil, u), body...)
+		if _, _, err := ReadRecord(rec); !errors.Is(err, ErrRecordLength) {
+			t.Errorf("length %d (%d bytes of varint) before a %d-byte body: %v, want ErrRecordLength",
+				-(l^1)-1, sizeUvarint32(u), l, err)
+		}
+	}
+}
+
+// A negative key or value length is null, whatever its magnitude and
+// encoded length (DefaultRecord.readFrom reads the bytes only when the size
+// is >= 0); a negative header count is ErrHeaderCount even when as many
+// headers as its magnitude follow.
+func TestRecordNegativeFieldLengths(t *testing.T) {
+	for _, l := range []int32{-1, -2, -64, -65, -8192, -8193, -1 << 20} {
+		for _, field := range []string{"key", "value"} {
+			body := []byte{0, 0, 0} // attributes, timestampDelta, offsetDelta
+			if field == "key" {
+				body = append(appendVarint32(body, l), 1)
+			} else {
+				body = appendVarint32(append(body, 1), l)
+			}
+			body = append(body, 0) // no headers
+			r, n, err := ReadRecord(recordOfBody(body))
+			if err != nil || n != len(recordOfBody(body)) || r.Key != nil || r.Value != nil {
+				t.Errorf("%s length %d: key %q value %q, %d bytes, %v; want both null", field, l, r.Key, r.Value, n, err)
+			}
+		}
+		u := zigzag32(l)
+		m := int(u>>1 ^ 1) // the count the code reads as with its sign bit dropped
+		body := appendVarint32([]byte{0, 0, 0, 1, 1}, l)
+		for range m {
+			body = append(body, 0, 1) // an empty key, a null value
+		}
+		if _, _, err := ReadRecord(recordOfBody(body)); !errors.Is(err, ErrHeaderCount) {
+			t.Errorf("header count %d before %d headers: %v, want ErrHeaderCount", l, m, err)
+		}
 	}
 }
