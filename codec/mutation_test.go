@@ -314,3 +314,18 @@ func TestRecordNegativeFieldLengths(t *testing.T) {
 		}
 	}
 }
+
+// A record whose body ends inside its value length is refused
+// (ErrRecordLength; the reference refuses it too), whatever the bytes
+// before the cut hold: here attributes 0x02, a timestampDelta of 0, an
+// offsetDelta of 3 and a null key, which read from the body's first byte
+// would be a header count of 1 and one header whose value runs to the cut.
+func TestRecordCutInsideValueLength(t *testing.T) {
+	rec := recordOfBody([]byte{2, 0, 6, 1, 0x80, 0x80})
+	if _, _, err := ReadRecord(rec); !errors.Is(err, ErrRecordLength) {
+		t.Fatalf("%x: %v, want ErrRecordLength", rec, err)
+	}
+	if err := compareWalks(rec, 1); err != nil {
+		t.Fatal(err)
+	}
+}
