@@ -329,3 +329,23 @@ func TestRecordCutInsideValueLength(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// DefaultRecord.readFrom refuses a header count above the bytes left in the
+// body (ErrHeaderCount); a count equal to them passes that check and the
+// record fails on the header it cannot read (ErrRecordLength), since a
+// header takes at least two bytes.
+func TestRecordHeaderCountAgainstBytesLeft(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		count int32
+		want  error
+	}{
+		{"one header announced, one byte left", 1, ErrRecordLength},
+		{"two headers announced, one byte left", 2, ErrHeaderCount},
+	} {
+		body := append(appendVarint32([]byte{0, 0, 0, 1, 1}, c.count), 0)
+		if _, _, err := ReadRecord(recordOfBody(body)); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+}
