@@ -349,3 +349,62 @@ func TestRecordHeaderCountAgainstBytesLeft(t *testing.T) {
 		}
 	}
 }
+
+// The partial read (DefaultRecord#readPartiallyFrom) decodes every varint
+// at each of its encoded lengths: each record of varintRecords reads back
+// with its attributes, deltas, key and value (headers are skipped), in the
+// bytes it took. Every prefix of it is ErrRecordTruncated (the partial read
+// ignores the record length, so a cut shows only as a field that runs past
+// the data), and the reference refuses every prefix too.
+func TestPartialRecordAtEveryVarintLength(t *testing.T) {
+	for i, r := range varintRecords() {
+		enc := AppendRecord(nil, r)
+		want := r
+		want.Headers = Headers{}
+		got, n, err := ReadPartialRecord(enc)
+		if err != nil || n != len(enc) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("record %d (%d bytes): read %d bytes, %v\n got %+v\nwant %+v", i, len(enc), n, err, got, want)
+		}
+		if _, _, err := refPartial(enc, 1); err != nil {
+			t.Fatalf("record %d: the reference refuses it: %v", i, err)
+		}
+		for j := 0; j < len(enc); j++ {
+			if j >= 80 && len(enc)-j >= 80 {
+				continue
+			}
+			if _, _, err := ReadPartialRecord(enc[:j]); !errors.Is(err, ErrRecordTruncated) {
+				t.Fatalf("record %d cut to %d of %d bytes: %v, want ErrRecordTruncated", i, j, len(enc), err)
+			}
+			if _, _, err := refPartial(enc[:j], 1); err == nil {
+				t.Fatalf("record %d cut to %d of %d bytes: the reference accepts it", i, j, len(enc))
+			}
+		}
+	}
+}
+
+// The partial read refuses data that ends inside a varint
+// (ErrRecordTruncated), whatever the bytes before the cut hold: the record
+// length it ignores, the attributes and the fields read so far. The bytes
+// of each case, read again from the first byte, would be fields that end a
+// record (null key and value lengths, a header count of 0, a header value
+// length that covers the rest), so a reader that lost its place at the cut
+// would accept them.
+func TestPartialRecordCutInsideAVarint(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"inside the offsetDelta", []byte{0x01, 0x01, 0x00, 0x80}},
+		{"inside the key length", []byte{0x01, 0x00, 0x00, 0x00, 0x80}},
+		{"inside the value length", []byte{0x00, 0x00, 0x00, 0x00, 0x01, 0x80}},
+		{"inside the header key length", []byte{0x02, 0x00, 0x00, 0x00, 0x01, 0x01, 0x02, 0x80}},
+		{"inside the header value length", []byte{0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x02, 0x00, 0x80}},
+	} {
+		if _, _, err := ReadPartialRecord(c.data); !errors.Is(err, ErrRecordTruncated) {
+			t.Errorf("%s (%x): %v, want ErrRecordTruncated", c.name, c.data, err)
+		}
+		if _, _, err := refPartial(c.data, 1); err == nil {
+			t.Errorf("%s (%x): the reference accepts it", c.name, c.data)
+		}
+	}
+}
