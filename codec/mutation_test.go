@@ -3,6 +3,7 @@ package codec
 import (
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -140,6 +141,270 @@ func TestCheckControlValueUnderEveryCodec(t *testing.T) {
 			if _, err := Batch(b).Check(nil, 1<<20); !errors.Is(err, v.want) || (v.want == nil) != (err == nil) {
 				t.Errorf("%s, %s: Check = %v, want %v", c, v.name, err, v.want)
 			}
+		}
+	}
+}
+
+// AppendBatch appends to what dst holds: a batch built after another in the
+// same buffer carries its own batchLength and CRC, so the buffer frames as
+// the two batches, each intact, whatever the codec.
+func TestAppendBatchAfterAnother(t *testing.T) {
+	recs := []Record{{Value: []byte("a")}, {OffsetDelta: 1, Key: []byte("k"), Value: []byte("bc")}}
+	codecs := []Compression{CompressionNone, CompressionGzip}
+	var buf []byte
+	for i, c := range codecs {
+		var err error
+		if buf, err = AppendBatch(buf, BatchHeader{BaseOffset: int64(10 * i), BaseSequence: -1}, recs, c); err != nil {
+			t.Fatal(c, err)
+		}
+	}
+	rest := buf
+	for i, c := range codecs {
+		b, r, err := Next(rest)
+		if err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+		if err := b.VerifyCRC(); err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+		if b.BaseOffset() != int64(10*i) || b.Compression() != c || b.RecordsCount() != 2 {
+			t.Fatalf("batch %d: base offset %d, %v, %d records", i, b.BaseOffset(), b.Compression(), b.RecordsCount())
+		}
+		rest = r
+	}
+	if len(rest) != 0 {
+		t.Fatalf("%d bytes after the two batches", len(rest))
+	}
+}
+
+// zigzag32 is the unsigned varint code of v's zig-zag encoding.
+func zigzag32(v int32) uint32 { return uint32(v)<<1 ^ uint32(v>>31) }
+
+// recordOfBody is body prefixed with its length varint, a record's bytes.
+func recordOfBody(body []byte) []byte { return append(appendVarint32(nil, int32(len(body))), body...) }
+
+// varintRecords are records whose every varint field takes each of its
+// encoded lengths, from one byte to the longest, on both sides of each
+// length's bounds (63/64, 8191/8192 and their negatives), and whose record
+// length does the same (bodies around 64, 128 and 8192 bytes).
+func varintRecords() []Record {
+	var recs []Record
+	deltas := []int32{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193, 1 << 20, -1 << 20, math.MaxInt32, math.MinInt32}
+	for _, v := range deltas {
+		recs = append(recs, Record{TimestampDelta: int64(v)}, Record{OffsetDelta: v})
+	}
+	recs = append(recs, Record{TimestampDelta: 1 << 40}, Record{TimestampDelta: math.MinInt64})
+	sizes := []int{0, 1, 63, 64, 8191, 8192}
+	for _, n := range sizes {
+		recs = append(recs, Record{Key: make([]byte, n)}, Record{Value: make([]byte, n)})
+		hs := make([]Header, n)
+		for i := range hs {
+			hs[i] = Header{Key: []byte{}}
+		}
+		if n > 0 {
+			recs = append(recs, Record{Headers: MakeHeaders(hs...)},
+				Record{Headers: MakeHeaders(Header{Key: make([]byte, n), Value: make([]byte, n)})})
+		}
+	}
+	for _, n := range []int{50, 8170} {
+		for k := n; k < n+30; k++ {
+			recs = append(recs, Record{Key: make([]byte, k)})
+		}
+	}
+	for k := 110; k < 130; k++ {
+		recs = append(recs, Record{Key: make([]byte, k)})
+	}
+	return recs
+}
+
+// Every varint of a record decodes at each of its encoded lengths
+// (DefaultRecord.readFrom over ByteUtils.readVarint/readVarlong): the
+// record reads back as written, in the bytes it took. Every prefix of it is
+// ErrRecordTruncated, and a record whose length says its body ends early,
+// at any byte of the body, is ErrRecordLength (a varint cut by the end of
+// the body is cut, not too long), or ErrHeaderCount once the count is read
+// and more headers are announced than bytes are left; the reference reader
+// (Kafka's rules) refuses it too.
+func TestRecordFieldsAtEveryVarintLength(t *testing.T) {
+	for i, r := range varintRecords() {
+		enc := AppendRecord(nil, r)
+		got, n, err := ReadRecord(enc)
+		if err != nil || n != len(enc) || !reflect.DeepEqual(got, r) {
+			t.Fatalf("record %d (%d bytes): read %d bytes, %v\n got %+v\nwant %+v", i, len(enc), n, err, got, r)
+		}
+		if err := compareWalks(enc, 1); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		near := func(j, n int) bool { return j < 80 || n-j < 80 }
+		for j := 0; j < len(enc); j++ {
+			if !near(j, len(enc)) {
+				continue
+			}
+			if _, _, err := ReadRecord(enc[:j]); !errors.Is(err, ErrRecordTruncated) {
+				t.Fatalf("record %d cut to %d of %d bytes: %v, want ErrRecordTruncated", i, j, len(enc), err)
+			}
+		}
+		body := enc[sizeVarint32(int32(r.bodySize())):]
+		headersAt := len(body) - len(r.Headers.raw) // after the header count
+		for j := 0; j < len(body); j++ {
+			if !near(j, len(body)) {
+				continue
+			}
+			short := recordOfBody(body[:j])
+			_, _, err := ReadRecord(short)
+			if !errors.Is(err, ErrRecordLength) && !(j >= headersAt && errors.Is(err, ErrHeaderCount)) {
+				t.Fatalf("record %d with its body cut to %d of %d bytes: %v, want ErrRecordLength", i, j, len(body), err)
+			}
+			if err := compareWalks(short, 1); err != nil {
+				t.Fatalf("record %d with its body cut to %d of %d bytes: %v", i, j, len(body), err)
+			}
+		}
+	}
+}
+
+// A negative record length is refused (ErrRecordLength; DefaultRecord
+// .readFrom fails when the fields do not take exactly the length), in each
+// encoded length, even where the bytes after it hold a valid record of the
+// length's magnitude: each length here is -(L^1)-1, whose zig-zag code with
+// the sign bit dropped reads L, the body's length.
+func TestRecordNegativeLengthRefused(t *testing.T) {
+	for _, k := range []int{0, 10, 56, 63, 64, 100, 8000} {
+		body := AppendRecord(nil, Record{Key: make([]byte, k)})
+		body = body[sizeVarint32(int32(len(body)-1)):] // drop its length
+		if _, _, err := ReadRecord(recordOfBody(body)); err != nil {
+			t.Fatalf("key %d: the body alone does not read: %v", k, err)
+		}
+		l := int32(len(body))
+		u := uint32(l^1)<<1 | 1
+		rec := append(appendUvarint32(nil, u), body...)
+		if _, _, err := ReadRecord(rec); !errors.Is(err, ErrRecordLength) {
+			t.Errorf("length %d (%d bytes of varint) before a %d-byte body: %v, want ErrRecordLength",
+				-(l^1)-1, sizeUvarint32(u), l, err)
+		}
+	}
+}
+
+// A negative key or value length is null, whatever its magnitude and
+// encoded length (DefaultRecord.readFrom reads the bytes only when the size
+// is >= 0); a negative header count is ErrHeaderCount even when as many
+// headers as its magnitude follow.
+func TestRecordNegativeFieldLengths(t *testing.T) {
+	for _, l := range []int32{-1, -2, -64, -65, -8192, -8193, -1 << 20} {
+		for _, field := range []string{"key", "value"} {
+			body := []byte{0, 0, 0} // attributes, timestampDelta, offsetDelta
+			if field == "key" {
+				body = append(appendVarint32(body, l), 1)
+			} else {
+				body = appendVarint32(append(body, 1), l)
+			}
+			body = append(body, 0) // no headers
+			r, n, err := ReadRecord(recordOfBody(body))
+			if err != nil || n != len(recordOfBody(body)) || r.Key != nil || r.Value != nil {
+				t.Errorf("%s length %d: key %q value %q, %d bytes, %v; want both null", field, l, r.Key, r.Value, n, err)
+			}
+		}
+		u := zigzag32(l)
+		m := int(u>>1 ^ 1) // the count the code reads as with its sign bit dropped
+		body := appendVarint32([]byte{0, 0, 0, 1, 1}, l)
+		for range m {
+			body = append(body, 0, 1) // an empty key, a null value
+		}
+		if _, _, err := ReadRecord(recordOfBody(body)); !errors.Is(err, ErrHeaderCount) {
+			t.Errorf("header count %d before %d headers: %v, want ErrHeaderCount", l, m, err)
+		}
+	}
+}
+
+// A record whose body ends inside its value length is refused
+// (ErrRecordLength; the reference refuses it too), whatever the bytes
+// before the cut hold: here attributes 0x02, a timestampDelta of 0, an
+// offsetDelta of 3 and a null key, which read from the body's first byte
+// would be a header count of 1 and one header whose value runs to the cut.
+func TestRecordCutInsideValueLength(t *testing.T) {
+	rec := recordOfBody([]byte{2, 0, 6, 1, 0x80, 0x80})
+	if _, _, err := ReadRecord(rec); !errors.Is(err, ErrRecordLength) {
+		t.Fatalf("%x: %v, want ErrRecordLength", rec, err)
+	}
+	if err := compareWalks(rec, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// DefaultRecord.readFrom refuses a header count above the bytes left in the
+// body (ErrHeaderCount); a count equal to them passes that check and the
+// record fails on the header it cannot read (ErrRecordLength), since a
+// header takes at least two bytes.
+func TestRecordHeaderCountAgainstBytesLeft(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		count int32
+		want  error
+	}{
+		{"one header announced, one byte left", 1, ErrRecordLength},
+		{"two headers announced, one byte left", 2, ErrHeaderCount},
+	} {
+		body := append(appendVarint32([]byte{0, 0, 0, 1, 1}, c.count), 0)
+		if _, _, err := ReadRecord(recordOfBody(body)); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+}
+
+// The partial read (DefaultRecord#readPartiallyFrom) decodes every varint
+// at each of its encoded lengths: each record of varintRecords reads back
+// with its attributes, deltas, key and value (headers are skipped), in the
+// bytes it took. Every prefix of it is ErrRecordTruncated (the partial read
+// ignores the record length, so a cut shows only as a field that runs past
+// the data), and the reference refuses every prefix too.
+func TestPartialRecordAtEveryVarintLength(t *testing.T) {
+	for i, r := range varintRecords() {
+		enc := AppendRecord(nil, r)
+		want := r
+		want.Headers = Headers{}
+		got, n, err := ReadPartialRecord(enc)
+		if err != nil || n != len(enc) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("record %d (%d bytes): read %d bytes, %v\n got %+v\nwant %+v", i, len(enc), n, err, got, want)
+		}
+		if _, _, err := refPartial(enc, 1); err != nil {
+			t.Fatalf("record %d: the reference refuses it: %v", i, err)
+		}
+		for j := 0; j < len(enc); j++ {
+			if j >= 80 && len(enc)-j >= 80 {
+				continue
+			}
+			if _, _, err := ReadPartialRecord(enc[:j]); !errors.Is(err, ErrRecordTruncated) {
+				t.Fatalf("record %d cut to %d of %d bytes: %v, want ErrRecordTruncated", i, j, len(enc), err)
+			}
+			if _, _, err := refPartial(enc[:j], 1); err == nil {
+				t.Fatalf("record %d cut to %d of %d bytes: the reference accepts it", i, j, len(enc))
+			}
+		}
+	}
+}
+
+// The partial read refuses data that ends inside a varint
+// (ErrRecordTruncated), whatever the bytes before the cut hold: the record
+// length it ignores, the attributes and the fields read so far. The bytes
+// of each case, read again from the first byte, would be fields that end a
+// record (null key and value lengths, a header count of 0, a header value
+// length that covers the rest), so a reader that lost its place at the cut
+// would accept them.
+func TestPartialRecordCutInsideAVarint(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"inside the offsetDelta", []byte{0x01, 0x01, 0x00, 0x80}},
+		{"inside the key length", []byte{0x01, 0x00, 0x00, 0x00, 0x80}},
+		{"inside the value length", []byte{0x00, 0x00, 0x00, 0x00, 0x01, 0x80}},
+		{"inside the header key length", []byte{0x02, 0x00, 0x00, 0x00, 0x01, 0x01, 0x02, 0x80}},
+		{"inside the header value length", []byte{0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x02, 0x00, 0x80}},
+	} {
+		if _, _, err := ReadPartialRecord(c.data); !errors.Is(err, ErrRecordTruncated) {
+			t.Errorf("%s (%x): %v, want ErrRecordTruncated", c.name, c.data, err)
+		}
+		if _, _, err := refPartial(c.data, 1); err == nil {
+			t.Errorf("%s (%x): the reference accepts it", c.name, c.data)
 		}
 	}
 }
