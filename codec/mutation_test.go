@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"reflect"
@@ -405,6 +407,129 @@ func TestPartialRecordCutInsideAVarint(t *testing.T) {
 		}
 		if _, _, err := refPartial(c.data, 1); err == nil {
 			t.Errorf("%s (%x): the reference accepts it", c.name, c.data)
+		}
+	}
+}
+
+// Each varint reader (ByteUtils.readVarint, readVarlong, readUnsignedVarint)
+// reads every value at each of its encoded lengths, on both sides of each
+// length's bounds, the same whether its encoding ends the input or more
+// bytes follow it, and whether it starts the input or sits at a position
+// after other bytes. The writers give the bytes of encoding/binary's
+// (protobuf's) zig-zag and unsigned varints, and the sizes are those
+// bytes' lengths. Every prefix of an encoding is cut (0 bytes read), and
+// a fifth (tenth) byte that continues is too long (-1).
+func TestVarintsAtEveryLength(t *testing.T) {
+	tails := [][]byte{nil, {0}, {0x7f, 0x01}, {0x80, 0x80}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}
+	with := func(pre, enc, tail []byte) []byte {
+		return append(append(append([]byte(nil), pre...), enc...), tail...)
+	}
+	for _, v := range []uint32{0, 1, 127, 128, 129, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21, 1<<28 - 1, 1 << 28,
+		math.MaxUint32} {
+		enc := appendUvarint32(nil, v)
+		if want := binary.AppendUvarint(nil, uint64(v)); !bytes.Equal(enc, want) || sizeUvarint32(v) != len(want) {
+			t.Fatalf("uvarint %d: %x (size %d), want %x", v, enc, sizeUvarint32(v), want)
+		}
+		for _, tail := range tails {
+			if got, n := readUvarint32(with(nil, enc, tail)); got != v || n != len(enc) {
+				t.Errorf("uvarint %d then %x: %d, %d bytes", v, tail, got, n)
+			}
+		}
+		for j := range len(enc) {
+			if _, n := readUvarint32(enc[:j]); n != 0 {
+				t.Errorf("uvarint %d cut to %d bytes: %d bytes read, want 0", v, j, n)
+			}
+		}
+	}
+	for _, v := range []int32{0, 1, -1, 2, -2, 63, -64, 64, -65, 8191, -8192, 8192, -8193, 1<<20 - 1, -1 << 20,
+		1 << 20, -1<<20 - 1, 1<<27 - 1, -1 << 27, 1 << 27, -1<<27 - 1, math.MaxInt32, math.MinInt32} {
+		enc := appendVarint32(nil, v)
+		if want := binary.AppendVarint(nil, int64(v)); !bytes.Equal(enc, want) || sizeVarint32(v) != len(want) {
+			t.Fatalf("varint %d: %x (size %d), want %x", v, enc, sizeVarint32(v), want)
+		}
+		for _, tail := range tails {
+			b := with(nil, enc, tail)
+			if got, n := readVarint32(b); got != v || n != len(enc) {
+				t.Errorf("varint %d then %x: readVarint32 %d, %d bytes", v, tail, got, n)
+			}
+			if got, p := next32Slow(b, 0); got != v || p != len(enc) {
+				t.Errorf("varint %d then %x: next32Slow %d, at %d", v, tail, got, p)
+			}
+			for _, pre := range [][]byte{{0}, {0x80, 0x80}} {
+				b := with(pre, enc, tail)
+				if got, p := next32(b, len(pre)); got != v || p != len(pre)+len(enc) {
+					t.Errorf("varint %d after %x then %x: next32 %d, at %d", v, pre, tail, got, p)
+				}
+				if got, p := next32Slow(b, len(pre)); got != v || p != len(pre)+len(enc) {
+					t.Errorf("varint %d after %x then %x: next32Slow %d, at %d", v, pre, tail, got, p)
+				}
+			}
+		}
+		for j := range len(enc) {
+			if _, n := readVarint32(enc[:j]); n != 0 {
+				t.Errorf("varint %d cut to %d bytes: readVarint32 read %d, want 0", v, j, n)
+			}
+			b := with([]byte{0x80}, enc[:j], nil)
+			if _, p := next32(b, 1); p != 0 {
+				t.Errorf("varint %d cut to %d bytes: next32 at %d, want 0", v, j, p)
+			}
+			if _, p := next32Slow(b, 1); p != 0 {
+				t.Errorf("varint %d cut to %d bytes: next32Slow at %d, want 0", v, j, p)
+			}
+		}
+	}
+	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193, 1<<27 - 1, -1 << 27,
+		1 << 27, -1<<27 - 1, math.MaxInt32, math.MinInt32, 1<<34 - 1, 1 << 34, 1<<55 - 1, -1 << 55, 1 << 55,
+		-1<<55 - 1, 1<<62 - 1, -1 << 62, 1 << 62, math.MaxInt64, math.MinInt64} {
+		enc := appendVarint64(nil, v)
+		if want := binary.AppendVarint(nil, v); !bytes.Equal(enc, want) || sizeVarint64(v) != len(want) {
+			t.Fatalf("varlong %d: %x (size %d), want %x", v, enc, sizeVarint64(v), want)
+		}
+		for _, tail := range tails {
+			b := with(nil, enc, tail)
+			if got, n := readVarint64(b); got != v || n != len(enc) {
+				t.Errorf("varlong %d then %x: readVarint64 %d, %d bytes", v, tail, got, n)
+			}
+			for _, pre := range [][]byte{{0}, {0x80, 0x80}} {
+				b := with(pre, enc, tail)
+				if got, p := next64(b, len(pre)); got != v || p != len(pre)+len(enc) {
+					t.Errorf("varlong %d after %x then %x: next64 %d, at %d", v, pre, tail, got, p)
+				}
+				if got, p := next64Slow(b, len(pre)); got != v || p != len(pre)+len(enc) {
+					t.Errorf("varlong %d after %x then %x: next64Slow %d, at %d", v, pre, tail, got, p)
+				}
+			}
+		}
+		for j := range len(enc) {
+			if _, n := readVarint64(enc[:j]); n != 0 {
+				t.Errorf("varlong %d cut to %d bytes: readVarint64 read %d, want 0", v, j, n)
+			}
+			b := with([]byte{0x80}, enc[:j], nil)
+			if _, p := next64(b, 1); p != 0 {
+				t.Errorf("varlong %d cut to %d bytes: next64 at %d, want 0", v, j, p)
+			}
+			if _, p := next64Slow(b, 1); p != 0 {
+				t.Errorf("varlong %d cut to %d bytes: next64Slow at %d, want 0", v, j, p)
+			}
+		}
+	}
+	long := bytes.Repeat([]byte{0x80}, 11)
+	for _, tail := range tails {
+		b := with([]byte{0}, long, tail)
+		if _, n := readUvarint32(b[1:]); n != -1 {
+			t.Errorf("uvarint of 5 continuing bytes then %x: %d bytes, want -1", tail, n)
+		}
+		if _, n := readVarint32(b[1:]); n != -1 {
+			t.Errorf("varint of 5 continuing bytes then %x: %d bytes, want -1", tail, n)
+		}
+		if _, p := next32(b, 1); p != -1 {
+			t.Errorf("varint of 5 continuing bytes then %x: next32 at %d, want -1", tail, p)
+		}
+		if _, n := readVarint64(b[1:]); n != -1 {
+			t.Errorf("varlong of 10 continuing bytes then %x: %d bytes, want -1", tail, n)
+		}
+		if _, p := next64(b, 1); p != -1 {
+			t.Errorf("varlong of 10 continuing bytes then %x: next64 at %d, want -1", tail, p)
 		}
 	}
 }
