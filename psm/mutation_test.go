@@ -616,3 +616,40 @@ func TestExpireProducerOfTimestampMaxInt64AtNegativeNow(t *testing.T) {
 		}
 	})
 }
+
+// A rehash recomputes a shard's lastTS bounds from the producers with no
+// open transaction only: ProducerStateManager#removeExpiredProducers skips
+// a producer with an open transaction, so its timestamp must not narrow the
+// bounds that prove nothing in the shard has expired. Here one producer of
+// the shard is old and idle, one holds an open transaction at a later time,
+// and new producers of the same shard make it rehash: the old one expires.
+func TestRehashKeepsTheBoundsOfIdleProducers(t *testing.T) {
+	const expiration = 1000
+	sp := NewStore(Options{}).part(3) // the harness's partition: the same seed
+	shardOf := func(pid int64) uint64 { return sp.hash(pid) >> shardShift }
+	var pids []int64 // 2 + 7 producers of the shard of pid 1: the seventh insert rehashes
+	for pid := int64(1); len(pids) < 9; pid++ {
+		if shardOf(pid) == shardOf(1) {
+			pids = append(pids, pid)
+		}
+	}
+	forEachImpl(t, Options{ExpirationMs: expiration}, func(t *testing.T, h *harness) {
+		old := data(pids[0], 0, 0, 1)
+		old.MaxTimestamp = 1000
+		h.ok(Client, old)
+		open := txnData(pids[1], 0, 0, 1)
+		open.MaxTimestamp = 5000
+		h.ok(Client, open)
+		for _, pid := range pids[2:] {
+			b := data(pid, 0, 0, 1)
+			b.MaxTimestamp = 5000
+			h.ok(Client, b)
+		}
+		if n := h.m.ExpireProducers(h.p, 5000); n != 1 {
+			t.Fatalf("expired %d producers at 5000, want 1 (last seen at 1000)", n)
+		}
+		if in, ok := h.m.Producer(h.p, pids[0]); ok {
+			t.Fatalf("producer %d last seen at 1000 is still held: %+v", pids[0], in)
+		}
+	})
+}
