@@ -287,12 +287,7 @@ func TestReloadReplaysASegmentWithABarrier(t *testing.T) {
 		cfg := Config{Dir: "/l", FS: fs, State: Mirroring, Strategy: pid.Barrier,
 			PSMOptions: psm.Options{HasProducerID: psm.NonNegativeOne, BarrierApply: c.apply}}
 		p := mustOpen(t, cfg)
-		in := chunk(
-			testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 0, Txn: true, Records: 2}), 0, 4),
-			testlog.WithOffsets(mkBatch(t, bspec{PID: 9, Epoch: 1, Seq: 0, Txn: true}), 2, 4),
-			testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 3, 4),
-		)
-		if _, err := p.AppendMirrored(in, srcA); err != nil {
+		if _, err := p.AppendMirrored(twoOpenTxnsChunk(t), srcA); err != nil {
 			t.Fatal(err)
 		}
 		// ABORT markers for 5 and 9, then the barrier: one segment.

@@ -12,17 +12,23 @@ import (
 	"github.com/mirrorpath/mirrorpath/storage/vfs"
 )
 
+// twoOpenTxnsChunk is a mirrored chunk of offsets 0-3: transactional batches
+// of PIDs 5 (two records) and 9, then a plain batch of PID 7.
+func twoOpenTxnsChunk(t *testing.T) []byte {
+	t.Helper()
+	return chunk(
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 0, Txn: true, Records: 2}), 0, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 9, Epoch: 1, Seq: 0, Txn: true}), 2, 4),
+		testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 3, 4),
+	)
+}
+
 // mirrorWithTwoOpenTxns is a barrier mirror holding open transactions of
 // PIDs 5 and 9, then a batch of PID 7.
 func mirrorWithTwoOpenTxns(t *testing.T, fault func(StopStep) error) *Partition {
 	t.Helper()
 	p := mustOpen(t, Config{State: Mirroring, Strategy: pid.Barrier, Hazards: Hazards{Fault: fault}, PSMOptions: nonNegOne})
-	in := chunk(
-		testlog.WithOffsets(mkBatch(t, bspec{PID: 5, Epoch: 3, Seq: 0, Txn: true, Records: 2}), 0, 4),
-		testlog.WithOffsets(mkBatch(t, bspec{PID: 9, Epoch: 1, Seq: 0, Txn: true}), 2, 4),
-		testlog.WithOffsets(mkBatch(t, bspec{PID: 7, Seq: 0}), 3, 4),
-	)
-	if _, err := p.AppendMirrored(in, srcA); err != nil {
+	if _, err := p.AppendMirrored(twoOpenTxnsChunk(t), srcA); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(p.OpenTxns(nil)); n != 2 {
