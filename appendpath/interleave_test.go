@@ -20,9 +20,12 @@ import (
 // BenchmarkAppend under every strategy at 1000 producers, the limits
 // (BenchmarkLimit, LimitRing, LimitFused, LimitRingFused, LimitLocked,
 // CopyRing) and the as-is AppendFetch chunk of that shape. It prints go test
-// result lines under the benchmarks' own names, round by round. It measures
-// and asserts nothing about speed; it runs only when cputime.PlanEnv holds
-// a plan.
+// result lines under the benchmarks' own names, round by round. Each round
+// runs in a process of its own (cputime.RoundsApart): set up in one
+// process, the canary's two sides kept a bias of 2 to 4 % through every
+// round of some runs, although their buffers are made afresh five times a
+// round (docs/measuring.md, "Noise"). It measures and asserts nothing about
+// speed; it runs only when cputime.PlanEnv holds a plan.
 func TestInterleavedFigures(t *testing.T) {
 	env := os.Getenv(cputime.PlanEnv)
 	if env == "" {
@@ -32,14 +35,32 @@ func TestInterleavedFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	first, child, err := cputime.ChildRound()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !child {
+		printHeader()
+		if err := cputime.RoundsApart(t.Context(), "^TestInterleavedFigures$", plan, os.Stdout, os.Stderr); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	plan.First = first
 	rounds := make([][]cputime.Figure, plan.Rounds)
 	for _, sh := range benchShapes {
 		tasks, setups := appendGroup(t, sh)
 		plan.Resets = appendResets
 		plan.Reset = func(r int) {
+			if r == 1 {
+				// The first round's first placement is the one the
+				// calibration (after call 0) ran on: the calibration
+				// allocates nothing, and a process measures one round.
+				return
+			}
 			// In an order of the reset's own, so that the allocator does
 			// not hand each task the memory it had the last time.
-			for _, i := range rand.New(rand.NewPCG(uint64(r), 0x73657475)).Perm(len(setups)) {
+			for _, i := range rand.New(rand.NewPCG(uint64(r), 0x73657475+uint64(plan.First))).Perm(len(setups)) {
 				setups[i]()
 			}
 			runtime.GC() // the previous logs and rings
@@ -49,12 +70,17 @@ func TestInterleavedFigures(t *testing.T) {
 		})
 		runtime.GC() // the group's logs and rings are garbage now
 	}
-	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/mirrorpath/mirrorpath/appendpath\n", runtime.GOOS, runtime.GOARCH)
+	printHeader()
 	for _, figs := range rounds {
 		if err := cputime.WriteRound(os.Stdout, runtime.GOMAXPROCS(0), figs, false); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// printHeader prints go test's lines before the results of the package.
+func printHeader() {
+	fmt.Printf("goos: %s\ngoarch: %s\npkg: github.com/mirrorpath/mirrorpath/appendpath\n", runtime.GOOS, runtime.GOARCH)
 }
 
 // appendResets is how many times a round sets the append group's buffers up
@@ -65,8 +91,9 @@ const appendResets = 5
 
 // appendGroup is the tasks of one batch shape, with the same partitions,
 // batches and buffers as the benchmarks of the same names, and for each
-// task the setup that makes them afresh (done once here, and appendResets
-// times a round: cputime.Plan.Reset). Where a log's segments, a ring or a
+// task the setup that makes them afresh (appendResets times a round, and
+// once before cputime.Interleave calibrates: cputime.Plan.Reset; the tasks
+// run only after it). Where a log's segments, a ring or a
 // batch land in memory moves a task's figure by several per cent (the
 // cache sets its pages map to; a 100-byte append's log of 768 KiB nearly
 // fills a 1 MiB L2); made once, the same places would stay with a task for
@@ -79,7 +106,6 @@ func appendGroup(t *testing.T, sh benchShape) (tasks []cputime.Task, setups []fu
 	// recycled segments) or ring, of per bytes an operation.
 	lap := func(per int64) int { return int(3*benchSegmentBytes(int(per))/per) + 1 }
 	add := func(name, class string, bytes int64, setup func(), run func(n int)) {
-		setup()
 		tasks = append(tasks, cputime.Task{Name: name, Class: class, Bytes: bytes, Run: run, Warm: lap(bytes)})
 		setups = append(setups, setup)
 	}

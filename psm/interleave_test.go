@@ -20,8 +20,8 @@ import (
 // benchmarks are. Each slice ends with the collection its updates started
 // finished, and its share left out of the slice's CPU time and reported as
 // gc-cpu-ns/op (reportMutatorCPU's split); a full collection runs outside
-// the clocks every 10 passes. At a million producers the
-// Model's updates of a default run (10 rounds of 100 ms) stay within its
+// the clocks five times a round. At a million producers the
+// Model's updates of a default run (20 rounds of 50 ms) stay within its
 // first lap over the producers, as the benchmark's fixed count keeps them. It prints go test result lines
 // under the benchmarks' own names, round by round. It measures and asserts
 // nothing about speed; it runs only when cputime.PlanEnv holds a plan.
@@ -35,8 +35,8 @@ func TestInterleavedFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan.Collector, plan.Settle = gcCPU, finishCollection
-	// A full collection, outside the clocks, five times a round (every 10
-	// passes): the Model's heap at 100,000 and 1,000,000 producers then
+	// A full collection, outside the clocks, five times a round (every
+	// Slices/5 passes): the Model's heap at 100,000 and 1,000,000 producers then
 	// does not reach its next collection inside a slice, where its marking
 	// and the sweeping after it (billed to the updates that allocate) would
 	// land in some rounds and not others (about one round in three at a

@@ -66,7 +66,7 @@ func runRun(args []string, stdout, stderr io.Writer, catalog catalogRunner) int 
 	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/tmp/run under the module, which git ignores; with --readme results/run)")
 	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench, in go test rounds; default: Append at producers=1000, Limit, Update, interleaved in 2 ms slices; with --full every Append, Limit, Update)")
 	benchtime := fs.String("benchtime", "", "measure in go test rounds of -benchtime `D` or Nx (default: the quick selection interleaved in 2 ms slices, 100 ms a configuration a round; 1s with --full)")
-	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 10: benchmath's 95% interval of a median needs 6)")
+	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 20 for the quick selection in slices, 10 in go test rounds: benchmath's 95% interval of a median needs 6)")
 	readme := fs.Bool("readme", false, "write the committed run results/run/ (unless --out) and rewrite the generated sections of README.md and results/ from it; with --no-bench (--no-scenarios) the benchmarks (scenario results) of the run already there are kept, so only the verdict (benchmark) tables change")
 	failNoisy := fs.Bool("fail-noisy", false, "exit 3 when the report is noisy (docs/measuring.md, \"Noise\"); without it a noisy report exits 0 and says NOISY")
 	pkgs := fs.String("pkg", "./appendpath ./psm", "benchmark `PACKAGES` (space or comma separated; the Append, Limit and Update benchmarks live in these two)")
@@ -95,6 +95,9 @@ func runRun(args []string, stdout, stderr io.Writer, catalog catalogRunner) int 
 	// package's process; a selection of the user's, another -benchtime or
 	// --full runs go test's benchmarks in interleaved rounds.
 	cfg.interleave = !*full && *bench == "" && *benchtime == ""
+	if cfg.interleave {
+		cfg.count = runInterleavePlan.Rounds
+	}
 	if *count < 0 {
 		return usageError(fs, stderr, "--count must be positive")
 	}
@@ -236,7 +239,7 @@ func (c runConfig) do(stdout, stderr io.Writer) int {
 	}
 	if c.interleave {
 		p := runInterleavePlan
-		rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d rounds of the quick selection, each configuration of a ratio's group in %d slices of about %s a round, alternating in one process (`%s` of %s)",
+		rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d rounds of the quick selection, each configuration of a ratio's group in %d slices of about %s a round, alternating within a process (`%s` of %s; appendpath's in a process per round)",
 			mode, c.count, p.Slices, p.Slice, strings.Trim(runInterleaveTest, "^$"), strings.Join(c.pkgs, " ")))
 	} else {
 		rep.Settings = append(rep.Settings, fmt.Sprintf("mode %s: %d interleaved rounds of `-benchtime %s`, `-bench '%s'`",

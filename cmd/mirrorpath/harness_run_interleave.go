@@ -25,11 +25,14 @@ import (
 // machine, not two processes seconds apart.
 const runInterleaveTest = "^TestInterleavedFigures$"
 
-// runInterleavePlan is the default run's plan: 10 rounds (benchmath's 95%
-// interval of a median needs 6), each of 50 slices of about 2 ms of CPU
-// time per configuration (100 ms a configuration a round, the -benchtime
-// of the go test rounds it replaces).
-var runInterleavePlan = cputime.Plan{Rounds: 10, Slices: 50, Slice: 2 * time.Millisecond}
+// runInterleavePlan is the default run's plan: 20 rounds, each of 25
+// slices of about 2 ms of CPU time per configuration (50 ms a configuration
+// a round, 1 s in all). benchmath's 95% interval of a median needs 6
+// rounds; the interval of a ratio's median narrows with more of them, and a
+// round or two that ran apart from the others (a slow stretch of the host)
+// moves a bootstrap interval of 10 rounds past ±10 %, of 20 much less
+// (docs/measuring.md, "Noise").
+var runInterleavePlan = cputime.Plan{Rounds: 20, Slices: 25, Slice: 2 * time.Millisecond}
 
 // interleaved runs each binary's TestInterleavedFigures with plan and
 // returns the output merged round by round: every binary prints its

@@ -117,7 +117,7 @@ func TestRunFixedCounts(t *testing.T) {
 		if got := strings.Contains(settings, "at a fixed `-benchtime"); got != (tc.fixed != "") || got && !strings.Contains(settings, "at a fixed `-benchtime "+tc.fixed+"`") {
 			t.Errorf("%v: settings %q, want the fixed count %q said", args, rep.Settings, tc.fixed)
 		}
-		if got := strings.Contains(settings, "slices of about 2ms a round, alternating in one process"); got != tc.interleaved {
+		if got := strings.Contains(settings, "slices of about 2ms a round, alternating within a process"); got != tc.interleaved {
 			t.Errorf("%v: settings %q, want the interleaved slices said: %v", args, rep.Settings, tc.interleaved)
 		}
 	}

@@ -43,12 +43,17 @@ type Plan struct {
 	Settle func()
 	// Reset runs Resets times a round, before the first pass and then
 	// every Slices/Resets passes, outside every clock, with a count of the
-	// calls so far: a group that sets its tasks' buffers up afresh there
+	// calls so far (and once before the calibration, call 0): a group that sets its tasks' buffers up afresh there
 	// gives each round's figure of a task the mean of several placements
 	// in memory, where set up once a placement would stay with the task
 	// for the whole run.
 	Reset  func(i int)
 	Resets int
+	// First is the index of the plan's first round among the run's, when a
+	// run measures its rounds in several processes (RoundsApart): it seeds
+	// the order of the passes, so that two processes do not repeat one
+	// order. 0 for a run in one process.
+	First int
 }
 
 // Figure is one task's total over one round.
@@ -91,7 +96,7 @@ func Interleave(p Plan, tasks []Task, round func(r int, figs []Figure)) {
 	for i := range order {
 		order[i] = i
 	}
-	rng := rand.New(rand.NewPCG(0x696e746572, 0x6c65617665)) // fixed: the same order in every run
+	rng := rand.New(rand.NewPCG(0x696e746572+uint64(p.First), 0x6c65617665)) // fixed per first round: the same orders in every run
 	every := p.Slices
 	if p.Reset != nil && p.Resets > 0 {
 		every = max(1, p.Slices/p.Resets)

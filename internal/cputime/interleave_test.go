@@ -203,3 +203,30 @@ func TestClassCounts(t *testing.T) {
 		t.Errorf("classCounts = %v, want %v", got, want)
 	}
 }
+
+// TestInterleaveFirstSeedsTheOrder: plans of the same First repeat one
+// order of passes; a different First (another process's round) gives
+// another.
+func TestInterleaveFirstSeedsTheOrder(t *testing.T) {
+	orderOf := func(first int) string {
+		var order []string
+		timed := false
+		task := func(name string) Task {
+			return Task{Name: name, Run: func(n int) {
+				if timed {
+					order = append(order, name)
+				}
+			}}
+		}
+		p := Plan{Rounds: 1, Slices: 8, Slice: 10 * time.Microsecond, First: first}
+		p.Settle = func() { timed = !timed }
+		Interleave(p, []Task{task("a"), task("b"), task("c"), task("d")}, func(int, []Figure) {})
+		return strings.Join(order, "")
+	}
+	if a, b := orderOf(0), orderOf(0); a != b {
+		t.Errorf("First 0 twice: orders %q and %q, want one", a, b)
+	}
+	if a, b := orderOf(0), orderOf(1); a == b {
+		t.Errorf("First 0 and 1: both %q, want two orders", a)
+	}
+}
