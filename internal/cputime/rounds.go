@@ -13,27 +13,27 @@ import (
 	"strings"
 )
 
-// RoundEnv holds, in the environment of a test binary that RoundsApart
+// roundEnv holds, in the environment of a test binary that RoundsApart
 // started, the index of the one round it measures (its Plan.First).
-const RoundEnv = "MIRRORPATH_INTERLEAVE_ROUND"
+const roundEnv = "MIRRORPATH_INTERLEAVE_ROUND"
 
 // ChildRound reports whether this process is one of RoundsApart's, and
-// which round it measures. A malformed RoundEnv is an error.
+// which round it measures. A malformed roundEnv is an error.
 func ChildRound() (round int, child bool, err error) {
-	v, ok := os.LookupEnv(RoundEnv)
+	v, ok := os.LookupEnv(roundEnv)
 	if !ok {
 		return 0, false, nil
 	}
 	r, err := strconv.Atoi(v)
 	if err != nil || r < 0 {
-		return 0, true, fmt.Errorf("cputime: %s=%q: want a round index (0, 1, …)", RoundEnv, v)
+		return 0, true, fmt.Errorf("cputime: %s=%q: want a round index (0, 1, …)", roundEnv, v)
 	}
 	return r, true, nil
 }
 
 // RoundsApart measures each of p's rounds in a process of its own: it runs
 // the test binary it is called from (os.Args[0]) once per round, in round
-// order, with -test.run run, PlanEnv holding p with one round and RoundEnv
+// order, with -test.run run, PlanEnv holding p with one round and roundEnv
 // the round's index, and copies the go test result lines ("Benchmark…")
 // each prints to w. The test in that binary measures one round when
 // ChildRound says it is a child, with Plan.First set to the round.
@@ -56,7 +56,7 @@ func RoundsApart(ctx context.Context, run string, p Plan, w io.Writer, stderr io
 	}
 	for r := range p.Rounds {
 		cmd := exec.CommandContext(ctx, os.Args[0], args...)
-		cmd.Env = append(os.Environ(), PlanEnv+"="+one.String(), RoundEnv+"="+strconv.Itoa(r))
+		cmd.Env = append(os.Environ(), PlanEnv+"="+one.String(), roundEnv+"="+strconv.Itoa(r))
 		var errOut bytes.Buffer
 		cmd.Stderr = io.MultiWriter(&errOut, stderr)
 		out, err := cmd.Output()

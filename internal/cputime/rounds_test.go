@@ -88,7 +88,7 @@ func TestRoundsApartNoResult(t *testing.T) {
 	}
 }
 
-// TestChildRound reads RoundEnv: absent, a round, or malformed.
+// TestChildRound reads roundEnv: absent, a round, or malformed.
 func TestChildRound(t *testing.T) {
 	if _, child, _ := ChildRound(); child {
 		t.Skip("a child of another test")
@@ -98,14 +98,14 @@ func TestChildRound(t *testing.T) {
 		round int
 		bad   bool
 	}{{"0", 0, false}, {"19", 19, false}, {"-1", 0, true}, {"x", 0, true}, {"", 0, true}} {
-		t.Setenv(RoundEnv, c.v)
+		t.Setenv(roundEnv, c.v)
 		r, child, err := ChildRound()
 		if !child || r != c.round || (err != nil) != c.bad {
-			t.Errorf("%s=%q: round %d, child %v, err %v; want %d, true, error %v", RoundEnv, c.v, r, child, err, c.round, c.bad)
+			t.Errorf("%s=%q: round %d, child %v, err %v; want %d, true, error %v", roundEnv, c.v, r, child, err, c.round, c.bad)
 		}
 	}
-	os.Unsetenv(RoundEnv)
+	os.Unsetenv(roundEnv)
 	if _, child, err := ChildRound(); child || err != nil {
-		t.Errorf("without %s: child %v, err %v; want false, nil", RoundEnv, child, err)
+		t.Errorf("without %s: child %v, err %v; want false, nil", roundEnv, child, err)
 	}
 }
