@@ -7,6 +7,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 )
 
 // frameOf is total zero bytes with batchLength length and, where the bytes
@@ -531,5 +533,117 @@ func TestVarintsAtEveryLength(t *testing.T) {
 		if _, p := next64(b, 1); p != -1 {
 			t.Errorf("varlong of 10 continuing bytes then %x: next64 at %d, want -1", tail, p)
 		}
+	}
+}
+
+// A control record's timestamp is the batch's baseTimestamp plus the
+// record's timestampDelta, or the batch's maxTimestamp when the batch says
+// LogAppendTime (DefaultRecordBatch#iterator hands DefaultRecord.readFrom
+// the base timestamp and, under LOG_APPEND_TIME, the maxTimestamp).
+func TestControlRecordTimestampIsBasePlusDelta(t *testing.T) {
+	key := AppendControlKey(nil, ControlCommit)
+	value := EndTxnMarker{CoordinatorEpoch: 3}.AppendTo(nil)
+	for _, c := range []struct {
+		name  string
+		attrs Attributes
+		want  int64
+	}{
+		{"CreateTime", AttrControl | AttrTransactional, 1000 + 37},
+		{"LogAppendTime", AttrControl | AttrTransactional | AttrLogAppendTime, 5000},
+	} {
+		h := BatchHeader{Attributes: c.attrs, BaseTimestamp: 1000, MaxTimestamp: 5000, ProducerID: 1, BaseSequence: -1}
+		raw, err := AppendBatch(nil, h, []Record{{TimestampDelta: 37, Key: key, Value: value}}, CompressionNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr, err := Batch(raw).ControlRecord()
+		if err != nil || cr.Timestamp != c.want {
+			t.Errorf("%s: timestamp %d, %v; want %d", c.name, cr.Timestamp, err, c.want)
+		}
+	}
+}
+
+// A MirrorPidCollisionValue cut anywhere before the end of its version 0
+// fields is ErrBadControl, never a read past the value; a higher version
+// reads no tagged fields, so its value may end right after TimestampMs.
+func TestMirrorPidCollisionValueCutShort(t *testing.T) {
+	v0 := testhex.Unhex(t, collisionValue)
+	want := MirrorPidCollisionValue{Salt: 0xdeadbeef, CollidingClusterID: "zz", TimestampMs: 1700000000000}
+	for n := range len(v0) {
+		if got, err := ParseMirrorPidCollisionValue(v0[:n]); !errors.Is(err, ErrBadControl) {
+			t.Errorf("version 0 cut to %d of %d bytes: %+v, %v; want ErrBadControl", n, len(v0), got, err)
+		}
+	}
+	v1 := bytes.Clone(v0[:len(v0)-1]) // no tagged-field section
+	v1[1] = 1
+	if got, err := ParseMirrorPidCollisionValue(v1); err != nil || got != want {
+		t.Errorf("version 1 ending at TimestampMs: %+v, %v; want %+v", got, err, want)
+	}
+	for n := range len(v1) {
+		if got, err := ParseMirrorPidCollisionValue(v1[:n]); !errors.Is(err, ErrBadControl) {
+			t.Errorf("version 1 cut to %d of %d bytes: %+v, %v; want ErrBadControl", n, len(v1), got, err)
+		}
+	}
+}
+
+// A compact string may run to the last byte of the value: a MirrorPidReset
+// of a version above 0 reads no tagged fields, so its SourceClusterId can
+// end the value; one byte more in its length overruns it.
+func TestMirrorPidResetSourceRunsToTheEnd(t *testing.T) {
+	for _, c := range []struct {
+		hex  string
+		want MirrorPidReset
+		err  error
+	}{
+		{"0001 04616263", MirrorPidReset{Version: 1, SourceClusterID: "abc"}, nil},
+		{"0001 01", MirrorPidReset{Version: 1, SourceClusterID: ""}, nil},
+		{"0001 05616263", MirrorPidReset{}, ErrBadControl},
+	} {
+		m, err := ParseMirrorPidReset(testhex.Unhex(t, c.hex))
+		if !errors.Is(err, c.err) || m != c.want {
+			t.Errorf("%s: %+v %v, want %+v %v", c.hex, m, err, c.want, c.err)
+		}
+	}
+}
+
+// Tagged fields come in strictly increasing tag order: a tag repeated is
+// ErrBadControl, as a tag going back is; and every field has its size, so
+// a section that ends after a tag is ErrBadControl. Both the barrier's and
+// the salt record's values are held to it.
+func TestTaggedFieldsRepeatedTagOrMissingSize(t *testing.T) {
+	v0 := testhex.Unhex(t, collisionValue)
+	fixed := v0[:len(v0)-1] // the value up to its tagged-field section
+	for _, c := range []struct {
+		name, tagged string
+		err          error
+	}{
+		{"two tags in order", "02 01 00 05 01 aa", nil},
+		{"a tag repeated", "02 05 00 05 00", ErrBadControl},
+		{"a tag going back", "02 05 00 01 00", ErrBadControl},
+		{"a tag with no size", "01 00", ErrBadControl},
+		{"a second tag with no size", "02 01 00 05", ErrBadControl},
+	} {
+		tagged := testhex.Unhex(t, c.tagged)
+		barrier := append(testhex.Unhex(t, "0000 04616263"), tagged...)
+		if m, err := ParseMirrorPidReset(barrier); !errors.Is(err, c.err) || (c.err == nil) != (err == nil) {
+			t.Errorf("barrier, %s: %+v %v, want %v", c.name, m, err, c.err)
+		}
+		salt := append(bytes.Clone(fixed), tagged...)
+		if v, err := ParseMirrorPidCollisionValue(salt); !errors.Is(err, c.err) || (c.err == nil) != (err == nil) {
+			t.Errorf("salt value, %s: %+v %v, want %v", c.name, v, err, c.err)
+		}
+	}
+}
+
+// A FormatError says what and where: the sentinel's message, the position,
+// and the field in parentheses when there is one.
+func TestFormatErrorSaysWhatAndWhere(t *testing.T) {
+	e := &FormatError{Pos: 120, Field: "magic", Err: ErrBadMagic}
+	if got, want := e.Error(), ErrBadMagic.Error()+" at position 120 (magic)"; got != want {
+		t.Errorf("with a field: %q, want %q", got, want)
+	}
+	e.Field = ""
+	if got, want := e.Error(), ErrBadMagic.Error()+" at position 120"; got != want {
+		t.Errorf("without a field: %q, want %q", got, want)
 	}
 }
