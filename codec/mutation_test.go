@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/internal/testhex"
@@ -645,5 +647,133 @@ func TestFormatErrorSaysWhatAndWhere(t *testing.T) {
 	e.Field = ""
 	if got, want := e.Error(), ErrBadMagic.Error()+" at position 120"; got != want {
 		t.Errorf("without a field: %q, want %q", got, want)
+	}
+}
+
+// BatchReader frames each boundary of TestNextFramingBoundaries as Next
+// does on the whole buffer: the minimum batchLength passes its check (the
+// wrong magic is what fails), and a length of exactly the v2 header frames
+// a batch of no record; with the size known or not, read whole or a byte
+// at a time.
+func TestBatchReaderFramingBoundaries(t *testing.T) {
+	for _, in := range [][]byte{
+		frameOf(LogOverhead, 0, 0),
+		frameOf(HeaderSizeUpToMagic, MinBatchLength, 1),
+		frameOf(HeaderSizeUpToMagic, MinBatchLength-1, 1),
+		frameOf(HeaderSizeUpToMagic, 100, 1),
+		frameOf(HeaderSize, HeaderSize-LogOverhead, MagicV2),
+		frameOf(HeaderSize, HeaderSize-LogOverhead-1, MagicV2),
+		frameOf(HeaderSize-1, HeaderSize-LogOverhead, MagicV2),
+	} {
+		want := walkReader(in)
+		for _, sizes := range [][]byte{nil, {1}} {
+			sameSteps(t, "known size", walkStream(t, &chunkReader{data: in, sizes: sizes}, int64(len(in)), len(in)+1), want)
+			sameSteps(t, "unknown size", walkStream(t, &chunkReader{data: in, sizes: sizes}, -1, len(in)+1), want)
+		}
+	}
+}
+
+// A BatchReader given the stream's size reads no byte past it: the
+// batches after it in the io.Reader are not returned, nor read.
+func TestBatchReaderReadsNoFurtherThanItsSize(t *testing.T) {
+	seg := bytes.Repeat(corpusSegment(t), 2)
+	first, _, _ := Next(seg)
+	src := bytes.NewReader(seg)
+	r := NewBatchReader(src, 0, int64(len(first)), 0)
+	if b, pos, err := r.Next(); err != nil || pos != 0 || !bytes.Equal(b, first) {
+		t.Fatalf("first batch: %d bytes at %d, %v", len(b), pos, err)
+	}
+	if b, pos, err := r.Next(); err != io.EOF || pos != int64(len(first)) {
+		t.Fatalf("after the stated size: %d bytes at %d, %v; want io.EOF at %d", len(b), pos, err, len(first))
+	}
+	if src.Len() != len(seg)-len(first) {
+		t.Fatalf("%d bytes read from the io.Reader, the size was %d", len(seg)-src.Len(), len(first))
+	}
+}
+
+// With the stream's size known, a batch claiming more bytes than the
+// stream holds is ErrPartial, as Next says on the whole buffer, even when
+// it also claims more than the bound: after a whole batch, with the rest of
+// the stream already in the buffer.
+func TestBatchReaderPartialAfterABatchEvenAboveTheBound(t *testing.T) {
+	seg := corpusSegment(t)
+	first, _, _ := Next(seg)
+	// The next batch's first 17 bytes, its batchLength claiming 10 bytes
+	// more than first: above the bound (first's size), past the stream's end.
+	cut := frameOf(HeaderSizeUpToMagic, uint32(len(first)+10-LogOverhead), MagicV2)
+	data := append(bytes.Clone(first), cut...)
+	want := walkReader(data)
+	if len(want) != 2 || !strings.Contains(want[1].err, ErrPartial.Error()) {
+		t.Fatalf("Next on the whole buffer: %+v", want)
+	}
+	sameSteps(t, "known size", walkStream(t, bytes.NewReader(data), int64(len(data)), len(first)), want)
+}
+
+// emptyReader returns no byte and no error for its first empty Reads, then
+// its data.
+type emptyReader struct {
+	empty int
+	data  []byte
+}
+
+func (e *emptyReader) Read(p []byte) (int, error) {
+	if e.empty > 0 {
+		e.empty--
+		return 0, nil
+	}
+	if len(e.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, e.data)
+	e.data = e.data[n:]
+	return n, nil
+}
+
+// An io.Reader that returns no byte and no error 100 times in a row ends
+// the walk with io.ErrNoProgress, as bufio.Reader gives up; 99 times, then
+// bytes, and the batch is read.
+func TestBatchReaderGivesUpAfter100EmptyReads(t *testing.T) {
+	seg := corpusSegment(t)
+	first, _, _ := Next(seg)
+	for _, size := range []int64{int64(len(first)), -1} {
+		r := NewBatchReader(&emptyReader{99, first}, 0, size, 0)
+		if b, _, err := r.Next(); err != nil || !bytes.Equal(b, first) {
+			t.Errorf("size %d, 99 empty reads: %d bytes, %v; want the batch", size, len(b), err)
+		}
+		r = NewBatchReader(&emptyReader{100, first}, 0, size, 0)
+		if b, pos, err := r.Next(); err != io.ErrNoProgress || b != nil || pos != 0 {
+			t.Errorf("size %d, 100 empty reads: %d bytes at %d, %v; want io.ErrNoProgress at 0", size, len(b), pos, err)
+		}
+	}
+}
+
+// A BatchReader walking a stream many chunks long allocates nothing once
+// its buffer has grown: the batch left cut at the end of the buffer moves
+// to its front, into the same buffer.
+func TestBatchReaderAllocsAcrossChunks(t *testing.T) {
+	seg := corpusSegment(t)
+	data := bytes.Repeat(seg, 4*streamChunk/len(seg)+1)
+	src := bytes.NewReader(data)
+	r := NewBatchReader(src, 0, int64(len(data)), 0)
+	walk := func() {
+		n := 0
+		for {
+			_, _, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if r.Pos() != int64(len(data)) || n == 0 {
+			t.Fatalf("%d batches to position %d of %d", n, r.Pos(), len(data))
+		}
+		src.Reset(data)
+		*r = BatchReader{r: src, buf: r.buf, left: int64(len(data)), max: DefaultMaxBatch, CheckCRC: true}
+	}
+	if allocs := testing.AllocsPerRun(3, walk); allocs != 0 {
+		t.Fatalf("%v allocations per walk of %d bytes", allocs, len(data))
 	}
 }
