@@ -777,3 +777,24 @@ func TestBatchReaderAllocsAcrossChunks(t *testing.T) {
 		t.Fatalf("%v allocations per walk of %d bytes", allocs, len(data))
 	}
 }
+
+// Bit 6 of the attributes, and no other, says the batch's baseTimestamp is
+// a delete horizon (DefaultRecordBatch's DELETE_HORIZON_FLAG_MASK, 0x40,
+// read by hasDeleteHorizonMs); a batch built with it reports it.
+func TestAttributesDeleteHorizonIsBit6(t *testing.T) {
+	for bit := range 16 {
+		if got := Attributes(1 << bit).DeleteHorizon(); got != (bit == 6) {
+			t.Errorf("attributes bit %d alone: DeleteHorizon %v", bit, got)
+		}
+	}
+	raw, err := AppendBatch(nil, BatchHeader{Attributes: AttrDeleteHorizon, BaseSequence: -1}, []Record{{Value: []byte("v")}}, CompressionNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := Batch(raw).Attributes(); !a.DeleteHorizon() || a.Transactional() || a.Control() {
+		t.Fatalf("batch built with the delete-horizon bit: attributes %#x", a)
+	}
+	if Attributes(0x7f &^ AttrDeleteHorizon).DeleteHorizon() {
+		t.Fatal("every other low bit set: DeleteHorizon")
+	}
+}
