@@ -798,3 +798,36 @@ func TestAttributesDeleteHorizonIsBit6(t *testing.T) {
 		t.Fatal("every other low bit set: DeleteHorizon")
 	}
 }
+
+// RecordBatch's sentinels are -1 on the wire, each in its field's width
+// (eight, four or two 0xff bytes): NO_TIMESTAMP, NO_PRODUCER_ID,
+// NO_PRODUCER_EPOCH, NO_SEQUENCE, NO_PARTITION_LEADER_EPOCH.
+func TestSentinelsOnTheWire(t *testing.T) {
+	h := BatchHeader{
+		PartitionLeaderEpoch: NoPartitionLeaderEpoch,
+		BaseTimestamp:        NoTimestamp,
+		MaxTimestamp:         NoTimestamp,
+		ProducerID:           NoProducerID,
+		ProducerEpoch:        NoProducerEpoch,
+		BaseSequence:         NoSequence,
+	}
+	b, err := AppendBatch(nil, h, nil, CompressionNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name     string
+		off, len int
+	}{
+		{"partitionLeaderEpoch", OffPartitionLeaderEpoch, 4},
+		{"baseTimestamp", OffBaseTimestamp, 8},
+		{"maxTimestamp", OffMaxTimestamp, 8},
+		{"producerId", OffProducerID, 8},
+		{"producerEpoch", OffProducerEpoch, 2},
+		{"baseSequence", OffBaseSequence, 4},
+	} {
+		if got := b[f.off : f.off+f.len]; !bytes.Equal(got, bytes.Repeat([]byte{0xff}, f.len)) {
+			t.Errorf("%s: % x, want %d bytes 0xff", f.name, got, f.len)
+		}
+	}
+}
