@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/mirrorpath/mirrorpath/internal/testhex"
 )
 
 // frameOf is total zero bytes with batchLength length and, where the bytes
@@ -530,6 +534,300 @@ func TestVarintsAtEveryLength(t *testing.T) {
 		}
 		if _, p := next64(b, 1); p != -1 {
 			t.Errorf("varlong of 10 continuing bytes then %x: next64 at %d, want -1", tail, p)
+		}
+	}
+}
+
+// A control record's timestamp is the batch's baseTimestamp plus the
+// record's timestampDelta, or the batch's maxTimestamp when the batch says
+// LogAppendTime (DefaultRecordBatch#iterator hands DefaultRecord.readFrom
+// the base timestamp and, under LOG_APPEND_TIME, the maxTimestamp).
+func TestControlRecordTimestampIsBasePlusDelta(t *testing.T) {
+	key := AppendControlKey(nil, ControlCommit)
+	value := EndTxnMarker{CoordinatorEpoch: 3}.AppendTo(nil)
+	for _, c := range []struct {
+		name  string
+		attrs Attributes
+		want  int64
+	}{
+		{"CreateTime", AttrControl | AttrTransactional, 1000 + 37},
+		{"LogAppendTime", AttrControl | AttrTransactional | AttrLogAppendTime, 5000},
+	} {
+		h := BatchHeader{Attributes: c.attrs, BaseTimestamp: 1000, MaxTimestamp: 5000, ProducerID: 1, BaseSequence: -1}
+		raw, err := AppendBatch(nil, h, []Record{{TimestampDelta: 37, Key: key, Value: value}}, CompressionNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr, err := Batch(raw).ControlRecord()
+		if err != nil || cr.Timestamp != c.want {
+			t.Errorf("%s: timestamp %d, %v; want %d", c.name, cr.Timestamp, err, c.want)
+		}
+	}
+}
+
+// A MirrorPidCollisionValue cut anywhere before the end of its version 0
+// fields is ErrBadControl, never a read past the value; a higher version
+// reads no tagged fields, so its value may end right after TimestampMs.
+func TestMirrorPidCollisionValueCutShort(t *testing.T) {
+	v0 := testhex.Unhex(t, collisionValue)
+	want := MirrorPidCollisionValue{Salt: 0xdeadbeef, CollidingClusterID: "zz", TimestampMs: 1700000000000}
+	for n := range len(v0) {
+		if got, err := ParseMirrorPidCollisionValue(v0[:n]); !errors.Is(err, ErrBadControl) {
+			t.Errorf("version 0 cut to %d of %d bytes: %+v, %v; want ErrBadControl", n, len(v0), got, err)
+		}
+	}
+	v1 := bytes.Clone(v0[:len(v0)-1]) // no tagged-field section
+	v1[1] = 1
+	if got, err := ParseMirrorPidCollisionValue(v1); err != nil || got != want {
+		t.Errorf("version 1 ending at TimestampMs: %+v, %v; want %+v", got, err, want)
+	}
+	for n := range len(v1) {
+		if got, err := ParseMirrorPidCollisionValue(v1[:n]); !errors.Is(err, ErrBadControl) {
+			t.Errorf("version 1 cut to %d of %d bytes: %+v, %v; want ErrBadControl", n, len(v1), got, err)
+		}
+	}
+}
+
+// A compact string may run to the last byte of the value: a MirrorPidReset
+// of a version above 0 reads no tagged fields, so its SourceClusterId can
+// end the value; one byte more in its length overruns it.
+func TestMirrorPidResetSourceRunsToTheEnd(t *testing.T) {
+	for _, c := range []struct {
+		hex  string
+		want MirrorPidReset
+		err  error
+	}{
+		{"0001 04616263", MirrorPidReset{Version: 1, SourceClusterID: "abc"}, nil},
+		{"0001 01", MirrorPidReset{Version: 1, SourceClusterID: ""}, nil},
+		{"0001 05616263", MirrorPidReset{}, ErrBadControl},
+	} {
+		m, err := ParseMirrorPidReset(testhex.Unhex(t, c.hex))
+		if !errors.Is(err, c.err) || m != c.want {
+			t.Errorf("%s: %+v %v, want %+v %v", c.hex, m, err, c.want, c.err)
+		}
+	}
+}
+
+// Tagged fields come in strictly increasing tag order: a tag repeated is
+// ErrBadControl, as a tag going back is; and every field has its size, so
+// a section that ends after a tag is ErrBadControl. Both the barrier's and
+// the salt record's values are held to it.
+func TestTaggedFieldsRepeatedTagOrMissingSize(t *testing.T) {
+	v0 := testhex.Unhex(t, collisionValue)
+	fixed := v0[:len(v0)-1] // the value up to its tagged-field section
+	for _, c := range []struct {
+		name, tagged string
+		err          error
+	}{
+		{"two tags in order", "02 01 00 05 01 aa", nil},
+		{"a tag repeated", "02 05 00 05 00", ErrBadControl},
+		{"a tag going back", "02 05 00 01 00", ErrBadControl},
+		{"a tag with no size", "01 00", ErrBadControl},
+		{"a second tag with no size", "02 01 00 05", ErrBadControl},
+	} {
+		tagged := testhex.Unhex(t, c.tagged)
+		barrier := append(testhex.Unhex(t, "0000 04616263"), tagged...)
+		if m, err := ParseMirrorPidReset(barrier); !errors.Is(err, c.err) || (c.err == nil) != (err == nil) {
+			t.Errorf("barrier, %s: %+v %v, want %v", c.name, m, err, c.err)
+		}
+		salt := append(bytes.Clone(fixed), tagged...)
+		if v, err := ParseMirrorPidCollisionValue(salt); !errors.Is(err, c.err) || (c.err == nil) != (err == nil) {
+			t.Errorf("salt value, %s: %+v %v, want %v", c.name, v, err, c.err)
+		}
+	}
+}
+
+// A FormatError says what and where: the sentinel's message, the position,
+// and the field in parentheses when there is one.
+func TestFormatErrorSaysWhatAndWhere(t *testing.T) {
+	e := &FormatError{Pos: 120, Field: "magic", Err: ErrBadMagic}
+	if got, want := e.Error(), ErrBadMagic.Error()+" at position 120 (magic)"; got != want {
+		t.Errorf("with a field: %q, want %q", got, want)
+	}
+	e.Field = ""
+	if got, want := e.Error(), ErrBadMagic.Error()+" at position 120"; got != want {
+		t.Errorf("without a field: %q, want %q", got, want)
+	}
+}
+
+// BatchReader frames each boundary of TestNextFramingBoundaries as Next
+// does on the whole buffer: the minimum batchLength passes its check (the
+// wrong magic is what fails), and a length of exactly the v2 header frames
+// a batch of no record; with the size known or not, read whole or a byte
+// at a time.
+func TestBatchReaderFramingBoundaries(t *testing.T) {
+	for _, in := range [][]byte{
+		frameOf(LogOverhead, 0, 0),
+		frameOf(HeaderSizeUpToMagic, MinBatchLength, 1),
+		frameOf(HeaderSizeUpToMagic, MinBatchLength-1, 1),
+		frameOf(HeaderSizeUpToMagic, 100, 1),
+		frameOf(HeaderSize, HeaderSize-LogOverhead, MagicV2),
+		frameOf(HeaderSize, HeaderSize-LogOverhead-1, MagicV2),
+		frameOf(HeaderSize-1, HeaderSize-LogOverhead, MagicV2),
+	} {
+		want := walkReader(in)
+		for _, sizes := range [][]byte{nil, {1}} {
+			sameSteps(t, "known size", walkStream(t, &chunkReader{data: in, sizes: sizes}, int64(len(in)), len(in)+1), want)
+			sameSteps(t, "unknown size", walkStream(t, &chunkReader{data: in, sizes: sizes}, -1, len(in)+1), want)
+		}
+	}
+}
+
+// A BatchReader given the stream's size reads no byte past it: the
+// batches after it in the io.Reader are not returned, nor read.
+func TestBatchReaderReadsNoFurtherThanItsSize(t *testing.T) {
+	seg := bytes.Repeat(corpusSegment(t), 2)
+	first, _, _ := Next(seg)
+	src := bytes.NewReader(seg)
+	r := NewBatchReader(src, 0, int64(len(first)), 0)
+	if b, pos, err := r.Next(); err != nil || pos != 0 || !bytes.Equal(b, first) {
+		t.Fatalf("first batch: %d bytes at %d, %v", len(b), pos, err)
+	}
+	if b, pos, err := r.Next(); err != io.EOF || pos != int64(len(first)) {
+		t.Fatalf("after the stated size: %d bytes at %d, %v; want io.EOF at %d", len(b), pos, err, len(first))
+	}
+	if src.Len() != len(seg)-len(first) {
+		t.Fatalf("%d bytes read from the io.Reader, the size was %d", len(seg)-src.Len(), len(first))
+	}
+}
+
+// With the stream's size known, a batch claiming more bytes than the
+// stream holds is ErrPartial, as Next says on the whole buffer, even when
+// it also claims more than the bound: after a whole batch, with the rest of
+// the stream already in the buffer.
+func TestBatchReaderPartialAfterABatchEvenAboveTheBound(t *testing.T) {
+	seg := corpusSegment(t)
+	first, _, _ := Next(seg)
+	// The next batch's first 17 bytes, its batchLength claiming 10 bytes
+	// more than first: above the bound (first's size), past the stream's end.
+	cut := frameOf(HeaderSizeUpToMagic, uint32(len(first)+10-LogOverhead), MagicV2)
+	data := append(bytes.Clone(first), cut...)
+	want := walkReader(data)
+	if len(want) != 2 || !strings.Contains(want[1].err, ErrPartial.Error()) {
+		t.Fatalf("Next on the whole buffer: %+v", want)
+	}
+	sameSteps(t, "known size", walkStream(t, bytes.NewReader(data), int64(len(data)), len(first)), want)
+}
+
+// emptyReader returns no byte and no error for its first empty Reads, then
+// its data.
+type emptyReader struct {
+	empty int
+	data  []byte
+}
+
+func (e *emptyReader) Read(p []byte) (int, error) {
+	if e.empty > 0 {
+		e.empty--
+		return 0, nil
+	}
+	if len(e.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, e.data)
+	e.data = e.data[n:]
+	return n, nil
+}
+
+// An io.Reader that returns no byte and no error 100 times in a row ends
+// the walk with io.ErrNoProgress, as bufio.Reader gives up; 99 times, then
+// bytes, and the batch is read.
+func TestBatchReaderGivesUpAfter100EmptyReads(t *testing.T) {
+	seg := corpusSegment(t)
+	first, _, _ := Next(seg)
+	for _, size := range []int64{int64(len(first)), -1} {
+		r := NewBatchReader(&emptyReader{99, first}, 0, size, 0)
+		if b, _, err := r.Next(); err != nil || !bytes.Equal(b, first) {
+			t.Errorf("size %d, 99 empty reads: %d bytes, %v; want the batch", size, len(b), err)
+		}
+		r = NewBatchReader(&emptyReader{100, first}, 0, size, 0)
+		if b, pos, err := r.Next(); err != io.ErrNoProgress || b != nil || pos != 0 {
+			t.Errorf("size %d, 100 empty reads: %d bytes at %d, %v; want io.ErrNoProgress at 0", size, len(b), pos, err)
+		}
+	}
+}
+
+// A BatchReader walking a stream many chunks long allocates nothing once
+// its buffer has grown: the batch left cut at the end of the buffer moves
+// to its front, into the same buffer.
+func TestBatchReaderAllocsAcrossChunks(t *testing.T) {
+	seg := corpusSegment(t)
+	data := bytes.Repeat(seg, 4*streamChunk/len(seg)+1)
+	src := bytes.NewReader(data)
+	r := NewBatchReader(src, 0, int64(len(data)), 0)
+	walk := func() {
+		n := 0
+		for {
+			_, _, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if r.Pos() != int64(len(data)) || n == 0 {
+			t.Fatalf("%d batches to position %d of %d", n, r.Pos(), len(data))
+		}
+		src.Reset(data)
+		*r = BatchReader{r: src, buf: r.buf, left: int64(len(data)), max: DefaultMaxBatch, CheckCRC: true}
+	}
+	if allocs := testing.AllocsPerRun(3, walk); allocs != 0 {
+		t.Fatalf("%v allocations per walk of %d bytes", allocs, len(data))
+	}
+}
+
+// Bit 6 of the attributes, and no other, says the batch's baseTimestamp is
+// a delete horizon (DefaultRecordBatch's DELETE_HORIZON_FLAG_MASK, 0x40,
+// read by hasDeleteHorizonMs); a batch built with it reports it.
+func TestAttributesDeleteHorizonIsBit6(t *testing.T) {
+	for bit := range 16 {
+		if got := Attributes(1 << bit).DeleteHorizon(); got != (bit == 6) {
+			t.Errorf("attributes bit %d alone: DeleteHorizon %v", bit, got)
+		}
+	}
+	raw, err := AppendBatch(nil, BatchHeader{Attributes: AttrDeleteHorizon, BaseSequence: -1}, []Record{{Value: []byte("v")}}, CompressionNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := Batch(raw).Attributes(); !a.DeleteHorizon() || a.Transactional() || a.Control() {
+		t.Fatalf("batch built with the delete-horizon bit: attributes %#x", a)
+	}
+	if Attributes(0x7f &^ AttrDeleteHorizon).DeleteHorizon() {
+		t.Fatal("every other low bit set: DeleteHorizon")
+	}
+}
+
+// RecordBatch's sentinels are -1 on the wire, each in its field's width
+// (eight, four or two 0xff bytes): NO_TIMESTAMP, NO_PRODUCER_ID,
+// NO_PRODUCER_EPOCH, NO_SEQUENCE, NO_PARTITION_LEADER_EPOCH.
+func TestSentinelsOnTheWire(t *testing.T) {
+	h := BatchHeader{
+		PartitionLeaderEpoch: NoPartitionLeaderEpoch,
+		BaseTimestamp:        NoTimestamp,
+		MaxTimestamp:         NoTimestamp,
+		ProducerID:           NoProducerID,
+		ProducerEpoch:        NoProducerEpoch,
+		BaseSequence:         NoSequence,
+	}
+	b, err := AppendBatch(nil, h, nil, CompressionNone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name     string
+		off, len int
+	}{
+		{"partitionLeaderEpoch", OffPartitionLeaderEpoch, 4},
+		{"baseTimestamp", OffBaseTimestamp, 8},
+		{"maxTimestamp", OffMaxTimestamp, 8},
+		{"producerId", OffProducerID, 8},
+		{"producerEpoch", OffProducerEpoch, 2},
+		{"baseSequence", OffBaseSequence, 4},
+	} {
+		if got := b[f.off : f.off+f.len]; !bytes.Equal(got, bytes.Repeat([]byte{0xff}, f.len)) {
+			t.Errorf("%s: % x, want %d bytes 0xff", f.name, got, f.len)
 		}
 	}
 }
