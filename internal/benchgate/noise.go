@@ -75,9 +75,10 @@ func (c *Collector) Noise(alpha float64, draws int, seed uint64) []NoiseRow {
 }
 
 // shift is the change of the medians from a to b and the gate's p-value
-// (NewSample sorts copies: a and b are left as they are).
+// (NewSample sorts the values it is given: copies, so that a and b are
+// left as they are).
 func shift(a, b []float64, th *benchmath.Thresholds) (delta, p float64) {
-	sa, sb := benchmath.NewSample(a, th), benchmath.NewSample(b, th)
+	sa, sb := benchmath.NewSample(slices.Clone(a), th), benchmath.NewSample(slices.Clone(b), th)
 	ma, mb := median(sa.Values), median(sb.Values)
 	return (mb - ma) / ma, benchmath.AssumeNothing.Compare(sa, sb).P
 }

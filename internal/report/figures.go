@@ -176,7 +176,9 @@ func (br *benchReader) figures() *Figures {
 		key := Key{Pkg: k.Get(fields[0]), Name: k.Get(fields[1]), Strategy: k.Get(fields[2]), CRC: k.Get(fields[3]),
 			Batch: k.Get(fields[4]), Producers: k.Get(fields[5]), Impl: k.Get(fields[6]), Full: g.full}
 		unit := k.Get(br.unitField)
-		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(br.samples[g], &th), 0.95)
+		// NewSample sorts the values it is given: a copy, so that the
+		// samples keep the order read, by which rounds pair (Figures.Ratio).
+		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(br.samples[g]), &th), 0.95)
 		if f.stats[key] == nil {
 			f.stats[key] = map[string]stat{}
 			f.samples[key] = map[string][]float64{}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -144,5 +145,40 @@ func TestRoundsWithZeroMetric(t *testing.T) {
 	}
 	if r := f.cpu().storeOverModel().Intervals[[2]string{"store/model", "1000"}]; !r.Paired || r.HalfWidth() > 0.01 {
 		t.Errorf("store/model %+v, want paired and the slow rounds cancelled", r)
+	}
+}
+
+// TestRoundsPairAsRead: a ratio pairs the i-th result of each side as the
+// file lists them, not the i-th smallest. Here the numerator rises round by
+// round while the denominator falls: paired by round the ratios run from
+// 0.53 to 1.9 and the interval is wide; sides sorted before pairing would
+// give 1.00 in every round and an interval of nothing. The samples keep the
+// order read.
+func TestRoundsPairAsRead(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("goos: linux\npkg: github.com/mirrorpath/mirrorpath/appendpath\n")
+	for r := range 10 {
+		up, down := 100+10*float64(r), 190-10*float64(r)
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=asis/crc=none/batch=1KiB/producers=1000-2\t1000\t%.2f ns/op\t%.2f cpu-ns/op\n", down, down)
+		fmt.Fprintf(&b, "BenchmarkAppend/strategy=barrier/crc=none/batch=1KiB/producers=1000-2\t1000\t%.2f ns/op\t%.2f cpu-ns/op\n", up, up)
+	}
+	f := figs(t, b.String())
+	if !f.rounds {
+		t.Fatal("output in interleaved rounds read as unordered")
+	}
+	keys := f.Configs()
+	if len(keys) != 2 {
+		t.Fatalf("%d configurations, want 2", len(keys))
+	}
+	if got := f.Samples(keys[0], "sec/op"); len(got) != 10 || math.Abs(got[0]-190e-9) > 1e-12 || math.Abs(got[9]-100e-9) > 1e-12 {
+		t.Errorf("asis samples %v, want 190 ns down to 100 ns as read", got)
+	}
+	r := f.Ratio(keys[1], keys[0], "sec/op", 0.95)
+	if !r.Paired || r.Lo > 0.9 || r.Hi < 1.1 {
+		t.Errorf("barrier / asis = %+v, want paired by round with an interval from below 0.9 to above 1.1", r)
+	}
+	n := f.judge()
+	if len(n.Canary) != 1 || n.Canary[0].HalfWidth() < 0.1 {
+		t.Errorf("canary %+v, want its interval wider than ±10 %%", n.Canary)
 	}
 }

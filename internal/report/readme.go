@@ -127,15 +127,21 @@ func (f *Figures) absolute(ew *errWriter) {
 }
 
 // batchBytes is the bytes per op a benchmark set with b.SetBytes:
-// throughput times wall time per op of one sample. The samples are sorted
-// (benchmath.NewSample sorts them), so the fastest result is the last B/s
-// and the first sec/op.
+// throughput times wall time per op of one result, the fastest (the least
+// rounding in go test's MB/s). The samples are in the order read, one of
+// each unit per result line, so index i of both is one result.
 func (f *Figures) batchBytes(k Key) (float64, bool) {
 	bps, wall := f.samples[k]["B/s"], f.samples[k][secPerOp]
-	if len(bps) == 0 || len(wall) == 0 {
+	if len(bps) == 0 || len(bps) != len(wall) {
 		return 0, false
 	}
-	return math.Round(bps[len(bps)-1] * wall[0]), true
+	i := 0
+	for j, w := range wall {
+		if w < wall[i] {
+			i = j
+		}
+	}
+	return math.Round(bps[i] * wall[i]), true
 }
 
 func upperFirst(s string) string {
