@@ -425,3 +425,49 @@ func TestValidatorKeepsItsRebuildBufferBelowTheBound(t *testing.T) {
 		t.Fatalf("rebuild buffer of %d bytes after a batch that needed none, want it kept", c)
 	}
 }
+
+// A log producer state refuses to replay fails Open with producer state's
+// error, under either barrier apply (the prototype's replay, a segment per
+// appender, included).
+// Such a log is written under the Stock has-producer-id rule, which tracks no
+// negative PID (RecordBatch#hasProducerId), and reopened under NonNegativeOne,
+// which tracks PID -5: its transactional batch opens a transaction, and its
+// plain batch after it is INVALID_TXN_STATE (ProducerAppendInfo#
+// appendDataBatch, for every origin).
+func TestOpenFailsOnALogItsProducerStateRefuses(t *testing.T) {
+	for _, apply := range []psm.BarrierApply{psm.Exact, psm.Prototype} {
+		fs := vfs.NewMemFS()
+		cfg := Config{Dir: "/l", FS: fs, PSMOptions: psm.Options{BarrierApply: apply}}
+		p := mustOpen(t, cfg)
+		for _, b := range [][]byte{
+			mkBatch(t, bspec{PID: -5, Epoch: 0, Seq: 0, Txn: true, Base: 0}),
+			mkBatch(t, bspec{PID: -5, Epoch: 0, Seq: 1, Base: 1}),
+		} {
+			if _, err := p.AppendReplica(b); err != nil {
+				t.Fatalf("%v: untracked PID -5: %v", apply, err)
+			}
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		names, err := fs.ReadDir("/l")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if strings.HasSuffix(n, storage.SnapshotSuffix) {
+				if err := fs.Remove("/l/" + n); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cfg.PSMOptions.HasProducerID = psm.NonNegativeOne
+		cfg.Now = testNow
+		if q, err := Open(cfg); !errors.Is(err, kafkaerr.InvalidTxnState) {
+			if q != nil {
+				q.Close()
+			}
+			t.Errorf("%v: Open of a log whose replay is refused: %v, want INVALID_TXN_STATE", apply, err)
+		}
+	}
+}
