@@ -29,7 +29,7 @@ import (
 func TestInterleavedFigures(t *testing.T) {
 	env := os.Getenv(cputime.PlanEnv)
 	if env == "" {
-		t.Skip("set " + cputime.PlanEnv + `="rounds=10 slices=50 slice=2ms"`)
+		t.Skip("set " + cputime.PlanEnv + `="rounds=20 slices=25 slice=2ms"`)
 	}
 	plan, err := cputime.ParsePlan(env)
 	if err != nil {
