@@ -300,7 +300,7 @@ func TestReloadReplaysASegmentWithABarrier(t *testing.T) {
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
-		removeSnapshotFiles(t, fs, "/l")
+		removeSnapshots(t, fs, "/l")
 		cfg.State = Stopped
 		q := mustOpen(t, cfg)
 		if q.log.Segments() != 1 {
@@ -440,7 +440,7 @@ func TestOpenFailsOnALogItsProducerStateRefuses(t *testing.T) {
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
-		removeSnapshotFiles(t, fs, "/l")
+		removeSnapshots(t, fs, "/l")
 		cfg.PSMOptions.HasProducerID = psm.NonNegativeOne
 		cfg.Now = testNow
 		if q, err := Open(cfg); !errors.Is(err, kafkaerr.InvalidTxnState) {
@@ -448,23 +448,6 @@ func TestOpenFailsOnALogItsProducerStateRefuses(t *testing.T) {
 				q.Close()
 			}
 			t.Errorf("%v: Open of a log whose replay is refused: %v, want INVALID_TXN_STATE", apply, err)
-		}
-	}
-}
-
-// removeSnapshotFiles deletes every producer snapshot file in dir, so that
-// the next Open rebuilds producer state from the log alone.
-func removeSnapshotFiles(t *testing.T, fs *vfs.MemFS, dir string) {
-	t.Helper()
-	names, err := fs.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range names {
-		if strings.HasSuffix(n, storage.SnapshotSuffix) {
-			if err := fs.Remove(dir + "/" + n); err != nil {
-				t.Fatal(err)
-			}
 		}
 	}
 }

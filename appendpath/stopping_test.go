@@ -296,6 +296,8 @@ func TestRecoveryIgnoresBarrier(t *testing.T) {
 	}
 }
 
+// removeSnapshots deletes every producer snapshot file in dir, so that the
+// next Open rebuilds producer state from the log alone.
 func removeSnapshots(t *testing.T, fs *vfs.MemFS, dir string) {
 	t.Helper()
 	names, err := fs.ReadDir(dir)
