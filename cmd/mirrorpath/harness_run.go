@@ -65,7 +65,7 @@ func runRun(args []string, stdout, stderr io.Writer, catalog catalogRunner) int 
 	full := fs.Bool("full", false, "publication-grade counts: 10 interleaved rounds of 1 s over every Append, Limit and Update configuration (tens of minutes)")
 	out := fs.String("out", "", "output `DIR`, its earlier run files replaced (default results/tmp/run under the module, which git ignores; with --readme results/run)")
 	bench := fs.String("bench", "", "benchmarks to run (`RE`, as go test -bench, in go test rounds; default: Append at producers=1000, Limit, Update, interleaved in 2 ms slices; with --full every Append, Limit, Update)")
-	benchtime := fs.String("benchtime", "", "measure in go test rounds of -benchtime `D` or Nx (default: the quick selection interleaved in 2 ms slices, 100 ms a configuration a round; 1s with --full)")
+	benchtime := fs.String("benchtime", "", "measure in go test rounds of -benchtime `D` or Nx (default: the quick selection interleaved in 2 ms slices, 50 ms a configuration a round; 1s with --full)")
 	count := fs.Int("count", 0, "interleaved rounds = samples per configuration (`N`; default 20 for the quick selection in slices, 10 in go test rounds: benchmath's 95% interval of a median needs 6)")
 	readme := fs.Bool("readme", false, "write the committed run results/run/ (unless --out) and rewrite the generated sections of README.md and results/ from it; with --no-bench (--no-scenarios) the benchmarks (scenario results) of the run already there are kept, so only the verdict (benchmark) tables change")
 	failNoisy := fs.Bool("fail-noisy", false, "exit 3 when the report is noisy (docs/measuring.md, \"Noise\"); without it a noisy report exits 0 and says NOISY")

@@ -41,12 +41,12 @@ type Plan struct {
 	// Settle runs inside a slice's clock after its work (finishing a
 	// collection the work started, so that it is billed to that task).
 	Settle func()
-	// Reset runs Resets times a round, before the first pass and then
-	// every Slices/Resets passes, outside every clock, with a count of the
-	// calls so far (and once before the calibration, call 0): a group that sets its tasks' buffers up afresh there
-	// gives each round's figure of a task the mean of several placements
-	// in memory, where set up once a placement would stay with the task
-	// for the whole run.
+	// Reset runs once before the calibration (call 0), then Resets times a
+	// round, before the first pass and every Slices/Resets passes after it,
+	// outside every clock, with a count of the calls so far: a group that
+	// sets its tasks' buffers up afresh there gives each round's figure of
+	// a task the mean of several placements in memory, where set up once a
+	// placement would stay with the task for the whole run.
 	Reset  func(i int)
 	Resets int
 	// First is the index of the plan's first round among the run's, when a
