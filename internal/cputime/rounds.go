@@ -38,9 +38,10 @@ func ChildRound() (round int, child bool, err error) {
 // each prints to w. The test in that binary measures one round when
 // ChildRound says it is a child, with Plan.First set to the round.
 //
-// In one process, whatever stays in place for the process's life (the
-// physical pages behind the heap's addresses, which the runtime keeps and
-// hands out again after each collection) goes with every round of it, and
+// In one process, whatever stays in place for the process's life (for
+// instance the physical pages behind the heap's addresses, which the
+// runtime keeps and hands out again after each collection) goes with every
+// round of it, and
 // the rounds of a ratio are then not independent samples: a bias shared by
 // all of them is not in their spread, so no interval can show it. A process
 // per round puts that variation between rounds, where the interval sees it.
