@@ -21,7 +21,7 @@ func init() {
 	})
 }
 
-const ratioUsage = "usage: mirrorpath ratio --num RE --den RE [--unit U] [--confidence C] FILE..."
+const ratioUsage = "usage: mirrorpath ratio --num RE --den RE [--unit U] [--confidence C] FILE... (a FILE ending in .gz is decompressed)"
 
 // runRatio is `mirrorpath ratio`: the ratio of two configurations in the
 // same benchmark output with its percentile-bootstrap interval, by the rule

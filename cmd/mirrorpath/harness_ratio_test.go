@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,6 +52,36 @@ func TestRatioOfTwoConfigurations(t *testing.T) {
 	}
 	if code, out, _ := runRatioArgs("--num", "asis", "--den", "bitfield", "--unit", "sec/op", path); code != 0 || !strings.Contains(out, "= 0.500 [0.500, 0.500]") || !strings.Contains(out, ", sec/op,") {
 		t.Fatalf("inverse in sec/op: exit %d, %q", code, out)
+	}
+}
+
+// A raw output kept compressed (results/ gzips its large ones) gives the
+// same ratio as the plain file; a file that is not gzip is an error naming it.
+func TestRatioReadsGzip(t *testing.T) {
+	path := writeBench(t, 10, "")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	gz := path + ".gz"
+	if err := os.WriteFile(gz, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, plain, _ := runRatioArgs("--num", "bitfield", "--den", "asis", path)
+	code, got, errs := runRatioArgs("--num", "bitfield", "--den", "asis", gz)
+	if code != 0 || got != plain {
+		t.Fatalf("gzip: exit %d, %q (stderr %q); plain %q", code, got, errs, plain)
+	}
+	bad := filepath.Join(t.TempDir(), "bench.txt.gz")
+	if err := os.WriteFile(bad, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runRatioArgs("--num", "bitfield", "--den", "asis", bad); code != 1 || !strings.Contains(errs, bad) || !strings.Contains(errs, "gzip") {
+		t.Fatalf("not gzip: exit %d, stderr %q", code, errs)
 	}
 }
 

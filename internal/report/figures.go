@@ -1,6 +1,7 @@
 package report
 
 import (
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -77,19 +78,15 @@ func ParseBench(r io.Reader, name string) (*Figures, error) {
 // ReadBenchFiles is ParseBench over the files at paths, read in turn into one
 // set of figures (the samples of a configuration that appears in several
 // files are pooled), except that a malformed benchmark line is an error that
-// names its file and line: a figure must not quietly leave samples out.
+// names its file and line: a figure must not quietly leave samples out. A
+// file whose name ends in .gz is decompressed as it is read.
 func ReadBenchFiles(paths []string) (*Figures, error) {
 	br, err := newBenchReader()
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range paths {
-		fh, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		err = br.read(fh, p, true)
-		fh.Close()
+		err := readBenchFile(br, p)
 		if err != nil {
 			if errors.As(err, new(*benchfmt.SyntaxError)) {
 				return nil, err // it names its file and line
@@ -98,6 +95,26 @@ func ReadBenchFiles(paths []string) (*Figures, error) {
 		}
 	}
 	return br.figures(), nil
+}
+
+// readBenchFile reads one file into br; a name ending in .gz is read
+// through gzip (results/ keeps large raw outputs compressed).
+func readBenchFile(br *benchReader, p string) error {
+	fh, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	var r io.Reader = fh
+	if strings.HasSuffix(p, ".gz") {
+		zr, err := gzip.NewReader(fh)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return br.read(r, p, true)
 }
 
 // benchReader groups benchmark results by configuration and unit as they
