@@ -12,7 +12,7 @@
 //   - conform: check a broker's produce path over the wire
 //
 // The harness tools measure and check mirrorpath itself; all but ratio
-// work in its source tree, and run, bench, fuzz and profile build its
+// and hostspeed work in its source tree, and run, bench, fuzz and profile build its
 // tests with the go toolchain:
 //
 //   - run: the scenario catalog and the benchmark report (results/)
@@ -21,6 +21,7 @@
 //   - profile: CPU and allocation profiles with flame graphs
 //   - report: a run's report rebuilt from its raw files
 //   - ratio: the ratio of two benchmarks' medians with an interval
+//   - hostspeed: whether the machine runs the same code at one speed
 //
 // One file per tool (dump and its index, state and strict checks in
 // dump_*.go); the harness tools' files are named harness_*.go, their
@@ -63,7 +64,7 @@ func usage(w io.Writer, cmds map[string]command) {
 		harness bool
 	}{
 		{"Product tools (your logs, segments, scenario files, broker):", false},
-		{"Harness tools (measure and check mirrorpath itself; all but ratio work in its source tree):", true},
+		{"Harness tools (measure and check mirrorpath itself; all but ratio and hostspeed work in its source tree):", true},
 	} {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, group.title)

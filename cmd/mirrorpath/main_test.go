@@ -32,7 +32,7 @@ func TestHelpListsToolsApart(t *testing.T) {
 	if got, want := listed(product), []string{"conform", "dump", "replay", "scenario"}; !slices.Equal(got, want) {
 		t.Errorf("product tools %v, want %v", got, want)
 	}
-	if got, want := listed(harness), []string{"bench", "fuzz", "profile", "ratio", "report", "run"}; !slices.Equal(got, want) {
+	if got, want := listed(harness), []string{"bench", "fuzz", "hostspeed", "profile", "ratio", "report", "run"}; !slices.Equal(got, want) {
 		t.Errorf("harness tools %v, want %v", got, want)
 	}
 	if n := len(listed(product)) + len(listed(harness)); n != len(commands) {
