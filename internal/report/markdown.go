@@ -243,6 +243,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			ew.printf("  %s\n", why)
 		}
+		if n.Host != "" {
+			ew.printf("host: %s\n", n.Host)
+		}
 	}
 	return ew.err
 }
@@ -264,6 +267,9 @@ func (n *Noise) markdown(ew *errWriter) {
 		}
 	} else {
 		ew.printf("\n")
+	}
+	if n.Host != "" {
+		ew.printf("\nHost: %s.\n", n.Host)
 	}
 }
 

@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/mirrorpath/mirrorpath/internal/benchgate"
+	"github.com/mirrorpath/mirrorpath/internal/hostspeed"
 )
 
 // The noise rules (docs/measuring.md, "Noise"). A report is noisy when the
@@ -24,6 +26,12 @@ type Noise struct {
 	Checked int      // intervals judged
 	Widest  float64  // largest half-width among them, a fraction; +Inf if one has no interval
 	Canary  []benchgate.RatioSummary
+	// Host says how far the rounds of the 100-byte limit moved, when the
+	// slowest is more than hostspeed.Tolerance times the fastest: the host
+	// changed how fast the core runs that loop during the run. "" otherwise
+	// (or without those rounds). Not a rule: ratios of codes it slows alike
+	// still cancel it; it names the likely cause of the ones that do not.
+	Host string
 }
 
 // headline returns the view the generated tables publish: CPU time when the
@@ -88,7 +96,43 @@ func (f *Figures) judge() *Noise {
 		n.Reasons = append(n.Reasons, "no A/A canary: the run has no BenchmarkAppend/strategy="+canaryStrategy+" beside strategy=asis")
 	}
 	n.Noisy = len(n.Reasons) > 0
+	n.Host = f.headline().hostSpeed()
 	return n
+}
+
+// hostLimit is the configuration whose rounds show the host's speed: the
+// 100-byte limit, the smallest loop of the run (a CRC and a copy in L1),
+// which nothing of the process moves (docs/measuring.md, "The host's two
+// speeds").
+var hostLimit = Key{Name: "Limit", Batch: "100B"}
+
+// hostSpeed describes the spread of the 100-byte limit's rounds in f's time
+// unit when it exceeds hostspeed.Tolerance, else "".
+func (f *Figures) hostSpeed() string {
+	for _, k := range f.configsOf(hostLimit.Name) {
+		if k.Batch != hostLimit.Batch || k.Strategy != "" || k.Producers != "" {
+			continue
+		}
+		v := f.Samples(k, f.timeUnit)
+		if len(v) < 2 {
+			return ""
+		}
+		lo, hi := slices.Min(v), slices.Max(v)
+		if !(lo > 0) || hi <= hostspeed.Tolerance*lo {
+			return ""
+		}
+		slow := 0
+		for _, x := range v {
+			if x > hostspeed.Tolerance*lo {
+				slow++
+			}
+		}
+		return fmt.Sprintf("the 100-byte limit ran %.1f to %.1f ns a round (%.2f×), over %.2f× its fastest in %d of %d rounds: "+
+			"the host changed how fast the core runs it (docs/measuring.md, \"The host's two speeds\"; mirrorpath hostspeed samples it), "+
+			"and ratios of codes it slows unequally, such as the locked limit over the limit, follow the share of rounds run slow",
+			lo*1e9, hi*1e9, hi/lo, hostspeed.Tolerance, slow, len(v))
+	}
+	return ""
 }
 
 // canaryOff returns by how much r's interval misses 1.00, and whether that

@@ -182,3 +182,33 @@ func TestRoundsPairAsRead(t *testing.T) {
 		t.Errorf("canary %+v, want its interval wider than ±10 %%", n.Canary)
 	}
 }
+
+// TestJudgeHost: the rounds of the 100-byte limit (in the headline view,
+// CPU time here) name the host's two speeds when the slowest is over
+// hostspeed.Tolerance times the fastest, count the slow rounds, and change
+// no verdict; within the tolerance, or at another batch size, nothing.
+func TestJudgeHost(t *testing.T) {
+	run := func(limits ...float64) *Noise {
+		var b strings.Builder
+		b.WriteString(noiseRun(100, 0))
+		for _, ns := range limits {
+			fmt.Fprintf(&b, "BenchmarkLimit/batch=100B-2 100 %.2f ns/op %.2f cpu-ns/op\n", ns*1.01, ns)
+			fmt.Fprintf(&b, "BenchmarkLimit/batch=16KiB-2 100 %.2f ns/op %.2f cpu-ns/op\n", 1000*ns, 1000*ns)
+		}
+		return judge(t, b.String())
+	}
+	n := run(7.5, 12.9, 7.6, 13.5, 7.4, 7.5, 12.0, 7.7, 7.5, 7.9)
+	want := "the 100-byte limit ran 7.4 to 13.5 ns a round (1.82×), over 1.25× its fastest in 3 of 10 rounds: the host changed how fast the core runs it"
+	if !strings.HasPrefix(n.Host, want) {
+		t.Errorf("Host %q\nwant it to start %q", n.Host, want)
+	}
+	if n.Noisy != run(7.5, 7.5, 7.5, 7.5, 7.5, 7.5, 7.5, 7.5, 7.5, 7.5).Noisy {
+		t.Error("the host's line changed the verdict")
+	}
+	if n := run(7.5, 9.2, 7.6, 8.0, 7.4, 7.5, 9.1, 7.7, 7.5, 7.9); n.Host != "" {
+		t.Errorf("rounds within 1.25× of the fastest gave %q", n.Host)
+	}
+	if n := judge(t, noiseRun(100, 0)); n.Host != "" {
+		t.Errorf("no limit rounds gave %q", n.Host)
+	}
+}
