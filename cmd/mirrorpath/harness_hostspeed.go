@@ -27,9 +27,10 @@ const hostspeedUsage = "usage: mirrorpath hostspeed [--for D] [--every D] [--jso
 // for --for, each loop's CPU time per operation printed for every --every
 // of wall time, then each loop's spread and the verdict. Exit 0 when every
 // loop kept one speed (within hostspeed.Tolerance of its fastest interval),
-// 1 when one did not: the host changed how fast this core runs some code
-// (docs/measuring.md, "The host's two speeds"), and ratios of codes it slows
-// unequally (the locked limit over the limit) will not be steady here.
+// 1 when one did not: with nothing else running, the host changed how fast
+// this core runs some code (docs/measuring.md, "The host's two speeds"), and
+// ratios of codes it slows unequally (the locked limit over the limit) will
+// not be steady here.
 func runHostspeed(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hostspeed", flag.ContinueOnError)
 	dur := durationFlag(fs, "for", time.Minute, 100*time.Millisecond, time.Hour, "how long to sample (`D`)")

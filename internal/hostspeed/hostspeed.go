@@ -14,9 +14,11 @@
 //   - chain: a dependent multiply-add chain, which only the core's clock
 //     moves.
 //
-// When the limit's intervals differ by more than Tolerance while the others
-// differ less, the host slowed some code and not the rest while the guest
-// was idle, and a run measured then is not one of a machine at one speed.
+// Summarize calls a sample one speed when no loop's slowest interval is over
+// Tolerance times its fastest. When the limit's is and the chain's is not,
+// something slowed the CRC and the copy but not the clock; with the guest
+// idle, that is the host, and a run measured then is not one of a machine
+// at one speed.
 package hostspeed
 
 import (
@@ -34,9 +36,10 @@ import (
 var Kernels = [3]string{"limit", "locked", "chain"}
 
 // Tolerance is the largest slowest/fastest ratio over the intervals of one
-// loop that Summary still calls one speed. In quiet stretches the three
-// loops' half-second intervals on the 2-vCPU AMD EPYC VM stayed within 1.16
-// of their fastest; the host's slow state took the limit to 1.7 to 1.8 times.
+// loop that Summarize still calls one speed. On the 2-vCPU AMD EPYC VM the
+// chain's intervals, which the host's slow state leaves alone, stayed within
+// 1.14 to 1.20 of their fastest; that state took the limit to 1.8 to 2.1
+// times (results/host-speed/).
 const Tolerance = 1.25
 
 // Interval is one stretch of wall time: each loop's CPU time per

@@ -27,8 +27,9 @@ type Noise struct {
 	Widest  float64  // largest half-width among them, a fraction; +Inf if one has no interval
 	Canary  []benchgate.RatioSummary
 	// Host says how far the rounds of the 100-byte limit moved, when the
-	// slowest is more than hostspeed.Tolerance times the fastest: the host
-	// changed how fast the core runs that loop during the run. "" otherwise
+	// slowest is more than hostspeed.Tolerance times the fastest: the core ran
+	// that loop at two speeds during the run (the host's doing when the
+	// guest was idle). "" otherwise
 	// (or without those rounds). Not a rule: ratios of codes it slows alike
 	// still cancel it; it names the likely cause of the ones that do not.
 	Host string
@@ -128,7 +129,7 @@ func (f *Figures) hostSpeed() string {
 			}
 		}
 		return fmt.Sprintf("the 100-byte limit ran %.1f to %.1f ns a round (%.2f×), over %.2f× its fastest in %d of %d rounds: "+
-			"the host changed how fast the core runs it (docs/measuring.md, \"The host's two speeds\"; mirrorpath hostspeed samples it), "+
+			"the core ran it at two speeds (with the guest idle, the host's doing: docs/measuring.md, \"The host's two speeds\"; mirrorpath hostspeed samples it), "+
 			"and ratios of codes it slows unequally, such as the locked limit over the limit, follow the share of rounds run slow",
 			lo*1e9, hi*1e9, hi/lo, hostspeed.Tolerance, slow, len(v))
 	}

@@ -198,7 +198,7 @@ func TestJudgeHost(t *testing.T) {
 		return judge(t, b.String())
 	}
 	n := run(7.5, 12.9, 7.6, 13.5, 7.4, 7.5, 12.0, 7.7, 7.5, 7.9)
-	want := "the 100-byte limit ran 7.4 to 13.5 ns a round (1.82×), over 1.25× its fastest in 3 of 10 rounds: the host changed how fast the core runs it"
+	want := "the 100-byte limit ran 7.4 to 13.5 ns a round (1.82×), over 1.25× its fastest in 3 of 10 rounds: the core ran it at two speeds"
 	if !strings.HasPrefix(n.Host, want) {
 		t.Errorf("Host %q\nwant it to start %q", n.Host, want)
 	}
