@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/mirrorpath/mirrorpath/pid"
 )
@@ -73,9 +75,14 @@ func TestGeneratedLinksResolve(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, m := range mdLink.FindAllStringSubmatch(string(out), -1) {
-				target, _, _ := strings.Cut(m[1], "#")
-				if _, err := os.Stat(filepath.Join(root, filepath.Dir(doc), filepath.FromSlash(target))); err != nil {
+				target, frag, _ := strings.Cut(m[1], "#")
+				path := filepath.Join(root, filepath.Dir(doc), filepath.FromSlash(target))
+				if _, err := os.Stat(path); err != nil {
 					t.Errorf("%s, section %s: link %s: %v", doc, name, m[1], err)
+					continue
+				}
+				if frag != "" && !slices.Contains(headingAnchors(t, path), frag) {
+					t.Errorf("%s, section %s: link %s: no heading of %s has the anchor #%s", doc, name, m[1], target, frag)
 				}
 			}
 		}
@@ -83,6 +90,35 @@ func TestGeneratedLinksResolve(t *testing.T) {
 }
 
 var mdLink = regexp.MustCompile(`\]\(([^)]+)\)`)
+
+// headingAnchors returns the anchors GitHub gives the headings of the
+// Markdown file at path: lower case, spaces to hyphens, every character
+// but letters, digits, hyphens and underscores dropped.
+func headingAnchors(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		h := strings.TrimLeft(line, "#")
+		if len(h) == len(line) || !strings.HasPrefix(h, " ") {
+			continue
+		}
+		var a strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+			switch {
+			case r == ' ':
+				a.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				a.WriteRune(r)
+			}
+		}
+		out = append(out, a.String())
+	}
+	return out
+}
 
 func TestReplaceSection(t *testing.T) {
 	doc := []byte("# t\n\n<!-- mirrorpath:bench:begin -->\nold\nlines\n<!-- mirrorpath:bench:end -->\n\ntail\n")
