@@ -346,6 +346,9 @@ func (c runConfig) exitStatus(dir string, stderr io.Writer) int {
 	}
 	if n := rep.Noise(); n != nil && n.Noisy {
 		fmt.Fprintf(stderr, "run: %s (docs/measuring.md, \"Noise\")\n", n.Verdict())
+		if n.Host != "" {
+			fmt.Fprintf(stderr, "run: the core ran the 100-byte limit at two speeds across the rounds: `mirrorpath hostspeed` says whether it still does (docs/measuring.md, \"The host's two speeds\")\n")
+		}
 		if c.failNoisy {
 			return 3
 		}

@@ -409,4 +409,17 @@ func TestRunExitNoisy(t *testing.T) {
 	if code := (runConfig{failNoisy: true}).exitStatus(dir, io.Discard); code != 3 {
 		t.Errorf("noisy run with --fail-noisy: exit %d, want 3", code)
 	}
+	if strings.Contains(stderr.String(), "two speeds") {
+		t.Errorf("no limit rounds, yet stderr names two speeds: %q", stderr.String())
+	}
+	// With the 100-byte limit's rounds 7.5 and 13 ns apart, it says so and
+	// points at hostspeed.
+	for i := range 10 {
+		fmt.Fprintf(&b, "BenchmarkLimit/batch=100B-2 100 %.1f ns/op\n", []float64{7.5, 13}[i%2])
+	}
+	os.WriteFile(filepath.Join(dir, report.BenchFile), []byte(b.String()), 0o644)
+	stderr.Reset()
+	if code := (runConfig{}).exitStatus(dir, &stderr); code != 0 || !strings.Contains(stderr.String(), "run: the core ran the 100-byte limit at two speeds across the rounds: `mirrorpath hostspeed`") {
+		t.Errorf("two speeds: exit %d, stderr %q", code, stderr.String())
+	}
 }
