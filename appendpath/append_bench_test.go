@@ -6,12 +6,12 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"testing"
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/cputime"
+	"github.com/mirrorpath/mirrorpath/internal/hostspeed"
 	"github.com/mirrorpath/mirrorpath/pid"
 	"github.com/mirrorpath/mirrorpath/psm"
 )
@@ -185,7 +185,7 @@ const (
 func benchLimit(b *testing.B, mode limitMode) {
 	for _, sh := range benchShapes {
 		b.Run("batch="+sh.name, func(b *testing.B) {
-			in, dst := limitBuffers(benchBatch(b, sh.records, sh.value))
+			in, dst := hostspeed.LimitBuffers(benchBatch(b, sh.records, sh.value))
 			b.SetBytes(int64(len(in)))
 			b.ReportAllocs()
 			runtime.GC() // the setup's garbage is not the loop's
@@ -213,26 +213,6 @@ func benchLimit(b *testing.B, mode limitMode) {
 			}
 		})
 	}
-}
-
-// limitBuffers returns a copy of batch and a destination of its length,
-// placed alike in every process: the copy on a 4 KiB boundary, the
-// destination at the next 64-byte boundary after it. Where a separate
-// allocation lands is up to the allocator, and it moves the limit: with the
-// destination 3456 to 4032 bytes above the source modulo 4 KiB (3456 is
-// where a separate 1 KiB allocation can land) the fused limit at 1 KiB took
-// about 20.5 ns of CPU time, with 0 to 1152 bytes 17.5 (4 KiB aliasing
-// between the loop's loads and its stores is the likely cause). Right after
-// the source, the destination is 128, 1088, 64 and 512 bytes above it
-// modulo 4 KiB for the four shapes.
-func limitBuffers(batch []byte) (in, dst []byte) {
-	const page, line = 4096, 64
-	n := (len(batch) + line - 1) / line * line
-	buf := make([]byte, page+n+len(batch))
-	start := (page - int(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))%page)) % page
-	in = buf[start : start+len(batch) : start+len(batch)]
-	copy(in, batch)
-	return in, buf[start+n : start+n+len(batch) : start+n+len(batch)]
 }
 
 // BenchmarkLimitRing is BenchmarkLimit with the copy going where the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mirrorpath/mirrorpath/codec"
 	"github.com/mirrorpath/mirrorpath/internal/cputime"
+	"github.com/mirrorpath/mirrorpath/internal/hostspeed"
 	"github.com/mirrorpath/mirrorpath/pid"
 )
 
@@ -200,9 +201,9 @@ func appendGroup(t *testing.T, sh benchShape) (tasks []cputime.Task, setups []fu
 var limitSink uint32
 
 // hotLimit is benchLimit's loop as a task: the work of mode into one hot
-// buffer placed by limitBuffers.
+// buffer placed by hostspeed.LimitBuffers.
 func hotLimit(batch []byte, mode limitMode) func(n int) {
-	in, dst := limitBuffers(batch)
+	in, dst := hostspeed.LimitBuffers(batch)
 	var mu sync.Mutex
 	return func(n int) {
 		var sink uint32
