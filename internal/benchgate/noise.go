@@ -79,14 +79,14 @@ func (c *Collector) Noise(alpha float64, draws int, seed uint64) []NoiseRow {
 // left as they are).
 func shift(a, b []float64, th *benchmath.Thresholds) (delta, p float64) {
 	sa, sb := benchmath.NewSample(slices.Clone(a), th), benchmath.NewSample(slices.Clone(b), th)
-	ma, mb := median(sa.Values), median(sb.Values)
+	ma, mb := Median(sa.Values), Median(sb.Values)
 	return (mb - ma) / ma, benchmath.AssumeNothing.Compare(sa, sb).P
 }
 
 // iqrSpread is the interquartile range of v over its median.
 func iqrSpread(v []float64) float64 {
 	s := slices.Sorted(slices.Values(v))
-	return (quantile(s, 0.75) - quantile(s, 0.25)) / median(s)
+	return (quantile(s, 0.75) - quantile(s, 0.25)) / Median(s)
 }
 
 // SuggestThreshold is the threshold the rows of one benchmark name support:

@@ -34,7 +34,7 @@ func (r RatioSummary) HalfWidth() float64 {
 // for samples of 6 to 20 values.
 const ratioResamples = 4000
 
-// RatioInterval returns median(num)/median(den) with a percentile-bootstrap
+// RatioInterval returns Median(num)/Median(den) with a percentile-bootstrap
 // confidence interval: each sample is resampled with replacement on its
 // own, the ratio of the resamples' medians is taken ratioResamples times,
 // and the interval runs between the (1−confidence)/2 and (1+confidence)/2
@@ -49,7 +49,7 @@ func RatioInterval(num, den []float64, confidence float64) RatioSummary {
 		r.Center = math.NaN()
 		return r
 	}
-	r.Center = median(slices.Clone(num)) / median(slices.Clone(den))
+	r.Center = Median(slices.Clone(num)) / Median(slices.Clone(den))
 	if len(num) < 2 || len(den) < 2 {
 		return r
 	}
@@ -63,7 +63,7 @@ func RatioInterval(num, den []float64, confidence float64) RatioSummary {
 		for j := range bd {
 			bd[j] = den[rng.IntN(len(den))]
 		}
-		ratios[i] = median(bn) / median(bd)
+		ratios[i] = Median(bn) / Median(bd)
 	}
 	slices.Sort(ratios)
 	r.Lo = quantile(ratios, (1-confidence)/2)
@@ -71,8 +71,9 @@ func RatioInterval(num, den []float64, confidence float64) RatioSummary {
 	return r
 }
 
-// median sorts xs and returns its median.
-func median(xs []float64) float64 {
+// Median sorts xs in place and returns its median (the mean of the middle
+// two of an even count).
+func Median(xs []float64) float64 {
 	slices.Sort(xs)
 	n := len(xs)
 	if n%2 == 1 {
@@ -111,7 +112,7 @@ func PairedRatioInterval(num, den []float64, confidence float64) RatioSummary {
 	for i := range num {
 		per[i] = num[i] / den[i]
 	}
-	r.Center = median(slices.Clone(per))
+	r.Center = Median(slices.Clone(per))
 	if len(per) < 2 {
 		return r
 	}
@@ -122,7 +123,7 @@ func PairedRatioInterval(num, den []float64, confidence float64) RatioSummary {
 		for j := range b {
 			b[j] = per[rng.IntN(len(per))]
 		}
-		meds[i] = median(b)
+		meds[i] = Median(b)
 	}
 	slices.Sort(meds)
 	r.Lo = quantile(meds, (1-confidence)/2)

@@ -110,30 +110,46 @@ var hostLimit = Key{Name: "Limit", Batch: "100B"}
 // hostSpeed describes the spread of the 100-byte limit's rounds in f's time
 // unit when it exceeds hostspeed.Tolerance, else "".
 func (f *Figures) hostSpeed() string {
-	for _, k := range f.configsOf(hostLimit.Name) {
-		if k.Batch != hostLimit.Batch || k.Strategy != "" || k.Producers != "" {
-			continue
-		}
-		v := f.Samples(k, f.timeUnit)
-		if len(v) < 2 {
-			return ""
-		}
-		lo, hi := slices.Min(v), slices.Max(v)
-		if !(lo > 0) || hi <= hostspeed.Tolerance*lo {
-			return ""
-		}
-		slow := 0
-		for _, x := range v {
-			if x > hostspeed.Tolerance*lo {
-				slow++
-			}
-		}
-		return fmt.Sprintf("the 100-byte limit ran %.1f to %.1f ns a round (%.2f×), over %.2f× its fastest in %d of %d rounds: "+
-			"the core ran it at two speeds (with the guest idle, the host's doing: docs/measuring.md, \"The host's two speeds\"; mirrorpath hostspeed samples it), "+
-			"and ratios of codes it slows unequally, such as the locked limit over the limit, follow the share of rounds run slow",
-			lo*1e9, hi*1e9, hi/lo, hostspeed.Tolerance, slow, len(v))
+	v := f.hostSamples(hostLimit.Name)
+	if len(v) < 2 {
+		return ""
 	}
-	return ""
+	lo, hi := slices.Min(v), slices.Max(v)
+	if !(lo > 0) || hi <= hostspeed.Tolerance*lo {
+		return ""
+	}
+	var slow int
+	var ratios [2][]float64 // locked limit / limit in the fast and the slow rounds
+	locked := f.hostSamples("LimitLocked")
+	for i, x := range v {
+		s := 0
+		if x > hostspeed.Tolerance*lo {
+			s = 1
+			slow++
+		}
+		if f.rounds && len(locked) == len(v) {
+			ratios[s] = append(ratios[s], locked[i]/x)
+		}
+	}
+	out := fmt.Sprintf("the 100-byte limit ran %.1f to %.1f ns a round (%.2f×), over %.2f× its fastest in %d of %d rounds: "+
+		"the core ran it at two speeds (with the guest idle, the host's doing: docs/measuring.md, \"The host's two speeds\"; mirrorpath hostspeed samples it), "+
+		"and ratios of codes it slows unequally follow the share of rounds run slow",
+		lo*1e9, hi*1e9, hi/lo, hostspeed.Tolerance, slow, len(v))
+	if len(ratios[0]) > 0 && len(ratios[1]) > 0 {
+		out += fmt.Sprintf(": the locked limit over the limit was %.2f in the fast rounds and %.2f in the slow (medians)", benchgate.Median(ratios[0]), benchgate.Median(ratios[1]))
+	}
+	return out
+}
+
+// hostSamples returns the rounds of benchmark name at 100 B in f's time
+// unit (the limits have no other name parts), or nil.
+func (f *Figures) hostSamples(name string) []float64 {
+	for _, k := range f.configsOf(name) {
+		if k.Batch == hostLimit.Batch && k.Strategy == "" && k.Producers == "" {
+			return f.Samples(k, f.timeUnit)
+		}
+	}
+	return nil
 }
 
 // canaryOff returns by how much r's interval misses 1.00, and whether that

@@ -212,3 +212,21 @@ func TestJudgeHost(t *testing.T) {
 		t.Errorf("no limit rounds gave %q", n.Host)
 	}
 }
+
+// TestJudgeHostLockedByState: with the limits in rounds, the Host line
+// gives the locked limit over the limit apart in the fast and the slow
+// rounds, the medians of the rounds' ratios.
+func TestJudgeHostLockedByState(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("pkg: github.com/mirrorpath/mirrorpath/appendpath\n")
+	limit := []float64{7.5, 13, 7.5, 13, 7.6}
+	locked := []float64{18, 20.8, 18.2, 20.8, 18}
+	for i := range limit {
+		fmt.Fprintf(&b, "BenchmarkLimit/batch=100B-2 100 %.2f ns/op %.2f cpu-ns/op\n", limit[i], limit[i])
+		fmt.Fprintf(&b, "BenchmarkLimitLocked/batch=100B-2 100 %.2f ns/op %.2f cpu-ns/op\n", locked[i], locked[i])
+	}
+	n := judge(t, b.String())
+	if want := "follow the share of rounds run slow: the locked limit over the limit was 2.40 in the fast rounds and 1.60 in the slow (medians)"; !strings.HasSuffix(n.Host, want) {
+		t.Errorf("Host %q\nwant it to end %q", n.Host, want)
+	}
+}
