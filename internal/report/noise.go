@@ -27,11 +27,11 @@ type Noise struct {
 	Widest  float64  // largest half-width among them, a fraction; +Inf if one has no interval
 	Canary  []benchgate.RatioSummary
 	// Host says how far the rounds of the 100-byte limit moved, when the
-	// slowest is more than hostspeed.Tolerance times the fastest: the core ran
-	// that loop at two speeds during the run (the host's doing when the
-	// guest was idle). "" otherwise
-	// (or without those rounds). Not a rule: ratios of codes it slows alike
-	// still cancel it; it names the likely cause of the ones that do not.
+	// slowest is more than hostspeed.Tolerance times the fastest: the core
+	// ran that loop at two speeds during the run (the host's doing when the
+	// guest was idle). "" otherwise, or without those rounds. Not a rule:
+	// ratios of codes it slows alike still cancel it; it names the likely
+	// cause of the ones that do not.
 	Host string
 }
 
