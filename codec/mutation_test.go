@@ -709,26 +709,6 @@ func TestBatchReaderPartialAfterABatchEvenAboveTheBound(t *testing.T) {
 	sameSteps(t, "known size", walkStream(t, bytes.NewReader(data), int64(len(data)), len(first)), want)
 }
 
-// emptyReader returns no byte and no error for its first empty Reads, then
-// its data.
-type emptyReader struct {
-	empty int
-	data  []byte
-}
-
-func (e *emptyReader) Read(p []byte) (int, error) {
-	if e.empty > 0 {
-		e.empty--
-		return 0, nil
-	}
-	if len(e.data) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, e.data)
-	e.data = e.data[n:]
-	return n, nil
-}
-
 // An io.Reader that returns no byte and no error 100 times in a row ends
 // the walk with io.ErrNoProgress, as bufio.Reader gives up; 99 times, then
 // bytes, and the batch is read.
@@ -736,11 +716,11 @@ func TestBatchReaderGivesUpAfter100EmptyReads(t *testing.T) {
 	seg := corpusSegment(t)
 	first, _, _ := Next(seg)
 	for _, size := range []int64{int64(len(first)), -1} {
-		r := NewBatchReader(&emptyReader{99, first}, 0, size, 0)
+		r := NewBatchReader(&scriptedReader{empty: 99, data: first, end: io.EOF}, 0, size, 0)
 		if b, _, err := r.Next(); err != nil || !bytes.Equal(b, first) {
 			t.Errorf("size %d, 99 empty reads: %d bytes, %v; want the batch", size, len(b), err)
 		}
-		r = NewBatchReader(&emptyReader{100, first}, 0, size, 0)
+		r = NewBatchReader(&scriptedReader{empty: 100, data: first, end: io.EOF}, 0, size, 0)
 		if b, pos, err := r.Next(); err != io.ErrNoProgress || b != nil || pos != 0 {
 			t.Errorf("size %d, 100 empty reads: %d bytes at %d, %v; want io.ErrNoProgress at 0", size, len(b), pos, err)
 		}

@@ -196,14 +196,23 @@ func corpusSegment(t testing.TB) []byte {
 	return seg
 }
 
-// errReader fails after its data.
-type errReader struct{ data []byte }
-
 var errDisk = errors.New("disk on fire")
 
-func (e *errReader) Read(p []byte) (int, error) {
+// scriptedReader returns no byte and no error for its first empty Reads,
+// then its data, then end (io.EOF, or a failure such as errDisk).
+type scriptedReader struct {
+	empty int
+	data  []byte
+	end   error
+}
+
+func (e *scriptedReader) Read(p []byte) (int, error) {
+	if e.empty > 0 {
+		e.empty--
+		return 0, nil
+	}
 	if len(e.data) == 0 {
-		return 0, errDisk
+		return 0, e.end
 	}
 	n := copy(p, e.data)
 	e.data = e.data[n:]
@@ -216,7 +225,7 @@ func TestBatchReaderReadError(t *testing.T) {
 	seg := corpusSegment(t)
 	b, _, _ := Next(seg)
 	data := append(bytes.Clone(b), b[:len(b)/2]...)
-	r := NewBatchReader(&errReader{data}, 0, -1, 0)
+	r := NewBatchReader(&scriptedReader{data: data, end: errDisk}, 0, -1, 0)
 	if _, _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
