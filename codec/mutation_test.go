@@ -736,17 +736,7 @@ func TestBatchReaderAllocsAcrossChunks(t *testing.T) {
 	src := bytes.NewReader(data)
 	r := NewBatchReader(src, 0, int64(len(data)), 0)
 	walk := func() {
-		n := 0
-		for {
-			_, _, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			n++
-		}
+		n := readAll(t, r)
 		if r.Pos() != int64(len(data)) || n == 0 {
 			t.Fatalf("%d batches to position %d of %d", n, r.Pos(), len(data))
 		}

@@ -139,17 +139,7 @@ func TestBatchReaderBound(t *testing.T) {
 	}
 	data := bytes.Repeat(seg, 50)
 	r := NewBatchReader(bytes.NewReader(data), 0, int64(len(data)), 0)
-	n := 0
-	for {
-		_, _, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
+	n := readAll(t, r)
 	if len(r.buf) > max(largest, streamChunk) {
 		t.Fatalf("buffer grew to %d bytes; largest batch %d, chunk %d", len(r.buf), largest, streamChunk)
 	}
@@ -194,6 +184,23 @@ func corpusSegment(t testing.TB) []byte {
 		t.Fatal("no valid corpus segment")
 	}
 	return seg
+}
+
+// readAll walks r to io.EOF and returns the number of batches; any other
+// error fails the test.
+func readAll(t *testing.T, r *BatchReader) int {
+	t.Helper()
+	n := 0
+	for {
+		_, _, err := r.Next()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
 }
 
 var errDisk = errors.New("disk on fire")
